@@ -1,0 +1,1 @@
+"""judging stage of the monitorbench pipeline."""

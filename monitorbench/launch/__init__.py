@@ -1,0 +1,1 @@
+"""launch stage of the monitorbench pipeline."""

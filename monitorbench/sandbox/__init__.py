@@ -1,0 +1,1 @@
+"""sandbox stage of the monitorbench pipeline."""

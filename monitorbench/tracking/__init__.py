@@ -1,0 +1,1 @@
+"""tracking stage of the monitorbench pipeline."""
