@@ -72,6 +72,9 @@ class Verdict:
     detail: str = ""
     seconds: float = 0.0
     executions: int = 0  # run_public calls the verifier made for this case
+    # Capped tail of what the verifier printed. Judging ignores it; the generation scaffolds use
+    # it to show a model what its draft printed and what a run_public probe returned.
+    stdout: str = ""
 
     @property
     def outcome(self) -> str:
