@@ -1,0 +1,177 @@
+"""Structured configs: the typed schema behind ``conf/``.
+
+Hydra merges the YAML groups into these dataclasses, so a misspelt key or a wrong type fails at
+compose time with the full key name, and Enum fields list their allowed values. The four axes of a
+sweep are ``generator`` (who writes the verifier), ``scaffold`` (the harness that drives it),
+``access`` (what the monitor sees at judgment time) and ``task`` (suites, types, budgets, rounds).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Optional
+
+from hydra.core.config_store import ConfigStore
+
+
+class GeneratorKind(str, Enum):
+    scripted = "scripted"    # non-LLM baselines written by code (always_accept, schema_check, ...)
+    replay = "replay"        # verifiers written elsewhere, one sub-directory per task id
+    model = "model"          # a language model driven by a scaffold
+
+
+class Effort(str, Enum):
+    LOW = "LOW"
+    HIGH = "HIGH"
+    NONE = "NONE"
+
+
+@dataclass
+class ConditionConfig:
+    """Generation condition (paper App. E): effort, sampling, budgets."""
+
+    effort: Effort = Effort.NONE
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    max_tokens: int = 32768          # per reply (paper: 32,768)
+    wall_seconds: float = 5400.0     # per task (paper: 5,400 s)
+
+
+@dataclass
+class RequestConfig:
+    """HTTP client behaviour for remote providers."""
+
+    timeout_seconds: float = 600.0
+    retries: int = 4
+    backoff_seconds: float = 2.0
+    concurrency: int = 4
+
+
+@dataclass
+class GeneratorConfig:
+    name: str = "always_accept"
+    kind: GeneratorKind = GeneratorKind.scripted
+    baseline: Optional[str] = "always_accept"   # scripted: always_accept|always_reject|schema_check
+    dir: Optional[str] = None                   # replay: directory with <task_id>/main.py
+    provider: Optional[str] = None              # model: openai|transformers|recorded
+    model: Optional[str] = None                 # model id / local path
+    base_url: Optional[str] = None              # openai-compatible endpoint
+    api_key_env: Optional[str] = None           # name of the env var holding the API key
+    gguf_file: Optional[str] = None             # transformers: GGUF file inside `model`
+    adapter: Optional[str] = None               # transformers: peft adapter path
+    recording: Optional[str] = None             # recorded: file of recorded responses
+    condition: ConditionConfig = field(default_factory=ConditionConfig)
+    request: RequestConfig = field(default_factory=RequestConfig)
+
+
+@dataclass
+class ScaffoldConfig:
+    name: str = "oneshot"                       # oneshot|agent|challenge
+    max_steps: int = 30
+    run_public_budget: int = 20                 # executions during generation (paper: 20)
+    self_test_limit: int = 20
+    max_total_tokens: int = 200000
+    prompt_version: str = "v1"
+
+
+class AccessMode(str, Enum):
+    raw_parsed = "raw_parsed"        # tool calls: raw text + parsed calls (paper default)
+    parsed = "parsed"                # tool calls: parsed calls only
+    raw = "raw"                      # tool calls: raw text only
+    record = "record"                # state: interaction record
+    record_exec = "record_exec"      # state: interaction record + run_public
+    final_state = "final_state"      # state: final environment state + final message
+    patch = "patch"                  # code: the patch only
+    patch_checkout = "patch_checkout"  # code: the patch + repository checkout and run_public
+
+
+@dataclass
+class AccessConfig:
+    """What a monitor sees and can do at judgment time, per task type."""
+
+    name: str = "default"
+    tool_call: AccessMode = AccessMode.raw_parsed
+    state: AccessMode = AccessMode.record_exec
+    code: AccessMode = AccessMode.patch_checkout
+    judge_budget: int = 20           # run_public executions per judgment (paper: 20)
+
+
+@dataclass
+class SuiteRef:
+    name: str = "bfcl"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TaskConfig:
+    """Which tasks are judged, and how."""
+
+    name: str = "bfcl"
+    suites: list[SuiteRef] = field(default_factory=lambda: [SuiteRef()])
+    task_types: list[str] = field(default_factory=lambda: ["tool_call", "state", "code"])
+    groups: list[str] = field(default_factory=lambda: ["gold", "valid_variant", "ordinary_error",
+                                                       "attack"])
+    max_tasks_per_type: Optional[int] = None   # None = all; a seeded sample otherwise
+    sample_seed: int = 0
+    rounds_state_code: int = 1                 # paper: 3 (median-BA round reported)
+    rounds_tool_call: int = 1
+
+
+@dataclass
+class LimitsConfig:
+    wall_seconds: float = 10.0
+    cpu_seconds: int = 10
+    memory_mb: int = 1024
+    processes: int = 32
+    file_size_mb: int = 16
+    open_files: int = 128
+    output_bytes: int = 65536
+
+
+@dataclass
+class SandboxConfig:
+    backend: str = "bwrap"                     # bwrap|unshare|docker
+    image: str = "python:3.11-slim"            # docker only
+    workers: int = 2                           # sessions judged in parallel
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+
+
+@dataclass
+class TrackingConfig:
+    enabled: bool = True
+    tracking_uri: Optional[str] = None         # None: $MLFLOW_TRACKING_URI, else local store
+    experiment_name: Optional[str] = None      # None: the +experiment name
+
+
+@dataclass
+class PathsConfig:
+    outputs: str = "outputs"
+    suites: str = "outputs/suites"
+    cache: str = "outputs/cache"
+
+
+@dataclass
+class MonitorbenchConfig:
+    experiment_name: str = "default"
+    seed: int = 0
+    generator: GeneratorConfig = field(default_factory=GeneratorConfig)
+    scaffold: ScaffoldConfig = field(default_factory=ScaffoldConfig)
+    access: AccessConfig = field(default_factory=AccessConfig)
+    task: TaskConfig = field(default_factory=TaskConfig)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    paths: PathsConfig = field(default_factory=PathsConfig)
+
+
+def register_configs() -> None:
+    """Register the schema so ``conf/config.yaml`` can name it in its defaults list."""
+    cs = ConfigStore.instance()
+    cs.store(name="monitorbench_schema", node=MonitorbenchConfig)
+    cs.store(group="generator", name="schema", node=GeneratorConfig)
+    cs.store(group="scaffold", name="schema", node=ScaffoldConfig)
+    cs.store(group="access", name="schema", node=AccessConfig)
+    cs.store(group="task", name="schema", node=TaskConfig)
+    cs.store(group="sandbox", name="schema", node=SandboxConfig)
+    cs.store(group="tracking", name="schema", node=TrackingConfig)
