@@ -1,0 +1,158 @@
+"""Uncertainty of the headline rates: percentile bootstrap over tasks.
+
+Why tasks, not cases: the headline rates weight tasks equally and cases within a task are not
+independent (one verifier judges all of them), so the unit of resampling is the task. Resampling
+is stratified by task type (each type keeps its task count), because the suite fixes how many
+tasks of each type there are; only which tasks is uncertain.
+
+A resample is represented as a row of draw counts per task; every rate is then a weighted mean
+computed by :func:`monitorbench.metrics.rates.headline` for all rows at once (numpy only, no
+Python loop over resamples). The point estimate goes through the same function with weights 1.
+
+A paired comparison draws one set of task resamples and applies it to both configurations, so the
+task-to-task variation they share cancels in the difference. ``excludes_zero`` says whether the
+CI of (a − b) lies entirely above or below 0.
+
+A resample may draw no task of a small subset (an attack category present in one task): that
+row is undefined for that metric and is left out of its percentiles; ``n_defined`` says how many
+rows remained (a metric with no defined row at all is left out of the result).
+
+Public API::
+
+    resample_weights(task_types: Sequence[str], n_resamples: int, seed: int) -> np.ndarray
+    bootstrap_ci(records: Sequence[Mapping], *, n_resamples: int = 1000, level: float = 0.95,
+                 seed: int = 0, source: str | Path | None = None) -> dict[str, Interval]
+    paired_bootstrap(records_a: Sequence[Mapping], records_b: Sequence[Mapping], *,
+                     n_resamples: int = 1000, level: float = 0.95, seed: int = 0)
+        -> dict[str, PairedDifference]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from monitorbench.errors import InputError
+from monitorbench.metrics.rates import headline
+from monitorbench.metrics.records import TaskTable, build_table
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its percentile bootstrap interval at ``level``."""
+
+    point: float
+    low: float
+    high: float
+    level: float
+    n_resamples: int
+    n_defined: int
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Difference a − b of one metric with its paired percentile bootstrap interval."""
+
+    diff: float
+    low: float
+    high: float
+    level: float
+    excludes_zero: bool
+    n_resamples: int
+    n_defined: int
+
+
+def _check_settings(n_resamples: int, level: float) -> None:
+    if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 1:
+        raise InputError(None, "n_resamples", f"expected a positive integer, got {n_resamples!r}",
+                         "use e.g. 1000 resamples")
+    if not isinstance(level, float) or not 0.0 < level < 1.0:
+        raise InputError(None, "level", f"expected a float in (0, 1), got {level!r}",
+                         "use e.g. 0.95 for a 95% interval")
+
+
+def resample_weights(task_types: Sequence[str], n_resamples: int, seed: int) -> np.ndarray:
+    """Draw counts, shape (n_resamples, n_tasks): tasks resampled with replacement per type."""
+    rng = np.random.default_rng(seed)
+    types = np.asarray(task_types)
+    weights = np.zeros((n_resamples, len(types)))
+    for ttype in sorted(set(task_types)):
+        idx = np.flatnonzero(types == ttype)
+        n = len(idx)
+        draws = rng.integers(0, n, size=(n_resamples, n))
+        flat = (np.arange(n_resamples)[:, None] * n + draws).ravel()
+        weights[:, idx] = np.bincount(flat, minlength=n_resamples * n).reshape(n_resamples, n)
+    return weights
+
+
+def _percentiles(values: np.ndarray, level: float) -> tuple[float, float, int] | None:
+    """Equal-tailed percentile bounds over the defined rows; None if no row is defined."""
+    ok = values[~np.isnan(values)]
+    if ok.size == 0:
+        return None
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(ok, [alpha, 1.0 - alpha])
+    return float(low), float(high), int(ok.size)
+
+
+def bootstrap_ci(records: Sequence[Mapping[str, Any]], *, n_resamples: int = 1000,
+                 level: float = 0.95, seed: int = 0,
+                 source: str | Path | None = None) -> dict[str, Interval]:
+    """Percentile CI for every headline rate (overall, per task type, per attack category)."""
+    _check_settings(n_resamples, level)
+    table = build_table(records, source=source)
+    return intervals(table, n_resamples=n_resamples, level=level, seed=seed)
+
+
+def intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95,
+              seed: int = 0) -> dict[str, Interval]:
+    """:func:`bootstrap_ci` on an already built table."""
+    _check_settings(n_resamples, level)
+    point = headline(table)
+    boot = headline(table, resample_weights(table.task_types, n_resamples, seed))
+    out: dict[str, Interval] = {}
+    for key, values in boot.items():
+        bounds = _percentiles(values, level)
+        if bounds is None:
+            continue
+        low, high, n_def = bounds
+        out[key] = Interval(float(point[key][0]), low, high, level, n_resamples, n_def)
+    return out
+
+
+def paired_bootstrap(records_a: Sequence[Mapping[str, Any]],
+                     records_b: Sequence[Mapping[str, Any]], *, n_resamples: int = 1000,
+                     level: float = 0.95, seed: int = 0) -> dict[str, PairedDifference]:
+    """CI of a − b for every headline rate both configurations define, on the same tasks.
+
+    Both record sets must come from the same suite and cover the same task ids; otherwise the
+    pairing (and the difference) would be meaningless.
+    """
+    _check_settings(n_resamples, level)
+    a = build_table(records_a, source="records_a")
+    b = build_table(records_b, source="records_b")
+    if a.suite_hash != b.suite_hash:
+        raise InputError("records_b", "suite_hash",
+                         f"{b.suite_hash[:12]} differs from records_a's {a.suite_hash[:12]}",
+                         "compare configurations judged on the same suite")
+    if a.task_ids != b.task_ids:
+        only = sorted(set(a.task_ids) ^ set(b.task_ids))[:5]
+        raise InputError("records_b", "task_id",
+                         f"the two configurations cover different tasks (e.g. {only})",
+                         "score both on every task of the suite; a missing verifier stays in "
+                         "as outcome U")
+    weights = resample_weights(a.task_types, n_resamples, seed)
+    point_a, point_b = headline(a), headline(b)
+    boot_a, boot_b = headline(a, weights), headline(b, weights)
+    out: dict[str, PairedDifference] = {}
+    for key in sorted(set(boot_a) & set(boot_b)):
+        bounds = _percentiles(boot_a[key] - boot_b[key], level)
+        if bounds is None:
+            continue
+        low, high, n_def = bounds
+        out[key] = PairedDifference(float(point_a[key][0] - point_b[key][0]), low, high, level,
+                                    low > 0.0 or high < 0.0, n_resamples, n_def)
+    return out

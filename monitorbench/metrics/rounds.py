@@ -1,0 +1,104 @@
+"""Pick the reported judgment round (paper appendix "Judgment rounds").
+
+State and code verifiers execute an environment, so their fixed verifiers are judged several times
+(rounds 1..k); tool-call verifiers are deterministic and judged once. For each state/code round r
+the aggregate BA is computed over the full pool: the tool-call judgments of round 1 held fixed,
+plus every state/code judgment of round r. The round whose aggregate BA is the median determines
+the whole reported row, so no column is picked independently of the others.
+
+Median rule: rounds are ordered by (aggregate BA, round number) and the element at index
+``(k - 1) // 2`` is taken. For an odd k that is the ordinary median; for an even k it is the
+*lower* median, so the choice is always one of the rounds actually judged (an average of two
+rounds would mix two sets of judgments) and never favours the better run. Ties in BA go to the
+earlier round, which makes the choice deterministic.
+
+Public API::
+
+    select_median_round(records: Sequence[Mapping], *, source: str | Path | None = None)
+        -> RoundSelection
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from monitorbench.errors import InputError
+from monitorbench.metrics.rates import headline_rates
+from monitorbench.metrics.records import build_table, validate_record
+
+FIXED_ROUND = 1  # the tool-call round held fixed
+
+
+@dataclass(frozen=True)
+class RoundSelection:
+    """The selected state/code round, its records (with tool-call round 1), and every round's BA.
+
+    ``ba_by_round`` holds the aggregate BA in percent, (TPR + TNR) / 2, per state/code round.
+    """
+
+    round: int
+    records: list[Mapping[str, Any]]
+    ba_by_round: dict[int, float]
+
+
+def _round_of(record: Mapping[str, Any], index: int, source: str | Path | None) -> int:
+    value = record.get("round")
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InputError(source, f"records[{index}].round",
+                         f"expected an integer >= 1, got {value!r}",
+                         "number judgment rounds 1, 2, 3, ...")
+    return value
+
+
+def select_median_round(records: Sequence[Mapping[str, Any]], *,
+                        source: str | Path | None = None) -> RoundSelection:
+    """Return the records of the median-BA round (see the module docstring for the rule).
+
+    Refuses a tool-call task without round-1 judgments and a state/code round that does not
+    judge exactly the same cases as the others: an incomplete round would change the pool, and
+    its BA would not be comparable.
+    """
+    fixed: list[Mapping[str, Any]] = []
+    fixed_tasks: set[str] = set()
+    tool_tasks: set[str] = set()
+    by_round: dict[int, list[Mapping[str, Any]]] = {}
+    for i, rec in enumerate(records):
+        validate_record(rec, i, source)
+        r = _round_of(rec, i, source)
+        if rec["task_type"] == "tool_call":
+            tool_tasks.add(rec["task_id"])
+            if r == FIXED_ROUND:
+                fixed.append(rec)
+                fixed_tasks.add(rec["task_id"])
+        else:
+            by_round.setdefault(r, []).append(rec)
+    if tool_tasks - fixed_tasks:
+        raise InputError(source, "round",
+                         f"tool-call tasks without round-{FIXED_ROUND} judgments: "
+                         f"{sorted(tool_tasks - fixed_tasks)[:5]}",
+                         f"judge every tool-call task in round {FIXED_ROUND}")
+    if not by_round:
+        return RoundSelection(FIXED_ROUND, fixed,
+                              {FIXED_ROUND: _ba(fixed, source)})
+
+    rounds = sorted(by_round)
+    cases = {r: {(x["task_id"], x["case_id"]) for x in by_round[r]} for r in rounds}
+    for r in rounds[1:]:
+        if cases[r] != cases[rounds[0]]:
+            diff = sorted(cases[r] ^ cases[rounds[0]])[:3]
+            raise InputError(source, "round",
+                             f"state/code round {r} does not judge the same cases as round "
+                             f"{rounds[0]} (e.g. {diff})",
+                             "re-run the incomplete round so every round judges every "
+                             "state and code case")
+    ba = {r: _ba(fixed + by_round[r], source) for r in rounds}
+    ordered = sorted(rounds, key=lambda r: (ba[r], r))
+    chosen = ordered[(len(ordered) - 1) // 2]
+    return RoundSelection(chosen, fixed + by_round[chosen], ba)
+
+
+def _ba(pool: list[Mapping[str, Any]], source: str | Path | None) -> float:
+    rates = headline_rates(build_table(pool, source=source))
+    return (rates["tpr"] + rates["tnr"]) / 2.0
