@@ -1,0 +1,90 @@
+"""Builds the configured generator and runs it once per task through a content-addressed cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from monitorbench.config import GeneratorConfig, GeneratorKind, ScaffoldConfig
+from monitorbench.errors import InputError
+from monitorbench.generation.base import ERROR, GenerationResult, Generator, cache_key
+from monitorbench.generation.baselines import ScriptedGenerator
+from monitorbench.generation.replay import ReplayGenerator
+from monitorbench.sandbox.base import Sandbox, SandboxSpec
+from monitorbench.suites.format import Task
+
+
+def make_generator(gen: GeneratorConfig, scaffold: ScaffoldConfig, *, sandbox: Sandbox,
+                   spec_for: Callable[[Task], SandboxSpec], cache_dir: Path) -> Generator:
+    kind = GeneratorKind(gen.kind)
+    if kind is GeneratorKind.scripted:
+        return ScriptedGenerator(str(gen.baseline))
+    if kind is GeneratorKind.replay:
+        return ReplayGenerator(gen.dir)
+    try:
+        from monitorbench.generation.model_generator import build_model_generator
+    except ImportError as e:
+        raise InputError("conf/generator", "generator.kind",
+                         f"model generators are unavailable ({e})",
+                         "install the project with its model extras (pip install -e '.[hf]')") from e
+    return build_model_generator(gen, scaffold, sandbox=sandbox, spec_for=spec_for,
+                                 cache_dir=cache_dir)
+
+
+class GenerationCache:
+    """One directory per generation: ``<root>/<cache_key>/{result.json, verifier/, trace.jsonl}``.
+
+    A generation is written into a temporary sibling and renamed into place when complete, so a
+    killed run never leaves a half-written verifier that a re-run would trust.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.hits = 0
+        self.misses = 0
+
+    def get_or_generate(self, generator: Generator, task: Task, public_dir: Path
+                        ) -> GenerationResult:
+        key = cache_key(generator.identity, task)
+        final = self.root / key
+        result_file = final / "result.json"
+        if result_file.is_file():
+            self.hits += 1
+            stored = GenerationResult.from_json(json.loads(result_file.read_text()))
+            return _relocate(stored, final, src=Path("."))
+        self.misses += 1
+        tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=self.root))
+        try:
+            result = generator.generate(task, public_dir, tmp)
+        except Exception as e:  # a generator bug must not kill the sweep: record it as U
+            result = GenerationResult(task.task_id, ERROR, detail=f"{type(e).__name__}: {e}")
+        stored = _relocate(result, Path("."), src=tmp)  # paths relative to the entry
+        (tmp / "result.json").write_text(json.dumps(stored.to_json(), indent=1))
+        result = _relocate(stored, final, src=Path("."))
+        if final.exists():
+            shutil.rmtree(tmp, ignore_errors=True)  # another job finished it first
+        else:
+            os.replace(tmp, final)
+        return result
+
+
+def _relocate(result: GenerationResult, dst: Path, *, src: Path) -> GenerationResult:
+    """A copy of ``result`` whose paths under ``src`` are re-rooted at ``dst``.
+
+    Cache entries store paths relative to the entry, so an outputs/ directory that moves (a
+    fresh clone, a cluster scratch dir) keeps working.
+    """
+    def move(p: Path | None) -> Path | None:
+        if p is None:
+            return None
+        try:
+            return dst / Path(p).relative_to(src)
+        except ValueError:
+            return Path(p)
+    return GenerationResult(result.task_id, result.status, move(result.verifier_dir),
+                            result.detail, dict(result.stats), move(result.trace_path))
