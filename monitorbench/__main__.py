@@ -1,0 +1,40 @@
+"""``python -m monitorbench +experiment=NAME``: compose the config and run (or sweep) jobs."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from omegaconf import DictConfig
+
+from monitorbench.config import register_configs
+from monitorbench.errors import MonitorbenchError
+from monitorbench.launch.callbacks import PARENT_ENV
+from monitorbench.tracking.mlflow_logger import read_parent
+
+register_configs()
+log = logging.getLogger("monitorbench")
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+def main(cfg: DictConfig) -> float | None:
+    from monitorbench.launch.run import run_job
+
+    hc = HydraConfig.get()
+    parent = None
+    if hc.mode == RunMode.MULTIRUN:
+        parent = os.environ.get(PARENT_ENV) or read_parent(hc.sweep.dir)
+    try:
+        metrics = run_job(cfg, parent_run_id=parent)
+    except MonitorbenchError as e:
+        log.error("%s", e)
+        sys.exit(2)
+    return metrics.get("ba_norm")
+
+
+if __name__ == "__main__":
+    main()

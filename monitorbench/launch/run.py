@@ -1,0 +1,237 @@
+"""One job of a sweep: suite → verifiers → sandboxed judgments → metrics → MLflow.
+
+State that must survive a kill lives under ``outputs/runs/<run_key>/``, where ``run_key`` hashes
+everything that determines the judgments (generator identity, access, task selection, sandbox
+limits, suite hashes). A re-run of the same configuration, or a resumed one, finds the same
+directory and judges only what is missing; generations come from the content-addressed cache.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from omegaconf import DictConfig, OmegaConf
+
+from monitorbench.config import AccessConfig
+from monitorbench.errors import InputError
+from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
+from monitorbench.generation.factory import GenerationCache, make_generator
+from monitorbench.judging.judge import TaskJob, judge_all
+from monitorbench.judging.store import JudgmentStore
+from monitorbench.sandbox.base import Limits, SandboxSpec
+from monitorbench.suites.access import split_consistent, view_for
+from monitorbench.suites.format import GROUPS, Case, Suite, Task, canonical_json, sha256_text
+from monitorbench.suites.registry import ensure_suite, masked_paths, source_info
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Selection:
+    """The tasks and cases one job judges, with the suite each came from."""
+
+    tasks: list[Task] = field(default_factory=list)
+    cases: dict[str, list[Case]] = field(default_factory=dict)
+    suite_of: dict[str, Suite] = field(default_factory=dict)
+    source_of: dict[str, str] = field(default_factory=dict)
+
+
+def select_tasks(cfg: Any, suites: list[tuple[str, Suite]]) -> Selection:
+    """Apply task settings: task types, groups, and a seeded per-type sample."""
+    types = list(cfg.task.task_types)
+    groups = list(cfg.task.groups)
+    bad = [g for g in groups if g not in GROUPS]
+    if bad:
+        raise InputError(f"conf/task/{cfg.task.name}.yaml", "task.groups",
+                         f"unknown group(s) {bad}", f"use groups from {', '.join(GROUPS)}")
+    sel = Selection()
+    by_type: dict[str, list[tuple[str, Suite, Task]]] = {}
+    for source, suite in suites:
+        for task in suite.tasks.values():
+            if task.task_type in types:
+                by_type.setdefault(task.task_type, []).append((source, suite, task))
+    n_max = cfg.task.max_tasks_per_type
+    for ttype in sorted(by_type):
+        items = sorted(by_type[ttype], key=lambda x: x[2].task_id)
+        if n_max is not None and len(items) > n_max:
+            items = sorted(random.Random(cfg.task.sample_seed).sample(items, n_max),
+                           key=lambda x: x[2].task_id)
+        for source, suite, task in items:
+            cases = [c for c in suite.cases[task.task_id] if c.group in groups]
+            if {c.label for c in cases} != {"PASS", "FAIL"}:
+                log.warning("task %s has no PASS or no FAIL case in groups %s; skipped",
+                            task.task_id, groups)
+                continue
+            sel.tasks.append(task)
+            sel.cases[task.task_id] = cases
+            sel.suite_of[task.task_id] = suite
+            sel.source_of[task.task_id] = source
+    if not sel.tasks:
+        raise InputError(f"conf/task/{cfg.task.name}.yaml", "task.task_types",
+                         f"no task of types {types} in suites "
+                         f"{[s.name for s in cfg.task.suites]}",
+                         "choose task types that the configured suites contain")
+    return sel
+
+
+def limits_from(cfg: Any) -> Limits:
+    return Limits(**OmegaConf.to_container(cfg.sandbox.limits, resolve=True))
+
+
+def run_key(cfg: Any, identity: Mapping[str, Any], sel: Selection) -> str:
+    """What determines the judgments; same key → same run directory → resume and reuse."""
+    return sha256_text(canonical_json({
+        "generator": dict(identity),
+        "access": OmegaConf.to_container(cfg.access, resolve=True),
+        "task": OmegaConf.to_container(cfg.task, resolve=True),
+        "limits": OmegaConf.to_container(cfg.sandbox.limits, resolve=True),
+        "backend": cfg.sandbox.backend,
+        "suites": sorted({s.suite_hash for s in sel.suite_of.values()}),
+    }))[:20]
+
+
+def _rounds_for(cfg: Any, task_type: str) -> int:
+    return int(cfg.task.rounds_tool_call if task_type == "tool_call"
+               else cfg.task.rounds_state_code)
+
+
+def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
+    """Run one configuration end to end and return its metrics."""
+    from monitorbench.metrics.rounds import select_median_round
+    from monitorbench.metrics.summary import summarize
+    from monitorbench.sandbox.factory import make_sandbox
+
+    t_start = time.time()
+    outputs = Path(cfg.paths.outputs)
+    access: AccessConfig = OmegaConf.to_object(cfg.access)  # type: ignore[assignment]
+
+    suites = [(s.name, ensure_suite(Path(cfg.paths.suites), s.name,
+                                    OmegaConf.to_container(s.options, resolve=True)))
+              for s in cfg.task.suites]
+    sel = select_tasks(cfg, suites)
+
+    sandbox = make_sandbox(cfg.sandbox.backend, image=cfg.sandbox.image)
+    limits = limits_from(cfg)
+    hidden_roots = (str(Path(cfg.paths.suites).resolve()), str(outputs.resolve()))
+
+    def spec_for(task: Task, *, executes: bool | None = None) -> SandboxSpec:
+        source = sel.source_of[task.task_id]
+        info = source_info(source)
+        if executes is None:
+            executes = view_for(access, task.task_type).executes
+        return SandboxSpec(limits=limits,
+                           masked_paths=masked_paths(source) + hidden_roots,
+                           runtime=info.runtime if executes else "none",
+                           runtime_config={"budget": int(access.judge_budget)})
+
+    gen_cfg = OmegaConf.to_object(cfg.generator)
+    scaffold_cfg = OmegaConf.to_object(cfg.scaffold)
+    generator = make_generator(gen_cfg, scaffold_cfg, sandbox=sandbox,
+                               spec_for=lambda t: spec_for(t, executes=True),
+                               cache_dir=Path(cfg.paths.cache) / "responses")
+    gcache = GenerationCache(Path(cfg.paths.cache) / "generations")
+    t_gen = time.time()
+    generations: dict[str, GenerationResult] = {}
+    for task in sel.tasks:
+        generations[task.task_id] = gcache.get_or_generate(
+            generator, task, sel.suite_of[task.task_id].public_dir(task.task_id))
+    gen_seconds = time.time() - t_gen
+
+    key = run_key(cfg, generator.identity, sel)
+    run_dir = outputs / "runs" / key
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    store = JudgmentStore(run_dir / "judgments.jsonl")
+    already = len(store)
+
+    jobs: list[TaskJob] = []
+    indistinguishable = 0
+    vhashes: dict[str, str] = {}
+    for task in sel.tasks:
+        view = view_for(access, task.task_type)
+        keep, drop = split_consistent(sel.cases[task.task_id], view)
+        indistinguishable += len(drop)
+        if {c.label for c in keep} != {"PASS", "FAIL"}:
+            log.warning("task %s loses all PASS or FAIL cases under access %s; skipped",
+                        task.task_id, access.name)
+            continue
+        gen = generations[task.task_id]
+        vdir = gen.verifier_dir if gen.status == SUBMITTED else None
+        vhashes[task.task_id] = verifier_hash(vdir)
+        for rnd in range(1, _rounds_for(cfg, task.task_type) + 1):
+            jobs.append(TaskJob(task, keep, sel.suite_of[task.task_id].public_dir(task.task_id),
+                                vdir, vhashes[task.task_id], view,
+                                sel.suite_of[task.task_id].suite_hash, rnd, access.name))
+    spec_cache: dict[str, SandboxSpec] = {}
+
+    def open_session(job: TaskJob):
+        tid = job.task.task_id
+        if tid not in spec_cache:
+            spec_cache[tid] = spec_for(job.task)
+        return sandbox.session(job.verifier_dir, job.public_dir, spec_cache[tid])
+
+    t_judge = time.time()
+    new = judge_all(jobs, store, open_session, workers=int(cfg.sandbox.workers))
+    judge_seconds = time.time() - t_judge
+    store.close()
+
+    wanted = {(j.task.task_id, c.case_id, j.round, j.verifier_hash) for j in jobs for c in j.cases}
+    records = [r for r in store.records()
+               if (r["task_id"], r["case_id"], int(r["round"]), r["verifier_hash"]) in wanted]
+    if any(_rounds_for(cfg, t.task_type) > 1 for t in sel.tasks):
+        records = select_median_round(records)
+    submitted = {t.task_id: generations[t.task_id].status == SUBMITTED
+                 for t in sel.tasks if t.task_id in vhashes}
+    metrics = dict(summarize(records, submitted=submitted))
+    metrics.update({
+        "judgments_new": new, "judgments_reused": already,
+        "cases_indistinguishable": indistinguishable,
+        "generation_cache_hits": gcache.hits, "generation_cache_misses": gcache.misses,
+        "seconds_generation": round(gen_seconds, 3), "seconds_judging": round(judge_seconds, 3),
+        "seconds_total": round(time.time() - t_start, 3),
+    })
+    if new and judge_seconds > 0:
+        metrics["judge_cases_per_second"] = round(new / judge_seconds, 2)
+    for k, v in _generation_stats(generations).items():
+        metrics.setdefault(k, v)
+    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
+    _write_table(records, run_dir / "judgments.csv")
+    log.info("run %s: %d tasks, %d judgments (%d new), BA_norm %.1f, TPR %.1f, TNR %.1f",
+             key, len(sel.tasks), len(records), new, metrics.get("ba_norm", float("nan")),
+             metrics.get("tpr", float("nan")), metrics.get("tnr", float("nan")))
+
+    if cfg.tracking.enabled:
+        from monitorbench.tracking.job import log_job
+
+        log_job(cfg, run_dir=run_dir, run_key=key, metrics=metrics, records=records,
+                generations=generations, parent_run_id=parent_run_id)
+    return metrics
+
+
+def _generation_stats(generations: Mapping[str, GenerationResult]) -> dict[str, float]:
+    """Sum numeric generation stats across tasks (tokens, executions, ...) as gen/<name>."""
+    out: dict[str, float] = {}
+    for g in generations.values():
+        for k, v in g.stats.items():
+            if isinstance(v, (int, float)):
+                out[f"gen/{k}"] = out.get(f"gen/{k}", 0.0) + float(v)
+    return out
+
+
+def _write_table(records: list[Mapping[str, Any]], path: Path) -> None:
+    import csv
+
+    from monitorbench.judging.store import RECORD_FIELDS
+
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(RECORD_FIELDS), extrasaction="ignore")
+        w.writeheader()
+        for r in sorted(records, key=lambda r: (r["task_id"], r["case_id"], r["round"])):
+            w.writerow(r)
+
