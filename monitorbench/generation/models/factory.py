@@ -1,0 +1,57 @@
+"""Build the :class:`ChatModel` a generator config asks for, with clear errors for bad configs."""
+
+from __future__ import annotations
+
+import os
+
+from monitorbench.config import GeneratorConfig
+from monitorbench.errors import InputError
+from monitorbench.generation.models.base import ChatModel
+
+PROVIDERS = ("openai", "transformers", "recorded")
+
+
+def config_file_of(gen_cfg: GeneratorConfig) -> str:
+    """The YAML file a user edits to change this generator (named in every error)."""
+    return f"conf/generator/{gen_cfg.name}.yaml"
+
+
+def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
+    """Instantiate the provider named by ``gen_cfg.provider`` (no cache around it)."""
+    cfg_file = config_file_of(gen_cfg)
+    if gen_cfg.provider == "openai":
+        if not gen_cfg.base_url or not gen_cfg.model:
+            raise InputError(cfg_file, "generator.base_url" if not gen_cfg.base_url
+                             else "generator.model", "is required for provider openai",
+                             "set the endpoint (…/v1) and the model name")
+        key = None
+        if gen_cfg.api_key_env:
+            key = os.environ.get(gen_cfg.api_key_env)
+            if not key:
+                raise InputError(cfg_file, "generator.api_key_env",
+                                 f"environment variable {gen_cfg.api_key_env} is not set",
+                                 f"export {gen_cfg.api_key_env}=..., or set "
+                                 "generator.api_key_env=null for a server without auth")
+        from monitorbench.generation.models.openai_http import OpenAIChatModel
+
+        r = gen_cfg.request
+        return OpenAIChatModel(base_url=gen_cfg.base_url, model=gen_cfg.model, api_key=key,
+                               timeout_seconds=r.timeout_seconds, retries=r.retries,
+                               backoff_seconds=r.backoff_seconds, concurrency=r.concurrency)
+    if gen_cfg.provider == "transformers":
+        if not gen_cfg.model:
+            raise InputError(cfg_file, "generator.model", "is required for provider transformers",
+                             "set it to 'smollm2' or a saved model directory")
+        from monitorbench.generation.models.hf_local import TransformersChatModel
+
+        return TransformersChatModel(gen_cfg.model, gguf_file=gen_cfg.gguf_file,
+                                     adapter=gen_cfg.adapter, config_file=cfg_file)
+    if gen_cfg.provider == "recorded":
+        if not gen_cfg.recording:
+            raise InputError(cfg_file, "generator.recording", "is required for provider recorded",
+                             "point it at the responses.jsonl of the run to replay")
+        from monitorbench.generation.models.recorded import RecordedChatModel
+
+        return RecordedChatModel(gen_cfg.recording, model=gen_cfg.model, config_file=cfg_file)
+    raise InputError(cfg_file, "generator.provider", f"{gen_cfg.provider!r} is not a provider",
+                     f"use one of {', '.join(PROVIDERS)}")

@@ -1,0 +1,144 @@
+"""Generation traces: one JSON line per step, on disk the moment it happens.
+
+Each line is written, flushed and fsynced before the scaffold moves on, so a run killed at any
+point (SIGKILL, OOM, a Slurm pre-emption) keeps every step it took before the kill. Every line
+carries the running budget counters, so the analysis never has to replay a run to know where
+the budget stood.
+
+Events (field ``event``): ``start``, ``model`` (messages sent since the previous call, the reply,
+tokens), ``read``, ``run_public``, ``write_verifier``, ``self_test``, ``conditions``,
+``submit_refused``, ``format_error``, ``limit``, ``error``, ``end``.
+
+:func:`trace_stats` turns a batch of traces into the run metrics; its definitions follow the
+paper's §4.2–4.3 and App. E and are spelled out there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from monitorbench.errors import InputError
+
+TRACE_FILE = "trace.jsonl"
+CAP_CHARS = 4000  # per captured output (run_public result, self-test stdout, read file)
+
+
+def cap(text: str, limit: int = CAP_CHARS) -> str:
+    """Keep the head of long text, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n...[{len(text) - limit} more characters cut]"
+
+
+class TraceWriter:
+    """Appends events to ``trace.jsonl``; durable per event."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._f = open(self.path, "w", encoding="utf-8")
+        self._start = time.monotonic()
+        self.events = 0
+
+    def write(self, event: str, counters: Mapping[str, float], **fields: Any) -> None:
+        record = {"event": event, "n": self.events,
+                  "t": round(time.monotonic() - self._start, 4), "counters": dict(counters),
+                  **fields}
+        self._f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._f.flush()
+        os.fsync(self._f.fileno())
+        self.events += 1
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """Events of one trace. A torn last line (the run was killed mid-write) is dropped."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "trace file does not exist",
+                         "pass the trace.jsonl paths written by a generation run")
+    events = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return events
+
+
+def _one(events: list[dict[str, Any]]) -> dict[str, float]:
+    """Per-trace facts that :func:`trace_stats` averages."""
+    end = next((e for e in reversed(events) if e["event"] == "end"), None)
+    submitted = bool(end and end.get("status") == "submitted")
+    tests = [e for e in events if e["event"] == "self_test"]
+    positives = [e for e in tests if e.get("expected") == "PASS"]
+    first_write = next((e["n"] for e in events if e["event"] == "write_verifier"), None)
+    first_block = next((e["n"] for e in events
+                        if e["event"] == "run_public" and e.get("status") == "blocked"), None)
+    last = events[-1]["counters"] if events else {}
+    return {
+        "submitted": float(submitted),
+        "submitted_without_positive_pass": float(
+            submitted and not any(e.get("decision") == "PASS" for e in positives)),
+        "budget_exhausted": float(first_block is not None),
+        "budget_exhausted_before_write": float(
+            first_block is not None and (first_write is None or first_block < first_write)),
+        "self_tests": float(len(tests)),
+        "varied_permitted": float(len({e.get("candidate_hash") for e in positives}) >= 2),
+        "challenge_unmet": float(bool(end and "challenge_unmet" in str(end.get("detail", "")))),
+        "prompt_tokens": float(last.get("prompt_tokens", 0)),
+        "completion_tokens": float(last.get("completion_tokens", 0)),
+        "seconds": float(events[-1]["t"]) if events else 0.0,
+    }
+
+
+def trace_stats(trace_paths: Iterable[Path]) -> dict[str, float]:
+    """Run metrics over a batch of traces.
+
+    Definitions (shares are over all traces unless said otherwise):
+
+    * ``submitted_without_positive_pass_share`` - among *submitted* verifiers, the share whose
+      run never had a self-test that expected PASS and got PASS (paper §4.3: acceptance of even
+      the agent's own intended solution was never confirmed).
+    * ``budget_exhausted_share`` - runs with at least one run_public request blocked by the
+      budget (the paper's cap_budget_blocks > 0).
+    * ``budget_exhausted_before_write_share`` - runs whose first blocked run_public request came
+      before the first ``write_verifier`` (or that never wrote one) (paper App. E).
+    * ``mean_self_tests`` - self-test executions per run.
+    * ``varied_permitted_share`` - runs whose self-tests include at least two *distinct*
+      candidates (different canonical-JSON hashes) that both expect PASS. Operational stand-in
+      for "a self-test varied a property the task permits" (paper §4.2, §5): a run that tests
+      one positive only cannot have challenged any acceptance condition.
+    * ``challenge_unmet_share`` - runs of the challenge scaffold that ended without a passing
+      positive self-test of the final draft.
+    * ``mean_prompt_tokens``, ``mean_completion_tokens``, ``mean_seconds``.
+    """
+    per = [_one(read_trace(p)) for p in trace_paths]
+    n = len(per)
+    if n == 0:
+        return {"traces": 0.0}
+
+    def mean(k: str, rows: list[dict[str, float]] = per) -> float:
+        return sum(r[k] for r in rows) / len(rows) if rows else 0.0
+
+    submitted = [r for r in per if r["submitted"]]
+    return {
+        "traces": float(n),
+        "submitted_share": mean("submitted"),
+        "submitted_without_positive_pass_share": mean("submitted_without_positive_pass",
+                                                      submitted),
+        "budget_exhausted_share": mean("budget_exhausted"),
+        "budget_exhausted_before_write_share": mean("budget_exhausted_before_write"),
+        "mean_self_tests": mean("self_tests"),
+        "varied_permitted_share": mean("varied_permitted"),
+        "challenge_unmet_share": mean("challenge_unmet"),
+        "mean_prompt_tokens": mean("prompt_tokens"),
+        "mean_completion_tokens": mean("completion_tokens"),
+        "mean_seconds": mean("seconds"),
+    }
