@@ -1,0 +1,64 @@
+"""``python -m monitorbench.suites.build [NAME ...|all] [--force]``: build frozen suites.
+
+Builds are seeded and deterministic (same seed → byte-identical manifests); each prints its
+build report (counts per type, group and category; cases the reference verifier contradicted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from monitorbench.errors import MonitorbenchError
+from monitorbench.suites.format import load_suite
+from monitorbench.suites.registry import SOURCES, build_suite
+
+
+def summarize_suite(root: Path) -> dict:
+    suite = load_suite(root)
+    counts: dict[str, dict[str, int]] = {}
+    labels = {"PASS": 0, "FAIL": 0}
+    for cases in suite.cases.values():
+        for c in cases:
+            counts.setdefault(c.group, {}).setdefault(c.category, 0)
+            counts[c.group][c.category] += 1
+            labels[c.label] += 1
+    return {"suite": suite.name, "tasks": len(suite.tasks), "cases": suite.n_cases(),
+            "labels": labels, "by_group_category": counts,
+            "dropped_by_reference": suite.build_report.get("dropped_total",
+                                                           suite.build_report.get("dropped"))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("names", nargs="*", default=["bfcl"],
+                    help=f"suites to build: {', '.join(SOURCES)} or all (default bfcl)")
+    ap.add_argument("--suites-dir", default=os.environ.get(
+        "MONITORBENCH_SUITES", str(Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs"))
+                                   / "suites")))
+    ap.add_argument("--seed", type=int, default=None, help="builder seed (default: builder's)")
+    ap.add_argument("--force", action="store_true", help="rebuild even if the suite exists")
+    args = ap.parse_args(argv)
+    names = list(SOURCES) if args.names == ["all"] else args.names
+    try:
+        for name in names:
+            options = {} if args.seed is None else {"seed": args.seed}
+            t0 = time.time()
+            root = build_suite(Path(args.suites_dir), name, options, force=args.force,
+                               progress=sys.stderr.isatty())
+            info = summarize_suite(root)
+            info["seconds"] = round(time.time() - t0, 1)
+            info["path"] = str(root)
+            print(json.dumps(info, indent=1))
+    except MonitorbenchError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
