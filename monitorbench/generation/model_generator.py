@@ -1,0 +1,96 @@
+"""The generator for ``generator.kind=model``: a language model driven by a scaffold.
+
+``build_model_generator`` is the factory's entry point. The generator only ever sees the task's
+public directory; its drafts run inside the sandbox it is handed. Replies are cached under the
+model's identity (see ``models.cache``), so an immediate re-run is served from disk and a
+different model or seed never receives another's replies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from omegaconf import DictConfig, OmegaConf
+
+from monitorbench.config import GeneratorConfig, ScaffoldConfig
+from monitorbench.errors import InputError
+from monitorbench.generation.base import GenerationResult
+from monitorbench.generation.models.base import ChatModel
+from monitorbench.generation.models.cache import CachedChatModel, ResponseCache
+from monitorbench.generation.models.factory import make_chat_model
+from monitorbench.generation.prompts import prompts_sha256
+from monitorbench.generation.scaffolds import SCAFFOLDS, RunContext
+from monitorbench.sandbox.base import Sandbox, SandboxSpec
+from monitorbench.suites.format import Task
+
+
+def plain(obj: Any) -> Any:
+    """A config (dataclass or OmegaConf node) as plain JSON-able data, enums as their values."""
+    if isinstance(obj, DictConfig):
+        obj = OmegaConf.to_container(obj, resolve=True)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        obj = dataclasses.asdict(obj)
+    if isinstance(obj, Mapping):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, Enum):
+        return obj.value
+    return obj
+
+
+class ModelGenerator:
+    """Implements :class:`monitorbench.generation.base.Generator` for model generators."""
+
+    def __init__(self, model: ChatModel, gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConfig,
+                 *, sandbox: Sandbox | None, spec_for: Callable[[Task], SandboxSpec] | None,
+                 cache: ResponseCache | None) -> None:
+        if scaffold_cfg.name not in SCAFFOLDS:
+            raise InputError(f"conf/scaffold/{scaffold_cfg.name}.yaml", "scaffold.name",
+                             f"{scaffold_cfg.name!r} is not a model scaffold",
+                             f"use one of {', '.join(SCAFFOLDS)}")
+        self.model = model
+        self.gen_cfg = gen_cfg
+        self.scaffold_cfg = scaffold_cfg
+        self.sandbox = sandbox
+        self.spec_for = spec_for
+        self.cache = cache
+        self._identity = {
+            "kind": "model",
+            "model": dict(model.identity),
+            "condition": plain(gen_cfg.condition),
+            "scaffold": plain(scaffold_cfg),
+            "prompts": {"version": scaffold_cfg.prompt_version,
+                        "sha256": prompts_sha256(scaffold_cfg.prompt_version)},
+        }
+
+    @property
+    def identity(self) -> Mapping[str, Any]:
+        return self._identity
+
+    def generate(self, task: Task, public_dir: Path, out_dir: Path) -> GenerationResult:
+        ctx = RunContext(task=task, public_dir=Path(public_dir), out_dir=Path(out_dir),
+                         model=self.model, condition=self.gen_cfg.condition,
+                         scaffold=self.scaffold_cfg, sandbox=self.sandbox,
+                         spec_for=self.spec_for)
+        return SCAFFOLDS[self.scaffold_cfg.name](ctx)
+
+    def cache_stats(self) -> dict[str, float]:
+        """Hit/miss counters of the response cache over this generator's lifetime."""
+        return self.cache.stats() if self.cache is not None else {}
+
+
+def build_model_generator(gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConfig, *,
+                          sandbox: Sandbox, spec_for: Callable[[Task], SandboxSpec],
+                          cache_dir: Path) -> ModelGenerator:
+    """Entry point for ``generation.factory``: provider + response cache + scaffold."""
+    model = make_chat_model(gen_cfg)
+    cache = None
+    if gen_cfg.provider != "recorded":  # a recording is already a cache; don't copy it
+        cache = ResponseCache(Path(cache_dir))
+        model = CachedChatModel(model, cache)
+    return ModelGenerator(model, gen_cfg, scaffold_cfg, sandbox=sandbox, spec_for=spec_for,
+                          cache=cache)

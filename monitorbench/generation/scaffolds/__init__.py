@@ -1,0 +1,18 @@
+"""Scaffolds: the harnesses that drive a model to a verifier (oneshot, agent, challenge)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from monitorbench.generation.base import GenerationResult
+from monitorbench.generation.scaffolds.agent import AgentLoop
+from monitorbench.generation.scaffolds.context import RunContext
+from monitorbench.generation.scaffolds.oneshot import run_oneshot
+
+SCAFFOLDS: dict[str, Callable[[RunContext], GenerationResult]] = {
+    "oneshot": run_oneshot,
+    "agent": lambda ctx: AgentLoop(ctx, challenge=False).run(),
+    "challenge": lambda ctx: AgentLoop(ctx, challenge=True).run(),
+}
+
+__all__ = ["SCAFFOLDS", "RunContext", "AgentLoop", "run_oneshot"]

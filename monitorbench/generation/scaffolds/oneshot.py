@@ -1,0 +1,25 @@
+"""oneshot: one prompt, one reply, the reply's python block becomes main.py."""
+
+from __future__ import annotations
+
+from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
+from monitorbench.generation.models.base import ModelError
+from monitorbench.generation.prompts import oneshot_messages
+from monitorbench.generation.scaffolds.context import RunContext
+from monitorbench.generation.scaffolds.extract import python_block
+
+
+def run_oneshot(ctx: RunContext) -> GenerationResult:
+    messages = oneshot_messages(ctx.scaffold.prompt_version, ctx.task.task_id,
+                                ctx.task.task_type, ctx.public_dir)
+    ctx.log("start", scaffold="oneshot", task_id=ctx.task.task_id)
+    ctx.counters["steps"] += 1
+    try:
+        reply = ctx.ask(messages)
+    except ModelError as e:
+        return ctx.fail(f"model_error: {e}")
+    code = python_block(reply.text)
+    if code is None:
+        return ctx.finish(NO_SUBMISSION, "no ```python block in the reply")
+    ctx.write_draft(code)
+    return ctx.finish(SUBMITTED, "submit")
