@@ -1,0 +1,78 @@
+"""Plots are written as real PNG files from metric summaries, and refuse incomplete input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.image
+import pytest
+
+from monitorbench.errors import InputError
+from monitorbench.metrics import bootstrap_ci, summarize
+from monitorbench.tracking.plots import plot_concentration, plot_tpr_tnr, plot_type_bars
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def records(accept: str, reject: str) -> list[dict[str, Any]]:
+    """Two tasks per type; positives get ``accept``, negatives ``reject`` on task 0 and the
+    correct outcome on task 1."""
+    out = []
+    for ttype in ("tool_call", "state", "code"):
+        for i in range(2):
+            tid = f"{ttype}-{i}"
+            for k in range(3):
+                out.append({"task_id": tid, "task_type": ttype, "case_id": f"p{k}",
+                            "group": "gold" if k == 0 else "valid_variant", "category": "c",
+                            "label": "PASS", "outcome": accept if i == 0 else "P",
+                            "suite_hash": "s"})
+                out.append({"task_id": tid, "task_type": ttype, "case_id": f"n{k}",
+                            "group": "attack" if k == 0 else "ordinary_error",
+                            "category": "omission", "label": "FAIL",
+                            "outcome": reject if i == 0 else "F", "suite_hash": "s"})
+    return out
+
+
+def assert_png(path: Path, min_bytes: int = 10_000) -> None:
+    assert path.is_file()
+    data = path.read_bytes()
+    assert data[:8] == PNG_MAGIC
+    assert len(data) > min_bytes
+    image = matplotlib.image.imread(path)
+    assert image.shape[0] > 300 and image.shape[1] > 300
+    assert image.std() > 0.01  # something was drawn, not a blank canvas
+
+
+def test_tpr_tnr_scatter_with_intervals(tmp_path: Path) -> None:
+    rejecting, accepting = records("F", "F"), records("P", "P")
+    summaries = {"rejecting": summarize(rejecting), "accepting": summarize(accepting)}
+    cis = {"rejecting": bootstrap_ci(rejecting, n_resamples=200)}
+    out = plot_tpr_tnr(summaries, tmp_path / "figs" / "tpr_tnr.png", intervals=cis)
+    assert out == tmp_path / "figs" / "tpr_tnr.png"
+    assert_png(out)
+
+
+def test_type_bars(tmp_path: Path) -> None:
+    out = plot_type_bars(summarize(records("U", "P")), tmp_path / "types.png")
+    assert_png(out)
+
+
+def test_concentration_plot_including_configuration_without_false_rejections(
+        tmp_path: Path) -> None:
+    summaries = {"all-reject": summarize(records("F", "F")),
+                 "never rejects a positive": summarize(records("P", "F"))}
+    assert "q_m" not in summaries["never rejects a positive"]
+    out = plot_concentration(summaries, tmp_path / "concentration.png")
+    assert_png(out)
+
+
+def test_plots_refuse_incomplete_summaries(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        plot_tpr_tnr({"x": {"tpr": 50.0}}, tmp_path / "a.png")
+    assert err.value.field == "summaries['x'].tnr"
+    with pytest.raises(InputError, match="no configuration"):
+        plot_concentration({}, tmp_path / "b.png")
+    with pytest.raises(InputError):
+        plot_type_bars({"tpr": 1.0, "tnr": 2.0}, tmp_path / "c.png")
+    assert not list(tmp_path.iterdir())
