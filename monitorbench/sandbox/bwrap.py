@@ -1,0 +1,132 @@
+"""Default backend: bubblewrap. One bwrap start per session, one fork per case inside it.
+
+The sandbox's filesystem is built from nothing: only what Python needs is bound read-only (the
+system's /usr tree, a few /etc files, the interpreter's prefixes), plus the verifier at
+``/verifier``, the task's public directory at ``/task`` and the worker with its runtimes under
+``/mb``. The repository, suites and outputs are never bound, and ``--ro-bind / /`` is never used,
+so hidden cases and reference verifiers simply do not exist in there. Paths inside bound trees
+that hold secrets (e.g. ``site-packages/bfcl_eval`` with BFCL's answer keys, or an installed copy
+of monitorbench with its reference verifiers) are covered by an empty read-only tmpfs.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import monitorbench
+from monitorbench.sandbox.base import SandboxSpec
+from monitorbench.sandbox.cgroup import PidsCgroup
+from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_runtime,
+                                         default_runtimes_dir, minimal_env, worker_config)
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+             "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/mime.types")
+PIDS_SLACK = 8  # bwrap, its init, the worker: processes beyond the verifier's own allowance
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_usable() -> bool:
+    """bwrap installed *and* allowed to create namespaces here (some hosts forbid user
+    namespaces, in which case every start would fail)."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return False
+    probe = [exe, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+             *_system_links(), "--proc", "/proc", "--dev", "/dev", "/usr/bin/true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _system_links() -> list[str]:
+    """Merged-/usr systems have /bin, /lib... as symlinks: recreate them as symlinks."""
+    args: list[str] = []
+    for d in SYSTEM_DIRS[1:]:
+        p = Path(d)
+        if p.is_symlink():
+            args += ["--symlink", str(p.readlink()), d]
+        elif p.is_dir():
+            args += ["--ro-bind", d, d]
+    return args
+
+
+def _python_roots() -> list[Path]:
+    """The interpreter's prefixes (a venv has two) and the executable's real location."""
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
+             Path(sys.executable).resolve().parent}
+    return sorted(r for r in roots if not _under(r, [Path("/usr")]))
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _mask_args(masked: list[Path], bound: list[Path]) -> list[str]:
+    args: list[str] = []
+    for p in masked:
+        if not _under(p, bound) or not p.exists():
+            continue  # not visible in the sandbox anyway
+        if p.is_dir():
+            args += ["--tmpfs", str(p), "--remount-ro", str(p)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(p)]
+    return args
+
+
+def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
+               runtimes_dir: Path) -> list[str]:
+    """The full command for one session (exposed so tests can check what is, and is not, bound)."""
+    bound = [Path("/usr"), *_python_roots()]
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--hostname", "sandbox", "--clearenv"]
+    for key, value in minimal_env().items():
+        args += ["--setenv", key, value]
+    args += ["--ro-bind", "/usr", "/usr", *_system_links()]
+    for f in ETC_FILES:
+        args += ["--ro-bind-try", f, f]
+    for root in _python_roots():
+        args += ["--ro-bind", str(root), str(root)]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+             *(["--ro-bind", str(verifier_dir), "/verifier"] if verifier_dir.is_dir()
+               else ["--dir", "/verifier"]),  # a missing verifier is judged missing_verifier
+             "--ro-bind", str(public_dir), "/task",
+             "--ro-bind", str(WORKER_PATH), "/mb/worker.py",
+             "--ro-bind", str(runtimes_dir), "/mb/runtimes"]
+    masked = [Path(p).resolve() for p in spec.masked_paths]
+    masked.append(Path(monitorbench.__file__).resolve().parent)  # reference verifiers live here
+    args += _mask_args(masked, bound)
+    args += ["--chdir", "/tmp", str(Path(sys.executable).resolve()), "-I", "-B", "/mb/worker.py",
+             worker_config(spec, verifier_dir="/verifier", task_dir="/task",
+                           runtimes_dir="/mb/runtimes", scratch_root="/tmp",
+                           own_pid_namespace=True)]
+    return args
+
+
+class BwrapSandbox:
+    """Full isolation: no network, own PID/IPC/UTS/user/mount namespaces, minimal filesystem."""
+
+    name = "bwrap"
+
+    def __init__(self, runtimes_dir: Path | None = None) -> None:
+        self.runtimes_dir = default_runtimes_dir(runtimes_dir)
+
+    @contextmanager
+    def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
+                ) -> Iterator[WorkerSession]:
+        check_runtime(spec, self.runtimes_dir)
+        argv = bwrap_argv(Path(verifier_dir).resolve(), Path(public_dir).resolve(), spec,
+                          self.runtimes_dir)
+        cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)
+        if cgroup is not None:
+            argv = cgroup.wrap(argv)
+        with WorkerSession(argv, minimal_env(), spec,
+                           on_close=cgroup.remove if cgroup is not None else None) as s:
+            yield s

@@ -1,0 +1,77 @@
+"""A pids cgroup per sandbox session, where the host lets us make one.
+
+Why: ``RLIMIT_NPROC`` is not enforced for processes whose real uid is host root, and a root
+framework's sandbox (bwrap or unshare without uid remapping to a non-root host uid) keeps host uid
+0. Without another cap, a fork bomb in a verifier would exhaust the host's PIDs before the wall
+clock stops it. A pids cgroup caps the whole session's process count for any uid. When no writable
+pids cgroup exists (the usual case for non-root users) ``RLIMIT_NPROC`` does the job instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+_CANDIDATES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+
+
+def _writable_root() -> Path | None:
+    for root in _CANDIDATES:
+        if (root / "cgroup.procs").is_file() and os.access(root, os.W_OK):
+            if root.name == "pids" or "pids" in _read(root / "cgroup.subtree_control"):
+                return root
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+class PidsCgroup:
+    """One throw-away cgroup with ``pids.max`` set; join it with :meth:`wrap` and remove it with
+    :meth:`remove` once every process in it is gone."""
+
+    def __init__(self, path: Path, max_pids: int) -> None:
+        self.path = path
+        self.max_pids = max_pids
+
+    @classmethod
+    def create(cls, max_pids: int) -> "PidsCgroup | None":
+        """A new cgroup, or None when this host gives us no writable pids controller."""
+        root = _writable_root()
+        if root is None:
+            return None
+        path = root / f"monitorbench-{uuid.uuid4().hex[:12]}"
+        try:
+            path.mkdir()
+            (path / "pids.max").write_text(str(max_pids))
+        except OSError:
+            if path.exists():
+                path.rmdir()
+            return None
+        return cls(path, max_pids)
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """Command that moves itself into this cgroup, then execs ``argv`` (so no preexec_fn,
+        which is unsafe with threads, is needed)."""
+        procs = str(self.path / "cgroup.procs")
+        return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, *argv]
+
+    def remove(self, wait_seconds: float = 2.0) -> None:
+        """Remove the cgroup; a cgroup with live members cannot be removed, so retry briefly."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)

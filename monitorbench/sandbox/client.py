@@ -1,0 +1,197 @@
+"""Framework side of the worker protocol, shared by every backend.
+
+A backend only decides *how* the worker is started (bwrap, unshare, docker: the argv prefix and
+the paths the worker sees); starting it, talking to it, the per-session wall timeout and the
+clean-up are the same everywhere and live here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from monitorbench.errors import InputError
+from monitorbench.sandbox.base import SANDBOX_ERROR, SandboxSpec, Verdict
+from monitorbench.sandbox.decision import cap, verdict_from_answer
+from monitorbench.sandbox.runtimes import RUNTIMES_DIR, available
+
+WORKER_PATH = Path(__file__).resolve().parent / "worker.py"
+START_TIMEOUT = 60.0     # seconds for the sandbox to come up (a cold bwrap + Python start ~0.1 s)
+ANSWER_GRACE = 5.0       # seconds beyond the per-case wall clock before the worker counts as hung
+ANSWER_CAP = 4 << 20     # bytes of one answer line; a worker answer is small by construction
+
+
+def check_runtime(spec: SandboxSpec, runtimes_dir: Path) -> None:
+    """Refuse an unknown runtime before any sandbox starts."""
+    names = available(runtimes_dir)
+    if spec.runtime not in names:
+        raise InputError(None, "sandbox.runtime", f"unknown runtime {spec.runtime!r}",
+                         f"use one of {names} (modules in {runtimes_dir})")
+    try:
+        json.dumps(dict(spec.runtime_config))
+    except (TypeError, ValueError) as e:
+        raise InputError(None, "sandbox.runtime_config", f"not JSON-serializable ({e})",
+                         "use only strings, numbers, booleans, lists and dicts") from None
+
+
+def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtimes_dir: str,
+                  scratch_root: str, own_pid_namespace: bool) -> str:
+    """The worker's argv[1]: everything it needs, with paths as seen *inside* the sandbox."""
+    return json.dumps({
+        "limits": asdict(spec.limits), "verifier_dir": verifier_dir, "task_dir": task_dir,
+        "runtimes_dir": runtimes_dir, "scratch_root": scratch_root,
+        "runtime": spec.runtime, "runtime_config": dict(spec.runtime_config),
+        "own_pid_namespace": own_pid_namespace,
+    })
+
+
+def minimal_env() -> dict[str, str]:
+    """The sandbox must not inherit the framework's environment (API keys, tokens)."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp",
+            "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+class WorkerSession:
+    """One running worker. ``judge`` never raises for verifier misbehaviour: a hung or dead
+    worker becomes a ``sandbox_error`` verdict and the next call starts a fresh worker."""
+
+    def __init__(self, argv: list[str], env: Mapping[str, str], spec: SandboxSpec,
+                 on_close: Callable[[], None] | None = None) -> None:
+        self.argv = argv
+        self.env = dict(env)
+        self.spec = spec
+        self.on_close = on_close
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.start_seconds: list[float] = []  # one entry per (re)start, for the bench
+        self._buf = b""
+        self._stderr = tempfile.TemporaryFile()
+
+    # ------------------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        t0 = time.monotonic()
+        self._buf = b""
+        self._stderr.seek(0)
+        self._stderr.truncate()
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._stderr, env=self.env, start_new_session=True,
+                                     close_fds=True)
+        try:
+            hello = self._read_line(START_TIMEOUT)
+        except (OSError, RuntimeError, TimeoutError, ValueError) as e:
+            hello = {"error": f"{e}; {self._stderr_tail()}"}
+        if not isinstance(hello, dict) or not hello.get("ready"):
+            why = hello.get("error") if isinstance(hello, dict) else repr(hello)
+            self._kill()
+            raise RuntimeError(f"sandbox worker did not start: {why}")
+        self.start_seconds.append(time.monotonic() - t0)
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()  # type: ignore[union-attr]
+                self.proc.wait(timeout=1.0)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+        self._stderr.close()
+        if self.on_close is not None:
+            self.on_close()
+
+    def __enter__(self) -> "WorkerSession":
+        """A sandbox that fails to start does not raise here: every ``judge`` retries the start
+        and reports ``sandbox_error`` if it fails again, so a run records it and goes on."""
+        try:
+            self.start()
+        except (OSError, RuntimeError):
+            self._kill()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _kill(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+        self.proc = None
+
+    # ------------------------------------------------------------------------- judging
+
+    def judge(self, candidate: Mapping[str, Any]) -> Verdict:
+        """Send one candidate, wait for its verdict (per-case wall clock plus a grace)."""
+        line = (json.dumps({"candidate": dict(candidate)}) + "\n").encode()
+        t0 = time.monotonic()
+        try:
+            if self.proc is None or self.proc.poll() is not None:
+                self._kill()
+                self.start()
+            assert self.proc is not None and self.proc.stdin is not None
+            self.proc.stdin.write(line)
+            self.proc.stdin.flush()
+            answer = self._read_line(self.spec.limits.wall_seconds + ANSWER_GRACE)
+        except (OSError, RuntimeError, TimeoutError, ValueError) as e:
+            self._kill()
+            return Verdict(decision=None, reason=SANDBOX_ERROR,
+                           detail=cap(f"{type(e).__name__}: {e}; {self._stderr_tail()}"),
+                           seconds=time.monotonic() - t0)
+        return verdict_from_answer(answer)
+
+    def _read_line(self, timeout: float) -> Any:
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buf:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"worker gave no answer within {timeout:.1f} s")
+                if not sel.select(remaining):
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    raise RuntimeError("worker exited")
+                self._buf += chunk
+                if len(self._buf) > ANSWER_CAP:
+                    raise ValueError(f"worker answer longer than {ANSWER_CAP} bytes")
+        line, _, self._buf = self._buf.partition(b"\n")
+        return json.loads(line)
+
+    def _stderr_tail(self) -> str:
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - 400))
+            return self._stderr.read().decode("utf-8", "replace").strip() or "(no stderr)"
+        except (OSError, ValueError):
+            return "(stderr unavailable)"
+
+
+def default_runtimes_dir(runtimes_dir: Path | None) -> Path:
+    """Backends accept an alternative runtimes directory (tests use one with a toy runtime)."""
+    path = Path(runtimes_dir) if runtimes_dir is not None else RUNTIMES_DIR
+    if path.name != "runtimes" or not (path / "__init__.py").is_file():
+        raise InputError(None, "sandbox.runtimes_dir",
+                         f"{path} is not a runtimes package directory",
+                         "point it at a directory named 'runtimes' holding the __init__.py of "
+                         "monitorbench/sandbox/runtimes and the runtime modules")
+    return path.resolve()

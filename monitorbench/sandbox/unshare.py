@@ -1,0 +1,67 @@
+"""Fallback backend for hosts without bubblewrap: ``unshare`` namespaces plus the worker's rlimits.
+
+The worker runs in its own user, network, PID and mount namespaces (so no network, and after each
+case every leftover process can be killed), with the same per-case fork, rlimits and wall clock as
+under bwrap. What it cannot do is hide files: the verifier sees the host filesystem with the
+framework's permissions, so hidden cases and answer keys may be readable. Creating this sandbox
+therefore warns loudly; use it for development only.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+import tempfile
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from monitorbench.sandbox.base import SandboxSpec
+from monitorbench.sandbox.cgroup import PidsCgroup
+from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_runtime,
+                                         default_runtimes_dir, minimal_env, worker_config)
+
+log = logging.getLogger(__name__)
+
+UNSHARE = ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--mount",
+           "--mount-proc"]
+PIDS_SLACK = 4  # unshare and the worker, beyond the verifier's own allowance
+WARNING = ("sandbox backend 'unshare' cannot hide files: a verifier can read anything the "
+           "framework user can, including hidden test cases and answer keys. Results are not "
+           "trustworthy against adversarial verifiers; install bubblewrap (apt-get install "
+           "bubblewrap) and use sandbox.backend=bwrap")
+
+
+class UnshareSandbox:
+    """Namespaces and rlimits without filesystem isolation (loud warning on creation)."""
+
+    name = "unshare"
+
+    def __init__(self, runtimes_dir: Path | None = None) -> None:
+        self.runtimes_dir = default_runtimes_dir(runtimes_dir)
+        warnings.warn(WARNING, RuntimeWarning, stacklevel=2)
+        log.warning(WARNING)
+
+    @contextmanager
+    def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
+                ) -> Iterator[WorkerSession]:
+        check_runtime(spec, self.runtimes_dir)
+        scratch = Path(tempfile.mkdtemp(prefix="mb-unshare-"))
+        argv = [*UNSHARE, str(Path(sys.executable).resolve()), "-I", "-B", str(WORKER_PATH),
+                worker_config(spec, verifier_dir=str(Path(verifier_dir).resolve()),
+                              task_dir=str(Path(public_dir).resolve()),
+                              runtimes_dir=str(self.runtimes_dir), scratch_root=str(scratch),
+                              own_pid_namespace=True)]
+        cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)
+        if cgroup is not None:
+            argv = cgroup.wrap(argv)
+
+        def cleanup() -> None:
+            if cgroup is not None:
+                cgroup.remove()
+            shutil.rmtree(scratch, ignore_errors=True)
+
+        with WorkerSession(argv, minimal_env(), spec, on_close=cleanup) as s:
+            yield s
