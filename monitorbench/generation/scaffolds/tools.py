@@ -8,6 +8,7 @@ current draft and judges the model's candidate.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -51,11 +52,18 @@ def read_public(ctx: RunContext, rel: str) -> str:
     return cap(target.read_text(encoding="utf-8", errors="replace"), READ_CAP)
 
 
-def _judge(ctx: RunContext, verifier_dir: Path, candidate: Mapping[str, Any]) -> Verdict:
+def _judge(ctx: RunContext, verifier_dir: Path, candidate: Mapping[str, Any],
+           executions_allowed: int) -> Verdict:
+    """Judge in the sandbox. The in-sandbox runtime's per-judgment ``budget`` is set to what
+    the generation budget has left, so a self-test cannot overdraw the shared budget."""
     if ctx.sandbox is None or ctx.spec_for is None:
         return Verdict(None, reason="sandbox_error", detail="no sandbox configured")
+    spec = ctx.spec_for(ctx.task)
+    if spec.runtime != "none":
+        spec = dataclasses.replace(spec, runtime_config={**dict(spec.runtime_config),
+                                                         "budget": max(0, executions_allowed)})
     try:
-        with ctx.sandbox.session(verifier_dir, ctx.public_dir, ctx.spec_for(ctx.task)) as s:
+        with ctx.sandbox.session(verifier_dir, ctx.public_dir, spec) as s:
             return s.judge(candidate)
     except Exception as e:  # a failing sandbox is reported to the model and the trace, not fatal
         return Verdict(None, reason="sandbox_error", detail=f"{type(e).__name__}: {e}"[:500])
@@ -87,7 +95,7 @@ def run_public(ctx: RunContext, body: str) -> str:
     ctx.counters["executions_used"] += 1
     with tempfile.TemporaryDirectory(dir=ctx.out_dir, prefix=".probe.") as probe:
         (Path(probe) / "main.py").write_text(PROBE_MAIN, encoding="utf-8")
-        verdict = _judge(ctx, Path(probe), {"args": args})
+        verdict = _judge(ctx, Path(probe), {"args": args}, 1)
     if verdict.decision == "PASS":
         out = cap(verdict.stdout.strip())
     else:
@@ -115,7 +123,8 @@ def self_test(ctx: RunContext, expected: str, body: str) -> tuple[str, Verdict |
     if not isinstance(candidate, dict):
         return "Error: the candidate must be a JSON object", None
     ctx.counters["self_tests"] += 1
-    verdict = _judge(ctx, ctx.verifier_dir, candidate)
+    remaining = ctx.scaffold.run_public_budget - int(ctx.counters["executions_used"])
+    verdict = _judge(ctx, ctx.verifier_dir, candidate, remaining)
     ctx.counters["executions_used"] += verdict.executions
     ctx.log("self_test", status="ran", expected=expected, candidate=candidate,
             candidate_hash=sha256_text(canonical_json(candidate))[:16],
