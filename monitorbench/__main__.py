@@ -9,6 +9,7 @@ import sys
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
+from hydra.utils import to_absolute_path
 from omegaconf import DictConfig
 
 from monitorbench.config import register_configs
@@ -25,6 +26,9 @@ def main(cfg: DictConfig) -> float | None:
     from monitorbench.launch.run import run_job
 
     hc = HydraConfig.get()
+    # Jobs may run in another working directory (submitit, Slurm): pin paths to the launch dir.
+    for key in ("outputs", "suites", "cache"):
+        cfg.paths[key] = to_absolute_path(cfg.paths[key])
     parent = None
     if hc.mode == RunMode.MULTIRUN:
         parent = os.environ.get(PARENT_ENV) or read_parent(hc.sweep.dir)

@@ -1,0 +1,78 @@
+"""Baseline and replay generators through the content-addressed generation cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from monitorbench.errors import InputError
+from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, cache_key, verifier_hash
+from monitorbench.generation.baselines import ScriptedGenerator
+from monitorbench.generation.factory import GenerationCache
+from monitorbench.generation.replay import ReplayGenerator
+from monitorbench.suites.format import Task
+
+TASK = Task("demo.t1", "tool_call", "demo", {"instruction": "call f", "tools": []})
+TASK2 = Task("demo.t2", "tool_call", "demo", {"instruction": "call g", "tools": []})
+
+
+def test_cache_hit_on_rerun_and_paths_point_into_the_cache(tmp_path: Path) -> None:
+    cache = GenerationCache(tmp_path / "gen")
+    gen = ScriptedGenerator("always_reject")
+    r1 = cache.get_or_generate(gen, TASK, tmp_path)
+    r2 = cache.get_or_generate(gen, TASK, tmp_path)
+    assert (cache.hits, cache.misses) == (1, 1)
+    assert r1.status == r2.status == SUBMITTED
+    assert r1.verifier_dir == r2.verifier_dir
+    assert r2.verifier_dir.is_relative_to(tmp_path / "gen")
+    assert '"FAIL"' in (r2.verifier_dir / "main.py").read_text()
+    stored = json.loads((r2.verifier_dir.parent / "result.json").read_text())
+    assert stored["verifier_dir"] == "verifier"  # relative: outputs/ may move
+
+
+def test_different_generators_never_share_an_entry(tmp_path: Path) -> None:
+    a, b = ScriptedGenerator("always_accept"), ScriptedGenerator("always_reject")
+    assert cache_key(a.identity, TASK) != cache_key(b.identity, TASK)
+    assert cache_key(a.identity, TASK) != cache_key(a.identity, TASK2)
+
+
+def test_unknown_baseline_names_the_field() -> None:
+    with pytest.raises(InputError, match="generator.baseline"):
+        ScriptedGenerator("always_maybe")
+
+
+def test_replay_copies_verifiers_and_marks_missing_ones(tmp_path: Path) -> None:
+    src = tmp_path / "external"
+    (src / "demo.t1").mkdir(parents=True)
+    (src / "demo.t1" / "main.py").write_text("def verify(c, env):\n    return 'PASS'\n")
+    (src / "demo.t1" / "helper.py").write_text("X = 1\n")
+    gen = ReplayGenerator(src)
+    cache = GenerationCache(tmp_path / "gen")
+    r1 = cache.get_or_generate(gen, TASK, tmp_path)
+    r2 = cache.get_or_generate(gen, TASK2, tmp_path)
+    assert r1.status == SUBMITTED and (r1.verifier_dir / "helper.py").is_file()
+    assert r2.status == NO_SUBMISSION and r2.verifier_dir is None
+    # editing an external verifier changes the identity: no stale reuse
+    before = dict(gen.identity)
+    (src / "demo.t1" / "main.py").write_text("def verify(c, env):\n    return 'FAIL'\n")
+    assert ReplayGenerator(src).identity != before
+
+
+def test_replay_without_a_directory_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="generator.dir"):
+        ReplayGenerator(None)
+    with pytest.raises(InputError, match="does not exist"):
+        ReplayGenerator(tmp_path / "nope")
+
+
+def test_a_crashing_generator_is_recorded_not_fatal(tmp_path: Path) -> None:
+    class Broken:
+        identity = {"kind": "broken"}
+
+        def generate(self, task, public_dir, out_dir):
+            raise RuntimeError("model server down")
+
+    r = GenerationCache(tmp_path / "gen").get_or_generate(Broken(), TASK, tmp_path)
+    assert r.status == "error" and "model server down" in r.detail and r.verifier_dir is None

@@ -1,0 +1,91 @@
+"""The judgment store: nothing lost on a kill, nothing judged twice on resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from monitorbench.judging.store import JudgmentStore, record_key
+
+
+def _rec(i: int, **kw) -> dict:
+    base = {"task_id": "t", "task_type": "tool_call", "case_id": f"c{i:04d}", "group": "gold",
+            "category": "gold", "label": "PASS", "outcome": "P", "reason": "", "detail": "",
+            "confidence": None, "seconds": 0.001, "executions": 0, "round": 1,
+            "access": "raw_parsed", "verifier_hash": "v", "case_hash": "h", "suite_hash": "s"}
+    base.update(kw)
+    return base
+
+
+def test_records_survive_reopen_and_duplicates_are_ignored(tmp_path: Path) -> None:
+    s = JudgmentStore(tmp_path / "j.jsonl")
+    for i in range(5):
+        s.append(_rec(i))
+    s.append(_rec(2, outcome="F"))  # same key: the first judgment stands
+    s.close()
+    s2 = JudgmentStore(tmp_path / "j.jsonl")
+    assert len(s2) == 5
+    assert record_key(_rec(2)) in s2
+    assert [r["outcome"] for r in s2.records() if r["case_id"] == "c0002"] == ["P"]
+    assert len((tmp_path / "j.jsonl").read_text().splitlines()) == 5
+
+
+def test_a_different_round_or_verifier_is_a_different_judgment(tmp_path: Path) -> None:
+    s = JudgmentStore(tmp_path / "j.jsonl")
+    s.append(_rec(0))
+    s.append(_rec(0, round=2))
+    s.append(_rec(0, verifier_hash="other"))
+    assert len(s) == 3
+
+
+def test_torn_last_line_is_repaired_not_fatal(tmp_path: Path) -> None:
+    p = tmp_path / "j.jsonl"
+    good = json.dumps(_rec(0)) + "\n"
+    p.write_text(good + '{"task_id": "t", "case_')
+    s = JudgmentStore(p)
+    assert len(s) == 1 and s.repaired_bytes > 0
+    s.append(_rec(1))
+    s.close()
+    lines = p.read_text().splitlines()
+    assert len(lines) == 2 and all(json.loads(x) for x in lines)
+
+
+def test_incomplete_record_is_refused(tmp_path: Path) -> None:
+    s = JudgmentStore(tmp_path / "j.jsonl")
+    bad = _rec(0)
+    del bad["label"]
+    with pytest.raises(ValueError, match="label"):
+        s.append(bad)
+
+
+def test_judgments_written_before_sigkill_are_all_there(tmp_path: Path) -> None:
+    """A writer killed mid-stream loses nothing it had appended."""
+    p = tmp_path / "j.jsonl"
+    script = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+        from monitorbench.judging.store import JudgmentStore
+        s = JudgmentStore({str(p)!r})
+        base = {_rec(0)!r}
+        for i in range(100000):
+            s.append(dict(base, case_id=f"c{{i:06d}}"))
+            print(i, flush=True)
+            time.sleep(0.001)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    last = -1
+    deadline = time.time() + 30
+    while last < 200 and time.time() < deadline:
+        last = int(proc.stdout.readline())
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    s = JudgmentStore(p)
+    assert len(s) >= last + 1  # every append acknowledged before the kill is on disk
