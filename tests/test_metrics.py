@@ -58,7 +58,8 @@ def sk_view(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
 
 def test_single_task_matches_sklearn() -> None:
     rng = np.random.default_rng(1)
-    records = task("t", list(rng.choice(["P", "F", "U"], 37)), list(rng.choice(["P", "F", "U"], 53)))
+    records = task("t", list(rng.choice(["P", "F", "U"], 37)),
+                   list(rng.choice(["P", "F", "U"], 53)))
     s = summarize(records)
     y_true, y_pred = sk_view(records)
     assert s["tpr"] == pytest.approx(100 * recall_score(y_true, y_pred, pos_label="PASS"))

@@ -22,6 +22,8 @@ Public API::
     resample_weights(task_types: Sequence[str], n_resamples: int, seed: int) -> np.ndarray
     bootstrap_ci(records: Sequence[Mapping], *, n_resamples: int = 1000, level: float = 0.95,
                  seed: int = 0, source: str | Path | None = None) -> dict[str, Interval]
+    intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95, seed: int = 0)
+        -> dict[str, Interval]
     paired_bootstrap(records_a: Sequence[Mapping], records_b: Sequence[Mapping], *,
                      n_resamples: int = 1000, level: float = 0.95, seed: int = 0)
         -> dict[str, PairedDifference]
@@ -102,7 +104,6 @@ def bootstrap_ci(records: Sequence[Mapping[str, Any]], *, n_resamples: int = 100
                  level: float = 0.95, seed: int = 0,
                  source: str | Path | None = None) -> dict[str, Interval]:
     """Percentile CI for every headline rate (overall, per task type, per attack category)."""
-    _check_settings(n_resamples, level)
     table = build_table(records, source=source)
     return intervals(table, n_resamples=n_resamples, level=level, seed=seed)
 

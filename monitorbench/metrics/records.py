@@ -28,10 +28,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from monitorbench.errors import InputError
+from monitorbench.sandbox.base import MISSING_VERIFIER
 from monitorbench.suites.format import GROUPS, LABELS, TASK_TYPES
 
 OUTCOMES = ("P", "F", "U")
-MISSING_VERIFIER = "missing_verifier"
 # Fields the metrics read, with their types. Other fields (seconds, hashes, ...) pass through.
 _REQUIRED: dict[str, type] = {
     "task_id": str, "task_type": str, "case_id": str, "group": str, "category": str,
