@@ -25,8 +25,9 @@ Public API::
     intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95, seed: int = 0)
         -> dict[str, Interval]
     paired_bootstrap(records_a: Sequence[Mapping], records_b: Sequence[Mapping], *,
-                     n_resamples: int = 1000, level: float = 0.95, seed: int = 0)
-        -> dict[str, PairedDifference]
+                     n_resamples: int = 1000, level: float = 0.95, seed: int = 0,
+                     source_a: str | Path | None = "records_a",
+                     source_b: str | Path | None = "records_b") -> dict[str, PairedDifference]
 """
 
 from __future__ import annotations
@@ -126,22 +127,25 @@ def intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95,
 
 def paired_bootstrap(records_a: Sequence[Mapping[str, Any]],
                      records_b: Sequence[Mapping[str, Any]], *, n_resamples: int = 1000,
-                     level: float = 0.95, seed: int = 0) -> dict[str, PairedDifference]:
+                     level: float = 0.95, seed: int = 0,
+                     source_a: str | Path | None = "records_a",
+                     source_b: str | Path | None = "records_b") -> dict[str, PairedDifference]:
     """CI of a − b for every headline rate both configurations define, on the same tasks.
 
     Both record sets must come from the same suite and cover the same task ids; otherwise the
-    pairing (and the difference) would be meaningless.
+    pairing (and the difference) would be meaningless. ``source_a``/``source_b`` name the
+    records' files in error messages.
     """
     _check_settings(n_resamples, level)
-    a = build_table(records_a, source="records_a")
-    b = build_table(records_b, source="records_b")
+    a = build_table(records_a, source=source_a)
+    b = build_table(records_b, source=source_b)
     if a.suite_hash != b.suite_hash:
-        raise InputError("records_b", "suite_hash",
+        raise InputError(source_b, "suite_hash",
                          f"{b.suite_hash[:12]} differs from records_a's {a.suite_hash[:12]}",
                          "compare configurations judged on the same suite")
     if a.task_ids != b.task_ids:
         only = sorted(set(a.task_ids) ^ set(b.task_ids))[:5]
-        raise InputError("records_b", "task_id",
+        raise InputError(source_b, "task_id",
                          f"the two configurations cover different tasks (e.g. {only})",
                          "score both on every task of the suite; a missing verifier stays in "
                          "as outcome U")
