@@ -11,7 +11,8 @@ Public API::
     select_median_round(records, *, source=None) -> RoundSelection
     bootstrap_ci(records, *, n_resamples=1000, level=0.95, seed=0, source=None)
         -> dict[str, Interval]
-    paired_bootstrap(records_a, records_b, *, n_resamples=1000, level=0.95, seed=0)
+    paired_bootstrap(records_a, records_b, *, n_resamples=1000, level=0.95, seed=0,
+                     source_a="records_a", source_b="records_b")
         -> dict[str, PairedDifference]
     load_judgments(path) -> list[dict]
     build_table(records, *, source=None) -> TaskTable
