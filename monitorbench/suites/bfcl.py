@@ -54,13 +54,20 @@ def _case_id(task_id: str, index: int) -> str:
     return f"{task_id}.c{index:02d}"
 
 
-def _task(entry: BfclEntry) -> Task:
-    return Task(f"bfcl.{entry.bfcl_id}", "tool_call", f"bfcl_v4:{entry.bfcl_id}", {
+def task_and_reference(entry: BfclEntry, reference_version: str) -> tuple[Task, Reference]:
+    """The public task and the hidden reference data of one BFCL entry.
+
+    Tests and audits use this to grade hand-written candidates for any BFCL entry, selected for
+    the suite or not, exactly as the builder does.
+    """
+    task = Task(f"bfcl.{entry.bfcl_id}", "tool_call", f"bfcl_v4:{entry.bfcl_id}", {
         "instruction": entry.instruction,
         "tools": entry.functions,
         "contract": CONTRACT,
         "category": entry.category,
     })
+    return task, Reference(REFERENCE_ID, reference_version,
+                           {"category": entry.category, "possible_answer": entry.ground_truth})
 
 
 def _check_args(seed: Any, tasks_per_category: Any) -> None:
@@ -99,8 +106,8 @@ def build_bfcl_suite(out_dir: Path, *, seed: int = 0,
         for entry in order:
             if kept == tasks_per_category:
                 break
-            task = _task(entry)
-            outcome = _build_task(task, entry, ref, version, seed, pool)
+            task, reference = task_and_reference(entry, ref.version)
+            outcome = _build_task(task, reference, entry, ref, seed, pool)
             if isinstance(outcome, dict):
                 skipped.append(outcome)
                 continue
@@ -126,8 +133,8 @@ def build_bfcl_suite(out_dir: Path, *, seed: int = 0,
                        references=refs, meta=meta, build_report=report)
 
 
-def _build_task(task: Task, entry: BfclEntry, ref: BfclAstReference, version: str, seed: int,
-                pool: dict[str, list[str]]
+def _build_task(task: Task, reference: Reference, entry: BfclEntry, ref: BfclAstReference,
+                seed: int, pool: dict[str, list[str]]
                 ) -> tuple[list[Case], Reference, list[dict[str, Any]]] | dict[str, str]:
     """The kept cases, reference and dropped cases of one task, or why the task is skipped."""
     def skip(code: str, reason: str) -> dict[str, str]:
@@ -139,8 +146,6 @@ def _build_task(task: Task, entry: BfclEntry, ref: BfclAstReference, version: st
     gold = gold_calls(entry)
     if isinstance(gold, str):
         return skip(SKIP_NO_GOLD, gold)
-    reference = Reference(REFERENCE_ID, ref.version,
-                          {"category": entry.category, "possible_answer": entry.ground_truth})
     rng = random.Random(f"bfcl:{seed}:{task.task_id}")
     kept: list[Case] = []
     dropped: list[dict[str, Any]] = []
@@ -175,6 +180,7 @@ def _report(tasks: list[Task], cases: dict[str, list[Case]], dropped: list[dict[
         "tasks_by_bfcl_category": dict(sorted(tasks_by_cat.items())),
         "tasks_per_category_requested": tasks_per_category,
         "entries_available": available,
+        "dropped_total": len(dropped),
         "dropped_cases": dropped,
         "dropped_by_reason": dict(sorted(Counter(f"{d['category']}: {d['reason']}"
                                                  for d in dropped).items())),

@@ -142,6 +142,9 @@ def _acceptable(value: Any, options: list[Any]) -> bool:
         elif isinstance(o, str) and isinstance(value, str):
             if standardize(o) == standardize(value):
                 return True
+        elif isinstance(o, list) and isinstance(value, list) and len(o) == len(value):
+            if all(_acceptable(v, [x]) for v, x in zip(value, o)):
+                return True
         elif first_value(o) == value:
             return True
     return False
@@ -266,10 +269,19 @@ class _Ctx:
         return picked
 
 
+def _duplicates_another(calls: list[Call], ci: int) -> bool:
+    key = json.dumps(calls[ci], sort_keys=True)
+    return any(json.dumps(c, sort_keys=True) == key for i, c in enumerate(calls) if i != ci)
+
+
 def _valid_variants(x: _Ctx) -> list[Draft]:
     out = []
+    # An alternative that turns one call into a copy of another is a wrong answer that a loose
+    # answer key happens to accept (parallel_178 lets the first call name "Apple" when another
+    # call already is Apple's); it would contradict the duplicate_call attack, so it is not built.
     alts = [(ci, p, a) for ci, p in x.targets()
-            for a in _alternatives(x.options(ci, p), x.gold[ci]["arguments"][p])]
+            for a in _alternatives(x.options(ci, p), x.gold[ci]["arguments"][p])
+            if not _duplicates_another(x.with_arg(ci, p, a), ci)]
     for ci, p, a in x.rng.sample(alts, min(2, len(alts))):
         out.append(Draft("alt_value", candidate(x.with_arg(ci, p, a))))
     omittable = [(ci, p) for ci, p in x.targets()
