@@ -64,8 +64,10 @@ class WorkerSession:
     worker becomes a ``sandbox_error`` verdict and the next call starts a fresh worker."""
 
     def __init__(self, argv: list[str], env: Mapping[str, str], spec: SandboxSpec,
-                 on_close: Callable[[], None] | None = None) -> None:
+                 on_close: Callable[[], None] | None = None,
+                 answer_grace: float = ANSWER_GRACE) -> None:
         self.argv = argv
+        self.answer_grace = answer_grace
         self.env = dict(env)
         self.spec = spec
         self.on_close = on_close
@@ -147,7 +149,7 @@ class WorkerSession:
             assert self.proc is not None and self.proc.stdin is not None
             self.proc.stdin.write(line)
             self.proc.stdin.flush()
-            answer = self._read_line(self.spec.limits.wall_seconds + ANSWER_GRACE)
+            answer = self._read_line(self.spec.limits.wall_seconds + self.answer_grace)
         except (OSError, RuntimeError, TimeoutError, ValueError) as e:
             self._kill()
             return Verdict(decision=None, reason=SANDBOX_ERROR,

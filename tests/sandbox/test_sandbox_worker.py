@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import resource
 import shutil
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -227,7 +228,9 @@ def test_runtime_hook_builds_env_and_counts_executions(sandbox, tmp_path, public
             ok = results == candidate["want"] and env.task["task_id"] == "t1"
             return "PASS" if ok and env.public_dir else "FAIL"
         """)
-    box = type(sandbox)(runtimes_dir=runtimes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # unshare's warning is tested elsewhere
+        box = type(sandbox)(runtimes_dir=runtimes)
     spec = SandboxSpec(limits=FAST, runtime="counter", runtime_config={"factor": 3})
     with box.session(vdir, public_dir, spec) as s:
         v = s.judge({"xs": [1, 2], "want": [3, 6]})

@@ -1,0 +1,86 @@
+"""Backend selection, the docker backend, and the framework-side session watchdog."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import pytest
+from conftest import FAST, GOOD, write_verifier
+
+from monitorbench.errors import InputError
+from monitorbench.sandbox import bwrap as bwrap_module
+from monitorbench.sandbox.base import SandboxSpec
+from monitorbench.sandbox.bwrap import BwrapSandbox
+from monitorbench.sandbox.client import WorkerSession
+from monitorbench.sandbox.docker import DockerSandbox, docker_argv, docker_available
+from monitorbench.sandbox.factory import make_sandbox
+from monitorbench.sandbox.runtimes import RUNTIMES_DIR
+from monitorbench.sandbox.unshare import UnshareSandbox
+
+
+def test_unknown_backend_names_the_field_and_the_choices():
+    with pytest.raises(InputError) as e:
+        make_sandbox("firejail")
+    assert e.value.field == "sandbox.backend"
+    assert "bwrap" in e.value.fix and "unshare" in e.value.fix and "docker" in e.value.fix
+
+
+def test_unknown_runtime_is_refused_before_starting(tmp_path, public_dir):
+    with pytest.raises(InputError) as e:
+        with BwrapSandbox().session(tmp_path, public_dir, SandboxSpec(runtime="nope")):
+            pass
+    assert e.value.field == "sandbox.runtime" and "none" in e.value.fix
+
+
+def test_auto_prefers_bwrap_and_falls_back_to_unshare_loudly(monkeypatch):
+    if bwrap_module.bwrap_usable():
+        assert isinstance(make_sandbox("auto", image="ignored:latest"), BwrapSandbox)
+    monkeypatch.setattr(bwrap_module, "bwrap_usable", lambda: False)
+    with pytest.warns(RuntimeWarning, match="cannot hide files"):
+        box = make_sandbox("bwrap")
+    assert isinstance(box, UnshareSandbox)
+
+
+def test_docker_argv_isolates(tmp_path, public_dir):
+    argv = docker_argv(tmp_path, public_dir, SandboxSpec(limits=FAST), RUNTIMES_DIR,
+                       "python:3.11-slim")
+    for flag in ("--rm", "--read-only", "-i"):
+        assert flag in argv
+    assert argv[argv.index("--network") + 1] == "none"
+    assert argv[argv.index("--pids-limit") + 1] == str(FAST.processes + 4)
+    assert f"{public_dir}:/task:ro" in argv and f"{tmp_path}:/verifier:ro" in argv
+
+
+def test_docker_backend_judges(tmp_path, public_dir):
+    ok, why = docker_available()
+    if not ok:
+        pytest.skip(f"no container engine answers here: {why}")
+    vdir = write_verifier(tmp_path, "def verify(c, env):\n    return 'PASS'\n")
+    with DockerSandbox().session(vdir, public_dir, SandboxSpec(limits=FAST)) as s:
+        assert s.judge(GOOD).decision == "PASS"
+
+
+def test_hung_worker_is_killed_reported_and_restarted(tmp_path):
+    # A real process that completes the handshake and then never answers again.
+    hang = [sys.executable, "-c",
+            "import sys, time; print('{\"ready\": true}', flush=True); time.sleep(3600)"]
+    spec = SandboxSpec(limits=FAST.__class__(wall_seconds=0.2))
+    with WorkerSession(hang, {"PATH": "/usr/bin:/bin"}, spec, answer_grace=0.3) as s:
+        first_pid = s.proc.pid
+        v = s.judge(GOOD)
+        assert v.reason == "sandbox_error" and "no answer" in v.detail
+        assert s.proc is None
+        v = s.judge(GOOD)  # restarted, hangs again, reported again
+        assert v.reason == "sandbox_error" and len(s.start_seconds) == 2
+    with pytest.raises(ProcessLookupError):
+        os.kill(first_pid, 0)
+
+
+def test_sandbox_that_cannot_start_reports_sandbox_error():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with WorkerSession(["/nonexistent/bwrap"], {}, SandboxSpec(limits=FAST)) as s:
+            v = s.judge(GOOD)
+    assert v.reason == "sandbox_error" and "nonexistent" in v.detail
