@@ -1,0 +1,121 @@
+"""Helpers for generation tests: a real chat-completions HTTP server on 127.0.0.1 that
+stands in for a paid API and returns scripted replies, plus configs and scripted actions.
+
+Scripted replies are a function of the request (e.g. of the turn number, counted from the
+assistant messages already in the conversation), so a re-run sends identical requests and the
+response cache can be tested honestly.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+from monitorbench.config import ConditionConfig, GeneratorConfig, GeneratorKind, RequestConfig
+from monitorbench.sandbox.base import Limits, SandboxSpec
+from monitorbench.suites.format import Task
+
+Script = Callable[[dict[str, Any]], "str | tuple[int, str]"]
+
+TASK_PUBLIC = {"instruction": "Call get_weather for Paris.",
+               "tools": [{"name": "get_weather", "required": ["city"]}]}
+FAST = Limits(wall_seconds=5.0, cpu_seconds=2, memory_mb=256, processes=16, file_size_mb=4,
+              open_files=64, output_bytes=65536)
+
+VERIFIER = '''\
+def verify(candidate, env):
+    call = candidate.get("call", {})
+    ok = call.get("name") == "get_weather" and "city" in call.get("args", {})
+    return "PASS" if ok else "FAIL"
+'''
+GOOD = {"call": {"name": "get_weather", "args": {"city": "Paris"}}}
+GOOD2 = {"call": {"name": "get_weather", "args": {"city": "paris", "unit": "C"}}}
+BAD = {"call": {"name": "get_weather", "args": {}}}
+
+
+def turn(body: dict[str, Any]) -> int:
+    """0 for the first request of a conversation, 1 after one assistant reply, ..."""
+    return sum(1 for m in body["messages"] if m["role"] == "assistant")
+
+
+def block(name: str, body: str = "", arg: str = "") -> str:
+    head = f"{name} {arg}".strip()
+    return f"Next step.\n```{head}\n{body}\n```\n"
+
+
+@dataclass
+class ChatServer:
+    """Chat-completions endpoint with a scripted reply function and request bookkeeping."""
+
+    script: Script
+    delay: float = 0.0
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return None
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server._lock:
+                    server.requests.append({"body": body, "auth": self.headers.get("Authorization")})
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    time.sleep(server.delay)
+                    out = server.script(body)
+                    status, text = out if isinstance(out, tuple) else (200, out)
+                    if status != 200:
+                        payload = json.dumps({"error": {"message": text}}).encode()
+                    else:
+                        payload = json.dumps({
+                            "id": "x", "object": "chat.completion", "model": body["model"],
+                            "choices": [{"index": 0, "finish_reason": "stop",
+                                         "message": {"role": "assistant", "content": text}}],
+                            "usage": {"prompt_tokens": 10 * len(body["messages"]),
+                                      "completion_tokens": max(1, len(text) // 4)}}).encode()
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+
+def openai_cfg(base_url: str, model: str = "scripted-model", **condition: Any) -> GeneratorConfig:
+    return GeneratorConfig(name="openai", kind=GeneratorKind.model, baseline=None,
+                           provider="openai", model=model, base_url=base_url, api_key_env=None,
+                           condition=ConditionConfig(max_tokens=256, **condition),
+                           request=RequestConfig(timeout_seconds=10, retries=2,
+                                                 backoff_seconds=0.01, concurrency=2))
+
+
+
+def spec_for(runtime: str = "none") -> Callable[[Task], SandboxSpec]:
+    return lambda task: SandboxSpec(limits=FAST, runtime=runtime)
