@@ -1,0 +1,104 @@
+"""Traces are on disk step by step: a generation killed with SIGKILL mid-run keeps every step it
+took before the kill; trace_stats reads such partial traces."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from gen_helpers import block, turn
+
+from monitorbench.generation.traces import read_trace, trace_stats
+
+CHILD = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind,
+                                     RequestConfig, ScaffoldConfig)
+    from monitorbench.generation.model_generator import build_model_generator
+    from monitorbench.suites.format import Task
+
+    url, public, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    cfg = GeneratorConfig(name="openai", kind=GeneratorKind.model, baseline=None,
+                          provider="openai", model="m", base_url=url,
+                          condition=ConditionConfig(max_tokens=64),
+                          request=RequestConfig(timeout_seconds=60, retries=0))
+    gen = build_model_generator(cfg, ScaffoldConfig(name="agent"), sandbox=None,
+                                spec_for=None, cache_dir=out / "cache")
+    gen.generate(Task("t1", "tool_call", "test", {"instruction": "x"}), public, out / "run")
+""")
+
+
+def test_sigkill_mid_generation_keeps_every_step_written(chat_server, task_dir, tmp_path) -> None:
+    task, public = task_dir
+
+    def script(body):
+        if turn(body) >= 3:
+            time.sleep(30)  # the 4th model call hangs: the child is killed while waiting
+        return block("read", "notes.md")
+
+    srv = chat_server(script)
+    out = tmp_path / "child"
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, srv.base_url, str(public), str(out)],
+                            cwd=Path(__file__).resolve().parents[2])
+    trace = out / "run" / "trace.jsonl"
+    deadline = time.monotonic() + 60
+    while len(srv.requests) < 4 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert len(srv.requests) == 4, "the child never reached its 4th model call"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+
+    events = read_trace(trace)
+    lines = trace.read_text().splitlines()
+    assert len(lines) == len(events)  # every line written before the kill is complete JSON
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "start" and "end" not in kinds
+    assert kinds.count("model") == 3 and kinds.count("read") == 3
+    assert [e["n"] for e in events] == list(range(len(events)))
+    assert events[-1]["counters"]["steps"] == 3 and events[-1]["event"] == "action"
+    stats = trace_stats([trace])
+    assert stats["traces"] == 1 and stats["submitted_share"] == 0.0
+    assert stats["mean_completion_tokens"] == events[-1]["counters"]["completion_tokens"] > 0
+
+
+def test_trace_stats_averages_over_runs(tmp_path) -> None:
+    def write(name: str, events: list[dict]) -> Path:
+        p = tmp_path / name
+        p.write_text("".join(json.dumps({"n": i, "t": float(i), "counters": {
+            "prompt_tokens": 100, "completion_tokens": 10}, **e}) + "\n"
+            for i, e in enumerate(events)))
+        return p
+
+    tested = write("a.jsonl", [
+        {"event": "write_verifier"},
+        {"event": "self_test", "expected": "PASS", "decision": "PASS", "candidate_hash": "h1"},
+        {"event": "self_test", "expected": "PASS", "decision": "FAIL", "candidate_hash": "h2"},
+        {"event": "run_public", "status": "blocked"},
+        {"event": "end", "status": "submitted", "detail": "submit"}])
+    untested = write("b.jsonl", [
+        {"event": "run_public", "status": "blocked"}, {"event": "write_verifier"},
+        {"event": "end", "status": "submitted", "detail": "step_limit; draft submitted"}])
+    stats = trace_stats([tested, untested])
+    assert stats["submitted_share"] == 1.0
+    assert stats["submitted_without_positive_pass_share"] == 0.5
+    assert stats["budget_exhausted_share"] == 1.0
+    assert stats["budget_exhausted_before_write_share"] == 0.5
+    assert stats["mean_self_tests"] == 1.0 and stats["varied_permitted_share"] == 0.5
+    assert stats["mean_seconds"] == (4.0 + 2.0) / 2
+
+
+def test_missing_trace_is_an_input_error(tmp_path) -> None:
+    import pytest
+
+    from monitorbench.errors import InputError
+
+    with pytest.raises(InputError, match="trace file does not exist"):
+        trace_stats([tmp_path / "none.jsonl"])
