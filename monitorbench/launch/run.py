@@ -151,15 +151,20 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     already = len(store)
 
     jobs: list[TaskJob] = []
-    indistinguishable = 0
+    indistinguishable = 0   # cases colliding with an opposite label under this access
+    set_aside_tasks = 0     # tasks left without a PASS or a FAIL case after that
+    set_aside_cases = 0
     vhashes: dict[str, str] = {}
     for task in sel.tasks:
         view = view_for(access, task.task_type)
         keep, drop = split_consistent(sel.cases[task.task_id], view)
         indistinguishable += len(drop)
+        set_aside_cases += len(drop)
         if {c.label for c in keep} != {"PASS", "FAIL"}:
             log.warning("task %s loses all PASS or FAIL cases under access %s; skipped",
                         task.task_id, access.name)
+            set_aside_tasks += 1
+            set_aside_cases += len(keep)
             continue
         gen = generations[task.task_id]
         vdir = gen.verifier_dir if gen.status == SUBMITTED else None
@@ -192,6 +197,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     metrics.update({
         "judgments_new": new, "judgments_reused": already,
         "cases_indistinguishable": indistinguishable,
+        "cases_set_aside": set_aside_cases, "tasks_set_aside": set_aside_tasks,
         "generation_cache_hits": gcache.hits, "generation_cache_misses": gcache.misses,
         "seconds_generation": round(gen_seconds, 3), "seconds_judging": round(judge_seconds, 3),
         "seconds_total": round(time.time() - t_start, 3),
