@@ -103,7 +103,8 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
     masked = [Path(p).resolve() for p in spec.masked_paths]
     masked.append(Path(monitorbench.__file__).resolve().parent)  # reference verifiers live here
     args += _mask_args(masked, bound)
-    args += ["--chdir", "/tmp", str(Path(sys.executable).resolve()), "-I", "-B", "/mb/worker.py",
+    args += ["--chdir", "/tmp", str(Path(sys.executable).resolve()), "-I", "-S", "-B",
+             "/mb/worker.py",
              worker_config(spec, verifier_dir="/verifier", task_dir="/task",
                            runtimes_dir="/mb/runtimes", scratch_root="/tmp",
                            own_pid_namespace=True)]

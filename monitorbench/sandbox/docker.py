@@ -51,7 +51,7 @@ def docker_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec, runtime
              "-v", f"{runtimes_dir}:/mb/runtimes:ro"]
     for key, value in minimal_env().items():
         args += ["-e", f"{key}={value}"]
-    args += [image, "python3", "-I", "-B", "/mb/worker.py",
+    args += [image, "python3", "-I", "-S", "-B", "/mb/worker.py",
              worker_config(spec, verifier_dir="/verifier", task_dir="/task",
                            runtimes_dir="/mb/runtimes", scratch_root="/tmp",
                            own_pid_namespace=True)]

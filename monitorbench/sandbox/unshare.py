@@ -49,7 +49,8 @@ class UnshareSandbox:
                 ) -> Iterator[WorkerSession]:
         check_runtime(spec, self.runtimes_dir)
         scratch = Path(tempfile.mkdtemp(prefix="mb-unshare-"))
-        argv = [*UNSHARE, str(Path(sys.executable).resolve()), "-I", "-B", str(WORKER_PATH),
+        argv = [*UNSHARE, str(Path(sys.executable).resolve()), "-I", "-S", "-B",
+                str(WORKER_PATH),
                 worker_config(spec, verifier_dir=str(Path(verifier_dir).resolve()),
                               task_dir=str(Path(public_dir).resolve()),
                               runtimes_dir=str(self.runtimes_dir), scratch_root=str(scratch),

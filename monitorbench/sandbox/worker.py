@@ -5,7 +5,7 @@ standard library only and never imports monitorbench (the package is not visible
 
 Protocol (newline-delimited JSON over stdin/stdout):
 
-* start: ``python3 -I -B worker.py CONFIG_JSON``; the worker answers ``{"ready": true, ...}``.
+* start: ``python3 -I -S -B worker.py CONFIG_JSON``; the worker answers ``{"ready": true, ...}``.
 * request ``{"candidate": {...}}`` -> one answer line per request, either
   ``{"status": "returned", "value": <JSON value>, "seconds": s, "executions": n}``,
   ``{"status": "unserializable", "repr": "...", ...}`` or
@@ -19,6 +19,7 @@ other process in the sandbox's PID namespace and wipes the case's scratch direct
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -35,6 +36,8 @@ DETAIL_CAP = 500          # characters of exception/detail text sent back
 RESULT_CAP = 1 << 20      # bytes a verify() return value may take once encoded
 OUTPUT_KEEP = 4096        # bytes of printed output kept from the start, to diagnose kills
 OUTPUT_TAIL = 2000        # bytes of printed output sent back (Verdict.stdout)
+PRELOAD = ("re", "ast", "math", "collections", "itertools", "functools", "typing", "string",
+           "copy")
 EXPECTED = "expected 'PASS', 'FAIL' or {'decision': 'PASS'|'FAIL', 'confidence': float}"
 
 
@@ -222,8 +225,9 @@ def _load_runtime(cfg: dict):
     return package.load_env_factory(name)
 
 
-def _other_pids() -> list[int]:
-    """Every process in this PID namespace except this worker and its ancestors."""
+def _ancestry() -> frozenset[int]:
+    """This worker and its ancestors (in bwrap: bwrap's init), which must survive clean-up.
+    Computed once at start: a process's ancestors never change while it lives."""
     keep = set()
     pid = os.getpid()
     while pid > 0 and pid not in keep:
@@ -234,14 +238,15 @@ def _other_pids() -> list[int]:
             pid = int(stat[stat.rindex(b")") + 2:].split()[1])
         except (OSError, ValueError, IndexError):
             break
-    others = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in keep:
-            others.append(int(entry))
-    return others
+    return frozenset(keep)
 
 
-def _kill_strays(own_pid_namespace: bool, child_pgid: int) -> None:
+def _other_pids(keep: frozenset[int]) -> list[int]:
+    """Every process in this PID namespace except ``keep``."""
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in keep]
+
+
+def _kill_strays(own_pid_namespace: bool, child_pgid: int, keep: frozenset[int]) -> None:
     """Nothing may survive a case. In our own PID namespace we can kill everything else; elsewhere
     (no namespace) only the child's process group is safe to kill."""
     try:
@@ -250,7 +255,7 @@ def _kill_strays(own_pid_namespace: bool, child_pgid: int) -> None:
         pass
     if own_pid_namespace:
         for _ in range(100):
-            pids = _other_pids()
+            pids = _other_pids(keep)
             if not pids:
                 break
             for p in pids:
@@ -394,7 +399,7 @@ def _judge(code, candidate: dict, state: dict) -> dict:
         except BlockingIOError:
             pass
     seconds = time.monotonic() - t0
-    _kill_strays(state["own_pid_namespace"], pid)
+    _kill_strays(state["own_pid_namespace"], pid, state["keep"])
     sel.close()
     for fd in (out_r, res_r, pidfd):
         if fd is not None:
@@ -437,8 +442,37 @@ def _classify(killed_for: str, status: int, rusage, result: bytes, out_head: byt
             "detail": _cap(f"exited with status {code} before returning: {tail[0]}")}
 
 
+def _add_site_packages() -> None:
+    """The worker runs with ``-S``: site's .pth processing imports whatever the host installed
+    (on some hosts ~100 ms per sandbox start) and executes code lines. Verifiers and runtimes
+    still need third-party packages, so add the site-packages directories, and the plain path
+    lines of their .pth files, without running any .pth code."""
+    import site
+
+    for d in site.getsitepackages():
+        if not os.path.isdir(d) or d in sys.path:
+            continue
+        sys.path.append(d)
+        for name in sorted(os.listdir(d)):
+            if not name.endswith(".pth"):
+                continue
+            try:
+                with open(os.path.join(d, name), encoding="utf-8") as f:
+                    lines = f.read().splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in lines:
+                line = line.strip()
+                if line and not line.startswith(("#", "import ", "import\t")):
+                    path = os.path.join(d, line)
+                    if os.path.isdir(path) and path not in sys.path:
+                        sys.path.append(path)
+
+
 def main() -> None:
     cfg = json.loads(sys.argv[1])
+    if sys.flags.no_site:
+        _add_site_packages()
     _no_ptrace()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     main_path = os.path.join(cfg["verifier_dir"], "main.py")
@@ -472,7 +506,12 @@ def main() -> None:
         "task": task, "task_dir": cfg["task_dir"], "scratch_root": cfg["scratch_root"],
         "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
         "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),
+        "keep": _ancestry(),
     }
+    for name in PRELOAD:  # trusted stdlib, imported once here instead of in every child
+        __import__(name)
+    gc.collect()
+    gc.freeze()  # per-case children then leave the parent's objects alone: fewer copied pages
     _write_all(1, (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode())
     stdin = sys.stdin.buffer
     while True:

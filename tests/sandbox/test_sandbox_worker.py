@@ -250,3 +250,14 @@ def test_task_is_the_public_task_json(sandbox, tmp_path, public_dir, spec):
     with sandbox.session(vdir, public_dir, spec) as s:
         assert s.judge({}).decision == "PASS"
     assert TASK["task_id"] == "t1"
+
+
+def test_verifier_can_import_installed_packages(sandbox, tmp_path, public_dir, spec):
+    # The worker starts Python without site processing; site-packages must still be importable.
+    vdir = write_verifier(tmp_path, """
+        from packaging.version import Version
+        def verify(candidate, env):
+            return "PASS" if Version(candidate["v"]) >= Version("1.10") else "FAIL"
+        """)
+    with sandbox.session(vdir, public_dir, spec) as s:
+        assert [s.judge({"v": v}).decision for v in ("1.9", "1.10.1")] == ["FAIL", "PASS"]
