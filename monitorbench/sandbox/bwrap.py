@@ -22,7 +22,7 @@ from typing import Iterator
 import monitorbench
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.cgroup import PidsCgroup
-from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_runtime,
+from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, worker_config)
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -122,7 +122,7 @@ class BwrapSandbox:
     @contextmanager
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
                 ) -> Iterator[WorkerSession]:
-        check_runtime(spec, self.runtimes_dir)
+        check_inputs(Path(public_dir), spec, self.runtimes_dir)
         argv = bwrap_argv(Path(verifier_dir).resolve(), Path(public_dir).resolve(), spec,
                           self.runtimes_dir)
         cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)

@@ -29,6 +29,17 @@ ANSWER_GRACE = 5.0       # seconds beyond the per-case wall clock before the wor
 ANSWER_CAP = 4 << 20     # bytes of one answer line; a worker answer is small by construction
 
 
+def check_inputs(public_dir: Path, spec: SandboxSpec, runtimes_dir: Path) -> None:
+    """Refuse a task without task.json or an unknown runtime before any sandbox starts (a
+    verifier directory may be missing or empty: that is judged ``missing_verifier``)."""
+    task_json = Path(public_dir) / "task.json"
+    if not task_json.is_file():
+        raise InputError(task_json, None, "the task's public task.json is missing",
+                         "pass the task's public/<task_id> directory of a built suite, or "
+                         "rebuild the suite")
+    check_runtime(spec, runtimes_dir)
+
+
 def check_runtime(spec: SandboxSpec, runtimes_dir: Path) -> None:
     """Refuse an unknown runtime before any sandbox starts."""
     names = available(runtimes_dir)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from monitorbench.sandbox.base import SandboxSpec
-from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_runtime,
+from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, worker_config)
 
 DEFAULT_IMAGE = "python:3.11-slim"
@@ -72,7 +72,7 @@ class DockerSandbox:
     @contextmanager
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
                 ) -> Iterator[WorkerSession]:
-        check_runtime(spec, self.runtimes_dir)
+        check_inputs(Path(public_dir), spec, self.runtimes_dir)
         argv = docker_argv(Path(verifier_dir).resolve(), Path(public_dir).resolve(), spec,
                            self.runtimes_dir, self.image, self.binary)
         with WorkerSession(argv, minimal_env(), spec) as s:

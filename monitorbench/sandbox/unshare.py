@@ -20,7 +20,7 @@ from typing import Iterator
 
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.cgroup import PidsCgroup
-from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_runtime,
+from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, worker_config)
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class UnshareSandbox:
     @contextmanager
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
                 ) -> Iterator[WorkerSession]:
-        check_runtime(spec, self.runtimes_dir)
+        check_inputs(Path(public_dir), spec, self.runtimes_dir)
         scratch = Path(tempfile.mkdtemp(prefix="mb-unshare-"))
         argv = [*UNSHARE, str(Path(sys.executable).resolve()), "-I", "-S", "-B",
                 str(WORKER_PATH),

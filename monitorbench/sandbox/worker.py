@@ -301,7 +301,10 @@ def _reap() -> None:
 
 
 def _classify_signal(sig: int, rusage, limits: dict, output_head: bytes) -> tuple[str, str]:
-    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"signal {sig}"
     cpu = rusage.ru_utime + rusage.ru_stime
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_seconds"]):
         return "cpu_limit", f"CPU limit of {limits['cpu_seconds']} s reached ({name})"

@@ -84,3 +84,10 @@ def test_sandbox_that_cannot_start_reports_sandbox_error():
         with WorkerSession(["/nonexistent/bwrap"], {}, SandboxSpec(limits=FAST)) as s:
             v = s.judge(GOOD)
     assert v.reason == "sandbox_error" and "nonexistent" in v.detail
+
+
+def test_public_dir_without_task_json_is_an_input_error(tmp_path):
+    with pytest.raises(InputError) as e:
+        with BwrapSandbox().session(tmp_path, tmp_path, SandboxSpec()):
+            pass
+    assert e.value.file.endswith("task.json") and "rebuild" in e.value.fix

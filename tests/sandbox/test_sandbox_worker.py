@@ -261,3 +261,14 @@ def test_verifier_can_import_installed_packages(sandbox, tmp_path, public_dir, s
         """)
     with sandbox.session(vdir, public_dir, spec) as s:
         assert [s.judge({"v": v}).decision for v in ("1.9", "1.10.1")] == ["FAIL", "PASS"]
+
+
+def test_verifier_killing_its_worker_costs_one_case_only(sandbox, tmp_path, public_dir, spec):
+    vdir = hostile(tmp_path, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")
+    with sandbox.session(vdir, public_dir, spec) as s:
+        v = s.judge({"attack": True})
+        # bwrap: the worker dies, the case is sandbox_error and the next case runs in a restarted
+        # worker. unshare: the worker is the namespace's init, which ignores the signal, so the
+        # attack just returns None.
+        assert v.reason == ("sandbox_error" if sandbox.name == "bwrap" else "malformed"), v
+        assert s.judge(GOOD).outcome == "P" and s.judge(BAD).outcome == "F"
