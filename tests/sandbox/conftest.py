@@ -25,7 +25,8 @@ JUDGE = '''
 def judge(candidate, env):
     call = candidate.get("call", {})
     tool = env.task["tools"][0]
-    ok = call.get("name") == tool["name"] and all(a in call.get("args", {}) for a in tool["required"])
+    args = call.get("args", {})
+    ok = call.get("name") == tool["name"] and all(a in args for a in tool["required"])
     return "PASS" if ok else "FAIL"
 '''
 GOOD = {"call": {"name": "get_weather", "args": {"city": "Paris"}}}

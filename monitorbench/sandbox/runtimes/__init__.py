@@ -7,9 +7,9 @@ as the package ``runtimes``. A runtime ``NAME`` is a module ``NAME.py`` in this 
 
 ``task`` is the public ``task.json`` dict, ``public_dir`` the task's public directory as seen in the
 sandbox (``/task``) and ``config`` is ``SandboxSpec.runtime_config``. The worker imports the
-runtime module once (it is trusted framework code, so importing it in the worker parent is safe and
-saves every case the import cost) and calls ``make_env`` afresh in every per-case child, so each case
-gets a fresh environment. The worker then sets ``env.task`` and ``env.public_dir`` on the returned
+runtime module once (it is trusted framework code, so importing it in the worker parent is safe
+and saves every case the import cost) and calls ``make_env`` afresh in every per-case child, so
+each case gets a fresh environment. The worker then sets ``env.task`` and ``env.public_dir`` on the returned
 object. If the object has an integer attribute ``executions`` (e.g. how many times the verifier
 called ``env.run_public``), its value after ``verify`` returns is reported as
 ``Verdict.executions``. Runtime ``"none"`` gives a plain env with only ``task`` and ``public_dir``.
