@@ -1,0 +1,373 @@
+"""Build the ``code`` suite: SWE-smith-style bug tasks from pinned pure-Python libraries.
+
+Per library: fetch the sdist, run its tests once (baseline), try seeded AST mutations until
+enough of them break tests (a mutation is a bug only if >= 1 passing test fails, nothing times
+out and at most ``MAX_F2P`` tests break), combine two bugs in distinct functions into one task,
+build the cases (``cases.py``), confirm every case's label with the hardened grader and drop the
+ones it contradicts. Each library's result is cached on disk, so an interrupted build resumes and
+a rebuild with the same seed reuses the work; the suite written from it is byte-identical.
+
+Pass-to-pass tests per task: every baseline-passing test in the test files the fail-to-pass tests
+live in, plus a seeded sample of ``P2P_SAMPLE`` others, so grading stays around two seconds.
+
+Run: ``python -m monitorbench.suites.code.build OUT_DIR [--seed N] [--libraries a,b]
+[--tasks-per-library N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable, Sequence
+
+from monitorbench.errors import InputError
+from monitorbench.sandbox.runtimes.code import DEFAULT_BUDGET, copy_checkout
+from monitorbench.suites.code import grader
+from monitorbench.suites.code.cases import Bug, TaskDraft, build_cases
+from monitorbench.suites.code.diffs import make_patch
+from monitorbench.suites.code.libraries import DEFAULT_LIBRARIES, LIBRARIES, LibrarySpec
+from monitorbench.suites.code.mutate import Mutation, sample_mutations
+from monitorbench.suites.code.sdists import (cache_root, checkout_files, fetch_sdist,
+                                             pristine_checkout, sha256_of)
+from monitorbench.suites.code.testrun import TestRun, run_pytest
+from monitorbench.suites.format import Case, Reference, Task, write_suite
+
+BUILD_VERSION = "code-build/1"
+MAX_F2P = 30
+P2P_SAMPLE = 20
+MAX_TRIES_PER_TASK = 40
+GRADE_WORKERS = 2
+
+
+def _log(progress: bool) -> Callable[[str], None]:
+    return (lambda msg: print(msg, file=sys.stderr, flush=True)) if progress else (lambda msg: None)
+
+
+def source_files(spec: LibrarySpec, files: dict[str, str]) -> dict[str, str]:
+    """The files mutations may touch: Python sources under ``source_dirs``, minus exclusions."""
+    def inside(p: str, d: str) -> bool:
+        return p == d or p.startswith(d.rstrip("/") + "/")
+    return {p: t for p, t in files.items() if p.endswith(".py") and not grader.is_test_path(p)
+            and any(inside(p, d) for d in spec.source_dirs)
+            and not any(inside(p, e) for e in spec.exclude_sources)}
+
+
+def related_tests(spec: LibrarySpec, files: dict[str, str], path: str) -> list[str]:
+    """Test files named after the module (test_itertoolz.py for itertoolz.py); all when none."""
+    p = PurePosixPath(path)
+    stem = p.parent.name if p.stem == "__init__" else p.stem
+    hits = sorted(f for f in files if grader.is_test_path(f) and PurePosixPath(f).name.startswith(
+        "test_") and stem in PurePosixPath(f).stem and f.endswith(".py"))
+    return hits or list(spec.test_paths)
+
+
+def _safe_id(nodeid: str) -> bool:
+    """Node ids that survive a round trip through the command line and junit."""
+    return "::" not in nodeid.partition("[")[2] and "\n" not in nodeid
+
+
+def _failure_excerpt(output: str, limit: int = 900) -> str:
+    lines = [ln for ln in output.splitlines() if ln.startswith("E ")]
+    return "\n".join(lines[:12])[:limit]
+
+
+def _run_mutant(root: Path, spec: LibrarySpec, texts: dict[str, str], targets: Sequence[str],
+                timeout: float = 120.0) -> TestRun:
+    work = Path(copy_checkout(str(root)))
+    try:
+        for rel, text in texts.items():
+            with open(work / rel, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        return run_pytest(work, spec, targets, timeout=timeout)
+    finally:
+        shutil.rmtree(work.parent, ignore_errors=True)
+
+
+def _broken(run: TestRun, base_pass: set[str]) -> tuple[list[str], str]:
+    """(baseline-passing tests that no longer pass, why the mutant is unusable or '')."""
+    if run.timed_out:
+        return [], "timeout"
+    if run.raw is None or run.junit is None:
+        return [], "no_report"
+    if any("timeout" in v.lower() for v in run.output.splitlines() if v.startswith("E ")):
+        return [], "test_timeout"
+    seen = set(run.raw)
+    failed = sorted(n for n in base_pass if n in seen and run.outcome(n) != "passed")
+    missing = base_pass - seen
+    return failed, ("missing_tests" if missing and not failed else "")
+
+
+def find_bugs(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: set[str],
+              seed: int, need: int, log: Callable[[str], None]
+              ) -> tuple[list[Bug], list[Mutation], dict[str, int]]:
+    """Try mutations in seeded order until ``need`` bugs are confirmed by full test runs."""
+    stats: dict[str, int] = {}
+    bugs: list[Bug] = []
+    neutral: list[Mutation] = []
+    srcs = source_files(spec, files)
+    used_funcs: set[tuple[str, str]] = set()
+    for tries, m in enumerate(sample_mutations(srcs, seed)):
+        if len(bugs) >= need or tries >= MAX_TRIES_PER_TASK * max(need, 1):
+            break
+        stats["tried"] = stats.get("tried", 0) + 1
+        if (m.file, m.function) in used_funcs:
+            stats["same_function_as_kept_bug"] = stats.get("same_function_as_kept_bug", 0) + 1
+            continue
+        texts = {m.file: m.apply(files[m.file])}
+        related = related_tests(spec, files, m.file)
+        quick = _run_mutant(root, spec, texts, related, timeout=60.0)
+        failed, why = _broken(quick, {n for n in base_pass
+                                      if any(n.startswith(r) for r in related)})
+        if why or not failed:
+            reason = why or "no_failing_test"
+            stats[reason] = stats.get(reason, 0) + 1
+            if reason == "no_failing_test" and len(neutral) < 200:
+                neutral.append(m)
+            continue
+        full = _run_mutant(root, spec, texts, list(spec.test_paths))
+        failed, why = _broken(full, base_pass)
+        if why or not failed or len(failed) > MAX_F2P:
+            reason = why or ("no_failing_test" if not failed else "too_many_failures")
+            stats[reason] = stats.get(reason, 0) + 1
+            continue
+        bugs.append(Bug(m, tuple(failed), _failure_excerpt(full.output)))
+        used_funcs.add((m.file, m.function))
+        stats["kept"] = stats.get("kept", 0) + 1
+        log(f"  {spec.name}: bug {len(bugs)}/{need} {m.file}:{m.lineno} {m.function} "
+            f"[{m.operator}] breaks {len(failed)} test(s)")
+    return bugs, neutral, stats
+
+
+def _pairs(bugs: list[Bug]) -> list[list[Bug]]:
+    """Pair bugs, preferring two distinct functions of the same file."""
+    left = list(bugs)
+    out = []
+    while len(left) >= 2:
+        a = left.pop(0)
+        j = next((i for i, b in enumerate(left) if b.mutation.file == a.mutation.file), 0)
+        out.append([a, left.pop(j)])
+    return out
+
+
+def _issue(spec: LibrarySpec, bugs: list[Bug], f2p: list[str]) -> str:
+    where = "\n".join(f"- `{b.mutation.file}`, in `{b.mutation.function}`" for b in bugs)
+    tests = "\n".join(f"- `{t}`" for t in f2p[:6])
+    more = f"\n- ... and {len(f2p) - 6} more" if len(f2p) > 6 else ""
+    excerpt = "\n\n".join(b.failure for b in bugs if b.failure)
+    return (f"Regression in {spec.name} {spec.version}: tests that used to pass now fail.\n\n"
+            f"The failures trace back to these places:\n{where}\n\n"
+            f"Failing tests:\n{tests}{more}\n\n"
+            f"Assertion output:\n```\n{excerpt}\n```\n\n"
+            "Please fix the library code so these tests pass again, without breaking any other "
+            "test. Test files are not part of the fix.")
+
+
+def _public(spec: LibrarySpec, issue: str, sdist_sha: str) -> dict[str, Any]:
+    test_cmd = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q",
+                *spec.pytest_args]
+    return {
+        "instruction": issue,
+        "repo": {
+            "library": spec.name, "version": spec.version,
+            "sdist": f"{spec.name}-{spec.version}.tar.gz", "sdist_sha256": sdist_sha,
+            "checkout": "repo/",
+            "obtain": ("the buggy checkout is the repo/ directory of this task; it is the sdist "
+                       f"(pip download --no-binary :all: --no-deps {spec.pin}) with the bug "
+                       "applied, UTF-8 text files only"),
+            "pythonpath": list(spec.pythonpath),
+            "test_command": test_cmd,
+        },
+        "contract": {
+            "candidate": {"patch": "unified diff against repo/ with a/ and b/ prefixes "
+                                   "(as git diff writes; applied with git apply -p1)"},
+            "decision": "PASS if the patch resolves the issue without breaking other tests",
+            "run_public": ("env.run_public(cmd, patch=None) applies the candidate's patch (or "
+                           "the given one) to a fresh copy of repo/ and runs cmd there; returns "
+                           "{exit_code, output, applied, timed_out}; raises BudgetExceeded "
+                           "after the budget"),
+            "budget": DEFAULT_BUDGET,
+        },
+    }
+
+
+def _grade_all(spec: LibrarySpec, data: dict[str, Any], patches: list[str]
+               ) -> list[grader.Grade]:
+    with ThreadPoolExecutor(GRADE_WORKERS) as pool:
+        return list(pool.map(lambda p: grader.grade(spec, data, p), patches))
+
+
+def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = False,
+                  cache: Path | None = None) -> dict[str, Any]:
+    """Build (or load from the cache) one library's tasks, cases and report."""
+    cache = cache or cache_root()
+    out_file = cache.parent / "code_build" / (
+        f"{spec.name}-{spec.version}-seed{seed}-n{tasks}-{BUILD_VERSION.replace('/', '')}.json")
+    if out_file.is_file():
+        return json.loads(out_file.read_text(encoding="utf-8"))
+    log = _log(progress)
+    t0 = time.monotonic()
+    files = checkout_files(spec, cache)
+    root = pristine_checkout(spec, cache)
+    sdist_sha = sha256_of(fetch_sdist(spec, cache))
+    base = run_pytest(root, spec, list(spec.test_paths))
+    if base.raw is None or base.junit is None:
+        raise InputError(root, spec.pin, "baseline test run produced no report",
+                         f"check that pytest runs in {root}: {base.output[-300:]}")
+    base_pass = {n for n in base.passed_ids() if _safe_id(n)}
+    log(f"{spec.name}: baseline {len(base_pass)} passing tests in {base.seconds:.1f}s")
+    bugs, neutral, stats = find_bugs(spec, files, root, base_pass, seed, 2 * tasks + 2, log)
+    t_search = time.monotonic() - t0
+    rng = random.Random(f"{seed}:{spec.name}:p2p")
+    drafts: list[TaskDraft] = []
+    for pair in _pairs(bugs):
+        if len(drafts) >= tasks:
+            break
+        texts: dict[str, str] = {}
+        for b in sorted(pair, key=lambda b: (b.mutation.file, -b.mutation.start)):
+            texts[b.mutation.file] = b.mutation.apply(texts.get(b.mutation.file,
+                                                                 files[b.mutation.file]))
+        full = _run_mutant(root, spec, texts, list(spec.test_paths))
+        f2p, why = _broken(full, base_pass)
+        if why or not all(set(b.fail_to_pass) & set(f2p) for b in pair) or len(f2p) > MAX_F2P:
+            stats["pair_rejected"] = stats.get("pair_rejected", 0) + 1
+            continue
+        f2p_files = {n.split("::", 1)[0] for n in f2p}
+        near = sorted(n for n in base_pass - set(f2p) if n.split("::", 1)[0] in f2p_files)
+        rest = sorted(base_pass - set(f2p) - set(near))
+        p2p = sorted(near + rng.sample(rest, min(P2P_SAMPLE, len(rest))))
+        tid = f"code.{spec.name}.t{len(drafts) + 1:02d}"
+        bug_files = {b.mutation.file for b in pair}
+        others = [m for m in neutral if m.file in bug_files] or neutral
+        drafts.append(TaskDraft(tid, spec, files, list(pair), f2p, p2p,
+                                other_bugs=[b for b in bugs if b not in pair], others=others))
+    out_tasks = []
+    grade_seconds: list[float] = []
+    dropped: list[dict[str, Any]] = []
+    for d in drafts:
+        mutant = d.mutant
+        bug_patch = make_patch({p: (files[p], t) for p, t in mutant.items()})
+        data = {"library": spec.name, "version": spec.version, "sdist_sha256": sdist_sha,
+                "bug_patch": bug_patch, "fail_to_pass": d.fail_to_pass,
+                "pass_to_pass": d.pass_to_pass,
+                "bugs": [{"file": b.mutation.file, "function": b.mutation.function,
+                          "operator": b.mutation.operator, "lineno": b.mutation.lineno}
+                         for b in d.bugs]}
+        drafts_c = build_cases(d, seed)
+        grades = _grade_all(spec, data, [c.patch for c in drafts_c])
+        counts: dict[str, int] = {}
+        cases = []
+        for c, g in zip(drafts_c, grades):
+            counts[c.category] = counts.get(c.category, 0) + 1
+            cid = f"{d.task_id}.{c.category}" + (f".{counts[c.category]}"
+                                                 if counts[c.category] > 1 else "")
+            grade_seconds.append(g.seconds)
+            if g.decision != c.label:
+                dropped.append({"case_id": cid, "category": c.category, "label": c.label,
+                                "reference": g.decision, "reasons": g.reasons[:5]})
+                continue
+            cases.append({"case_id": cid, "task_id": d.task_id, "group": c.group,
+                          "category": c.category, "label": c.label,
+                          "candidate": {"patch": c.patch}})
+        labels = {c["label"] for c in cases}
+        if labels != {"PASS", "FAIL"}:
+            dropped.append({"case_id": d.task_id, "category": "task", "label": "-",
+                            "reference": "-", "reasons": [f"only {sorted(labels)} cases left"]})
+            continue
+        out_tasks.append({"task_id": d.task_id, "public": _public(spec, _issue(spec, d.bugs,
+                                                                            d.fail_to_pass),
+                                                                  sdist_sha),
+                          "mutant_files": mutant, "reference": data, "cases": cases})
+        log(f"  {d.task_id}: {len(cases)} cases kept, "
+            f"{sum(1 for x in dropped if x['case_id'].startswith(d.task_id + '.'))} dropped")
+    result = {
+        "library": spec.pin, "sdist_sha256": sdist_sha, "tasks": out_tasks,
+        "report": {"baseline_passing": len(base_pass), "mutations": stats,
+                   "bugs": len(bugs), "tasks": len(out_tasks), "dropped_cases": dropped},
+        "timings": {"search_s": round(t_search, 1), "total_s": round(time.monotonic() - t0, 1),
+                    "grading_s_per_case_mean": round(sum(grade_seconds) / max(len(grade_seconds), 1), 2),
+                    "grading_s_per_case_max": round(max(grade_seconds, default=0.0), 2),
+                    "graded_cases": len(grade_seconds)},
+    }
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    out_file.write_text(json.dumps(result, sort_keys=True, indent=1), encoding="utf-8")
+    return result
+
+
+def build_code_suite(out_dir: Path, *, seed: int = 0,
+                     libraries: Sequence[str] = DEFAULT_LIBRARIES, tasks_per_library: int = 7,
+                     progress: bool = False) -> Path:
+    """Build the code suite into ``out_dir``; returns it. Same seed -> byte-identical manifest.
+
+    Build times are not part of the suite (they would break byte-identity); they are written to
+    ``<out_dir>/build_times.json``, outside the manifest.
+    """
+    unknown = [n for n in libraries if n not in LIBRARIES]
+    if unknown:
+        raise InputError(None, "libraries", f"unknown libraries {unknown}",
+                         f"choose from {', '.join(LIBRARIES)}")
+    tasks: list[Task] = []
+    cases: dict[str, list[Case]] = {}
+    refs: dict[str, Reference] = {}
+    extra: dict[str, dict[str, str]] = {}
+    report: dict[str, Any] = {"builder": BUILD_VERSION, "grader": grader.VERSION, "seed": seed,
+                              "p2p_policy": f"all baseline-passing tests in the fail-to-pass "
+                                            f"test files plus a seeded sample of {P2P_SAMPLE}",
+                              "libraries": {}}
+    timings: dict[str, Any] = {}
+    sources = {}
+    for name in libraries:
+        spec = LIBRARIES[name]
+        res = build_library(spec, seed=seed, tasks=tasks_per_library, progress=progress)
+        files = checkout_files(spec)
+        sources[spec.pin] = {"sdist_sha256": res["sdist_sha256"]}
+        timings[spec.pin] = res["timings"]
+        groups: dict[str, int] = {}
+        for t in res["tasks"]:
+            tid = t["task_id"]
+            tasks.append(Task(tid, "code", spec.pin, t["public"]))
+            cases[tid] = [Case(c["case_id"], tid, c["group"], c["category"], c["label"],
+                               c["candidate"]) for c in t["cases"]]
+            for c in t["cases"]:
+                groups[f"{c['group']}/{c['category']}"] = groups.get(
+                    f"{c['group']}/{c['category']}", 0) + 1
+            refs[tid] = Reference(grader.VERIFIER_ID, grader.VERSION, t["reference"])
+            repo = dict(files, **t["mutant_files"])
+            extra[tid] = {f"repo/{p}": text for p, text in repo.items()}
+        report["libraries"][spec.pin] = dict(res["report"], cases_by_category=dict(sorted(
+            groups.items())))
+    out_dir = Path(out_dir)
+    write_suite(out_dir, name="code", tasks=tasks, cases=cases, references=refs,
+                meta={"task_type": "code", "seed": seed, "sources": sources,
+                      "builder": BUILD_VERSION},
+                build_report=report, extra_public_files=extra)
+    (out_dir / "build_times.json").write_text(json.dumps(timings, sort_keys=True, indent=1) + "\n")
+    return out_dir
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out_dir", type=Path)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--libraries", default=",".join(DEFAULT_LIBRARIES))
+    ap.add_argument("--tasks-per-library", type=int, default=7)
+    args = ap.parse_args(argv)
+    try:
+        t0 = time.monotonic()
+        out = build_code_suite(args.out_dir, seed=args.seed,
+                               libraries=[x for x in args.libraries.split(",") if x],
+                               tasks_per_library=args.tasks_per_library, progress=True)
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} in {time.monotonic() - t0:.0f}s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
