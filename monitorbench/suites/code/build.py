@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import sys
 import time
@@ -72,8 +73,22 @@ def _safe_id(nodeid: str) -> bool:
     return "::" not in nodeid.partition("[")[2] and "\n" not in nodeid
 
 
-def _failure_excerpt(output: str, limit: int = 900) -> str:
-    lines = [ln for ln in output.splitlines() if ln.startswith("E ")]
+_SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
+
+
+def _failure_excerpt(output: str, tests: Sequence[str], limit: int = 900) -> str:
+    """The ``E`` lines of the first failure section that belongs to one of ``tests``."""
+    wanted = {".".join(t.split("::")[1:]) for t in tests}
+    current = None
+    lines: list[str] = []
+    for line in output.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            if lines:
+                break
+            current = m.group(1)
+        elif current in wanted and line.startswith("E "):
+            lines.append(line)
     return "\n".join(lines[:12])[:limit]
 
 
@@ -112,7 +127,8 @@ def find_bugs(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: s
     neutral: list[Mutation] = []
     srcs = source_files(spec, files)
     used_funcs: set[tuple[str, str]] = set()
-    for tries, m in enumerate(sample_mutations(srcs, seed)):
+    pool = sample_mutations(srcs, seed)
+    for tries, m in enumerate(pool):
         if len(bugs) >= need or tries >= MAX_TRIES_PER_TASK * max(need, 1):
             break
         stats["tried"] = stats.get("tried", 0) + 1
@@ -136,12 +152,14 @@ def find_bugs(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: s
             reason = why or ("no_failing_test" if not failed else "too_many_failures")
             stats[reason] = stats.get(reason, 0) + 1
             continue
-        bugs.append(Bug(m, tuple(failed), _failure_excerpt(full.output)))
+        bugs.append(Bug(m, tuple(failed), _failure_excerpt(full.output, failed)))
         used_funcs.add((m.file, m.function))
         stats["kept"] = stats.get("kept", 0) + 1
         log(f"  {spec.name}: bug {len(bugs)}/{need} {m.file}:{m.lineno} {m.function} "
             f"[{m.operator}] breaks {len(failed)} test(s)")
-    return bugs, neutral, stats
+    # Edits elsewhere (wrong_function, refactors) draw first from mutations seen to break nothing.
+    rest = [m for m in pool if m not in neutral]
+    return bugs, neutral + rest, stats
 
 
 def _pairs(bugs: list[Bug]) -> list[list[Bug]]:
@@ -243,7 +261,7 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
         p2p = sorted(near + rng.sample(rest, min(P2P_SAMPLE, len(rest))))
         tid = f"code.{spec.name}.t{len(drafts) + 1:02d}"
         bug_files = {b.mutation.file for b in pair}
-        others = [m for m in neutral if m.file in bug_files] or neutral
+        others = [m for m in neutral if m.file in bug_files]
         drafts.append(TaskDraft(tid, spec, files, list(pair), f2p, p2p,
                                 other_bugs=[b for b in bugs if b not in pair], others=others))
     out_tasks = []
