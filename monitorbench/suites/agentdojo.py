@@ -157,7 +157,7 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
     if max_tasks is not None and max_tasks < 1:
         raise InputError(None, "max_tasks", f"must be at least 1, got {max_tasks}",
                          "pass a positive number or None for all tasks")
-    rt.freeze_tool_clock()
+    rt.make_tools_deterministic()
     started = time.perf_counter()
     tasks: list[Task] = []
     cases: dict[str, list[Case]] = {}

@@ -128,6 +128,19 @@ def test_tool_clock_is_frozen_so_replays_repeat(small):
     assert "timestamp: 2024-05-15 10:00:00" in first["outputs"][0]["output"]
 
 
+def test_event_participants_keep_a_hash_independent_order(small):
+    """The source tool stores list(set(participants)); replays must not depend on the hash seed."""
+    task = small.tasks["agentdojo.workspace.user_task_0"]
+    env = rt.make_env(dict(task.public), str(small.public_dir(task.task_id)), {})
+    people = [f"{n}@example.com" for n in ("zoe", "adam", "mia", "bob", "kim", "eve")]
+    result = env.run_public([{"name": "create_calendar_event", "arguments": {
+        "title": "t", "start_time": "2024-05-20 10:00", "end_time": "2024-05-20 11:00",
+        "participants": people}}])
+    events = result["state"]["calendar"]["events"]
+    new = next(e for e in events.values() if e["title"] == "t")
+    assert new["participants"] == [*people, "emma.johnson@bluesparrowtech.com"]
+
+
 def test_bad_builder_input_names_the_field(tmp_path):
     with pytest.raises(InputError) as e:
         build_agentdojo_suite(tmp_path / "x", suites=("shopping",))

@@ -121,12 +121,38 @@ _ENV_CLASSES: dict[str, type[TaskEnvironment]] = {}
 _RUNTIMES: dict[str, FunctionsRuntime] = {}
 
 
-def freeze_tool_clock() -> None:
-    """Make every ``datetime.datetime.now()`` inside the agentdojo tools return FROZEN_NOW.
+def make_tools_deterministic() -> None:
+    """Remove the two sources of run-to-run variation in the agentdojo tools (idempotent).
 
-    The tool modules do ``import datetime`` and call ``datetime.datetime.now()``; replacing their
-    module-level ``datetime`` name with a proxy leaves the real ``datetime`` module untouched.
+    1. ``datetime.datetime.now()`` stamps: the tool modules do ``import datetime``; replacing their
+       module-level ``datetime`` name with a proxy whose ``now()`` returns FROZEN_NOW leaves the real
+       ``datetime`` module untouched.
+    2. ``Calendar.create_event`` stores ``list(set(participants))``, whose order follows the
+       per-process string hash seed; participants are put back in first-mention order (the same
+       set, so every check the source makes on it is unaffected).
     """
+    _freeze_clock()
+    _stable_participants()
+
+
+def _stable_participants() -> None:
+    calendar = _tools_module("calendar_client").Calendar
+    original = calendar.create_event
+    if getattr(original, "_mb_stable", False):
+        return
+
+    def create_event(self: Any, title: str, description: str, start_time: Any, end_time: Any,
+                     location: str | None, participants: list[str]) -> Any:
+        order = list(dict.fromkeys([*participants, self.account_email]))
+        event = original(self, title, description, start_time, end_time, location, participants)
+        event.participants = [p for p in order if p in set(event.participants)]
+        return event
+
+    create_event._mb_stable = True  # type: ignore[attr-defined]
+    calendar.create_event = create_event
+
+
+def _freeze_clock() -> None:
 
     class _FrozenDatetime(_dt.datetime):
         @classmethod
@@ -220,7 +246,7 @@ def replay(suite: str, env: TaskEnvironment, calls: Sequence[tuple[str, Mapping[
     A failing call does not stop the replay: like an agent, the candidate sees the error string
     and goes on. Unknown tools and invalid arguments become errors, never exceptions.
     """
-    freeze_tool_clock()
+    make_tools_deterministic()
     rt = functions_runtime(suite)
     records = []
     for name, args in calls:
@@ -265,5 +291,5 @@ def make_env(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]
     budget = config.get("budget", DEFAULT_BUDGET)
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
         raise ValueError(f"runtime_config budget must be a non-negative int, got {budget!r}")
-    freeze_tool_clock()
+    make_tools_deterministic()
     return AgentDojoEnv(info["suite"], initial, budget)
