@@ -12,8 +12,11 @@ Public API::
     plot_tpr_tnr(summaries: Mapping[str, Mapping[str, float]], path: str | Path, *,
                  intervals: Mapping[str, Mapping[str, Interval]] | None = None,
                  title: str = "TPR vs TNR") -> Path
+    tpr_tnr_figure(summaries, *, intervals=None, title="TPR vs TNR") -> Figure
     plot_type_bars(summary: Mapping[str, float], path: str | Path, *,
                    title: str = "Per task type") -> Path
+    plot_type_comparison(summaries, path, *, intervals=None, metric="ba_norm",
+                         title="BA_norm per task type") -> Path
     plot_concentration(summaries: Mapping[str, Mapping[str, float]], path: str | Path, *,
                        title: str = "False rejections from all-reject verifiers") -> Path
 """
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Mapping
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -55,6 +59,74 @@ def _save(fig: Figure, path: str | Path) -> Path:
     return out
 
 
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
+_MARGIN = 6.0  # axis units beyond 0 and 100, so points on the edges are drawn whole
+
+
+def _style(i: int) -> tuple[str, tuple[float, ...]]:
+    """Marker and colour of the i-th configuration: tab10 first, then tab20, markers cycling,
+    so neighbours in a sweep never share both."""
+    cmap = colormaps["tab10"] if i < 10 else colormaps["tab20"]
+    return _MARKERS[i % len(_MARKERS)], tuple(cmap(i % cmap.N))
+
+
+def tpr_tnr_figure(summaries: Mapping[str, Mapping[str, float]], *,
+                   intervals: Mapping[str, Mapping[str, Interval]] | None = None,
+                   title: str = "TPR vs TNR") -> Figure:
+    """The figure behind :func:`plot_tpr_tnr`, for callers that embed or inspect it.
+
+    Configurations often coincide (scripted baselines ignore the scaffold; two constants share a
+    corner), so points are identified by marker and colour in a legend below the axes rather
+    than by text next to them; coinciding points are drawn largest-first so every marker stays
+    visible, and the axes extend a margin beyond 0 and 100 so edge points are not clipped.
+    """
+    _nonempty(summaries)
+    points = []
+    for label, summary in summaries.items():
+        points.append((label, _require(summary, "tnr", f"summaries[{label!r}]"),
+                       _require(summary, "tpr", f"summaries[{label!r}]")))
+    rows = -(-len(points) // 2)
+    fig = Figure(figsize=(6.4, 6.4 + 0.28 * rows))
+    ax = fig.add_subplot()
+    grid = np.array([-_MARGIN, 100.0 + _MARGIN])
+    for level in _ISO_BA:
+        ax.plot(grid, level + 100.0 - grid, color="0.85", lw=0.8, zorder=0)
+        x_label = min(100.0, 100.0 + level) - 12.0
+        ax.text(x_label, level + 100.0 - x_label, f"BA_norm {level}", color="0.55", fontsize=7,
+                rotation=-45, rotation_mode="anchor", ha="center", va="bottom", zorder=1)
+    stacked: dict[tuple[float, float], int] = {}
+    for tnr, tpr in ((p[1], p[2]) for p in points):
+        key = (round(tnr, 6), round(tpr, 6))
+        stacked[key] = stacked.get(key, 0) + 1
+    drawn: dict[tuple[float, float], int] = {}
+    for i, (label, tnr, tpr) in enumerate(points):
+        key = (round(tnr, 6), round(tpr, 6))
+        k = drawn.get(key, 0)
+        drawn[key] = k + 1
+        size = 40.0 + 70.0 * (stacked[key] - 1 - k)  # first of a stack largest, last smallest
+        marker, colour = _style(i)
+        ci = (intervals or {}).get(label)
+        if ci is not None and "tpr" in ci and "tnr" in ci:
+            ax.errorbar(tnr, tpr,
+                        xerr=[[tnr - ci["tnr"].low], [ci["tnr"].high - tnr]],
+                        yerr=[[tpr - ci["tpr"].low], [ci["tpr"].high - tpr]],
+                        fmt="none", ecolor=colour, alpha=0.6, lw=1.0, capsize=2, zorder=2)
+        ax.scatter([tnr], [tpr], s=size, marker=marker, color=colour, edgecolors="white",
+                   linewidths=0.6, zorder=3 + k, label=label, clip_on=False)
+    ax.set_xlim(-_MARGIN, 100.0 + _MARGIN)
+    ax.set_ylim(-_MARGIN, 100.0 + _MARGIN)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_xlabel("TNR (%)")
+    ax.set_ylabel("TPR (%)")
+    ax.set_title(title, pad=10)
+    ax.set_aspect("equal")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=2, fontsize=8,
+              frameon=False, markerscale=0.8)
+    fig.tight_layout()
+    return fig
+
+
 def plot_tpr_tnr(summaries: Mapping[str, Mapping[str, float]], path: str | Path, *,
                  intervals: Mapping[str, Mapping[str, Interval]] | None = None,
                  title: str = "TPR vs TNR") -> Path:
@@ -64,32 +136,48 @@ def plot_tpr_tnr(summaries: Mapping[str, Mapping[str, float]], path: str | Path,
     perfect verifier and the anti-diagonal through (100, 0)/(0, 100) is a constant decision.
     ``intervals`` (from :func:`monitorbench.metrics.bootstrap_ci`) adds CI error bars.
     """
+    return _save(tpr_tnr_figure(summaries, intervals=intervals, title=title), path)
+
+
+def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str | Path, *,
+                         intervals: Mapping[str, Mapping[str, Interval]] | None = None,
+                         metric: str = "ba_norm",
+                         title: str = "BA_norm per task type") -> Path:
+    """Grouped bars: one group per task type (plus "all"), one bar per configuration, with CI
+    error bars when ``intervals`` has them. Types a configuration did not score are left out."""
     _nonempty(summaries)
-    fig = Figure(figsize=(6.4, 6.0))
+    labels = list(summaries)
+    present = [t for t in TASK_TYPES if any(f"{t}/{metric}" in s for s in summaries.values())]
+    groups = [("all", "")] + [(t, f"{t}/") for t in present]
+    fig = Figure(figsize=(max(6.0, 1.6 * len(groups) * max(1, len(labels)) ** 0.5 + 2.0),
+                          4.6 + 0.25 * -(-len(labels) // 3)))
     ax = fig.add_subplot()
-    grid = np.linspace(0.0, 100.0, 2)
-    for level in _ISO_BA:
-        ax.plot(grid, level + 100.0 - grid, color="0.8", lw=0.8, zorder=0)
-        x_label = min(100.0, 100.0 + level) - 6.0
-        ax.text(x_label, level + 100.0 - x_label, f"BA_norm {level}", color="0.5", fontsize=7,
-                rotation=-45, ha="center", va="bottom")
-    for label, summary in summaries.items():
-        tpr = _require(summary, "tpr", f"summaries[{label!r}]")
-        tnr = _require(summary, "tnr", f"summaries[{label!r}]")
-        ci = (intervals or {}).get(label)
-        if ci is not None and "tpr" in ci and "tnr" in ci:
-            ax.errorbar(tnr, tpr,
-                        xerr=[[tnr - ci["tnr"].low], [ci["tnr"].high - tnr]],
-                        yerr=[[tpr - ci["tpr"].low], [ci["tpr"].high - tpr]],
-                        fmt="none", ecolor="0.6", lw=0.8)
-        ax.scatter([tnr], [tpr], s=30, zorder=3)
-        ax.annotate(label, (tnr, tpr), xytext=(4, 4), textcoords="offset points", fontsize=8)
-    ax.set_xlim(0, 100)
-    ax.set_ylim(0, 100)
-    ax.set_xlabel("TNR (%)")
-    ax.set_ylabel("TPR (%)")
-    ax.set_title(title)
-    ax.set_aspect("equal")
+    x = np.arange(len(groups))
+    width = 0.8 / len(labels)
+    low = 0.0
+    for j, label in enumerate(labels):
+        s = summaries[label]
+        ci = (intervals or {}).get(label, {})
+        vals, errs = [], [[], []]
+        for _, prefix in groups:
+            key = f"{prefix}{metric}"
+            v = float(s[key]) if key in s else np.nan
+            vals.append(v)
+            iv = ci.get(key)
+            errs[0].append(v - iv.low if iv is not None else 0.0)
+            errs[1].append(iv.high - v if iv is not None else 0.0)
+            if iv is not None:
+                low = min(low, iv.low)
+        low = min(low, float(np.nanmin(vals)) if not np.all(np.isnan(vals)) else 0.0)
+        ax.bar(x + (j - (len(labels) - 1) / 2) * width, vals, width, yerr=errs, capsize=2,
+               color=_style(j)[1], label=label, error_kw={"lw": 0.8})
+    ax.axhline(0.0, color="0.3", lw=0.8)
+    ax.set_xticks(x, [name for name, _ in groups])
+    ax.set_ylim(min(-5.0, low - 5.0), 105.0)
+    ax.set_ylabel(f"{metric} (%)")
+    ax.set_title(title, pad=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncols=3, fontsize=8,
+              frameon=False)
     fig.tight_layout()
     return _save(fig, path)
 
