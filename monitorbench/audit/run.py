@@ -1,0 +1,101 @@
+"""The audit as a job: audit each configured suite, write reports and exclusions, log to MLflow.
+
+``run_audit(cfg)`` takes the same composed config as a judging job (``cfg.task.suites``,
+``cfg.paths``, ``cfg.tracking``), so ``python -m monitorbench +experiment=audit`` can sweep it
+over suites. ``task.max_tasks_per_type`` audits a seeded slice (``task.sample_seed``); only a
+whole-suite audit writes ``audit.json`` - a slice cannot vouch for the tasks it skipped.
+Reference reruns per case: ``max(2, task.rounds_state_code, task.rounds_tool_call)``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from omegaconf import DictConfig, OmegaConf
+
+from monitorbench.audit.audit import MIN_REPEATS, SuiteAudit, audit_suite
+from monitorbench.audit.exclusions import AUDIT_FILE, write_exclusions
+from monitorbench.audit.report import write_report
+from monitorbench.suites.format import load_suite
+from monitorbench.suites.registry import build_suite
+
+log = logging.getLogger(__name__)
+EXPERIMENT = "audit"
+
+
+def _task_ids(cfg: Any, root: Path) -> list[str] | None:
+    """None for the whole suite, else a seeded per-type sample of task ids."""
+    n_max = cfg.task.max_tasks_per_type
+    if n_max is None:
+        return None
+    suite = load_suite(root, verify_hashes=False)
+    by_type: dict[str, list[str]] = {}
+    for t in suite.tasks.values():
+        by_type.setdefault(t.task_type, []).append(t.task_id)
+    ids: list[str] = []
+    for ttype in sorted(by_type):
+        pool = sorted(by_type[ttype])
+        if len(pool) > n_max:
+            pool = sorted(random.Random(cfg.task.sample_seed).sample(pool, n_max))
+        ids += pool
+    return ids
+
+
+def _log_mlflow(cfg: Any, audit: SuiteAudit, files: Mapping[str, Path], exclusions: Path | None,
+                parent_run_id: str | None) -> str:
+    from monitorbench.tracking.mlflow_logger import (client_for, experiment_id,
+                                                     log_params_metrics, start_run, tracking_uri)
+
+    outputs = Path(cfg.paths.outputs)
+    client = client_for(tracking_uri(cfg.tracking.tracking_uri, outputs))
+    exp = experiment_id(client, cfg.tracking.experiment_name or EXPERIMENT, outputs)
+    run_id = start_run(client, exp, f"audit|{audit.name}",
+                       {"monitorbench.role": "audit", "monitorbench.suite": audit.name,
+                        "monitorbench.suite_hash": audit.suite_hash}, parent_run_id)
+    try:
+        log_params_metrics(client, run_id, {"suite": audit.name, "suite_hash": audit.suite_hash,
+                                            "repeats": str(audit.repeats),
+                                            "tasks_audited": str(len(audit.tasks))},
+                           audit.metrics())
+        for path in files.values():
+            client.log_artifact(run_id, str(path))
+        if exclusions is not None:
+            client.log_artifact(run_id, str(exclusions))
+        client.set_terminated(run_id, "FINISHED")
+    except BaseException:
+        client.set_terminated(run_id, "FAILED")
+        raise
+    return run_id
+
+
+def run_audit(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
+    """Audit every suite in ``cfg.task.suites``; returns ``<suite>/<metric>`` numbers and
+    totals (``tasks``, ``tasks_excluded``, ``seconds``)."""
+    t0 = time.perf_counter()
+    repeats = max(MIN_REPEATS, int(cfg.task.rounds_state_code), int(cfg.task.rounds_tool_call))
+    out: dict[str, float] = {"tasks": 0, "tasks_excluded": 0}
+    for ref in cfg.task.suites:
+        options = OmegaConf.to_container(ref.options, resolve=True)
+        root = build_suite(Path(cfg.paths.suites), ref.name, options)  # type: ignore[arg-type]
+        ids = _task_ids(cfg, root)
+        audit = audit_suite(root, repeats=repeats, task_ids=ids)
+        report_dir = Path(cfg.paths.outputs) / "audit" / root.name / audit.suite_hash[:12]
+        files = write_report(audit, report_dir)
+        exclusions = write_exclusions(audit) if ids is None else None
+        m = audit.metrics()
+        log.info("audit %s: %d tasks, %d excluded, %d mutation configurations, %.1f s; report %s%s",
+                 audit.name, m["tasks"], m["tasks_excluded"], m["mutation_configurations"],
+                 audit.seconds, files["md"],
+                 f"; exclusions {exclusions}" if exclusions else
+                 f" (slice: {AUDIT_FILE} not written)")
+        if cfg.tracking.enabled:
+            _log_mlflow(cfg, audit, files, exclusions, parent_run_id)
+        out.update({f"{audit.name}/{k}": v for k, v in m.items()})
+        out["tasks"] += m["tasks"]
+        out["tasks_excluded"] += m["tasks_excluded"]
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
