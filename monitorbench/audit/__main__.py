@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
 
 from monitorbench.config import register_configs
 from monitorbench.errors import InputError, MonitorbenchError
@@ -43,10 +44,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     register_configs()
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-            cfg = compose("config", overrides=overrides(list(sys.argv[1:] if argv is None
-                                                             else argv)))
+        try:
+            with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+                cfg = compose("config", overrides=overrides(args))
+        except HydraException as e:
+            raise InputError(CONF / "config.yaml", "overrides", str(e).splitlines()[0],
+                             "check the key names and values of the overrides") from None
         metrics = run_audit(cfg)
     except MonitorbenchError as e:
         print(f"error: {e}", file=sys.stderr)
