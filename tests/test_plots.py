@@ -76,3 +76,36 @@ def test_plots_refuse_incomplete_summaries(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         plot_type_bars({"tpr": 1.0, "tnr": 2.0}, tmp_path / "c.png")
     assert not list(tmp_path.iterdir())
+
+
+def _overlaps(a, b) -> bool:
+    return not (a.x1 <= b.x0 or b.x1 <= a.x0 or a.y1 <= b.y0 or b.y1 <= a.y0)
+
+
+def test_sweep_scatter_stays_readable_when_configurations_coincide() -> None:
+    from monitorbench.tracking.plots import tpr_tnr_figure
+
+    accepting, rejecting = summarize(records("P", "P")), summarize(records("F", "F"))
+    summaries = {f"always_accept | {s}": accepting for s in ("oneshot", "agent", "challenge")}
+    summaries.update({"always_reject | oneshot": summarize(records("F", "F")) | {
+        "tpr": 0.0, "tnr": 100.0}, "rejecting": rejecting})
+    fig = tpr_tnr_figure(summaries, title="Sweep: TPR vs TNR")
+    fig.canvas.draw()  # tpr_tnr_figure attaches an Agg canvas
+    ax = fig.axes[0]
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == list(summaries)  # every label, once
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    assert x0 < 0 and x1 > 100 and y0 < 0 and y1 > 100  # edge points drawn whole
+    renderer = fig.canvas.get_renderer()
+    title = ax.title.get_window_extent(renderer)
+    others = [t.get_window_extent(renderer) for t in ax.texts] + \
+        [legend.get_window_extent(renderer), ax.get_window_extent(renderer)]
+    assert not any(_overlaps(title, box) for box in others[:-1])
+    assert title.y0 >= others[-1].y1 - 1  # the title sits above the axes
+    # coinciding points get distinct markers, drawn largest first so all stay visible
+    stack = [c for c in ax.collections if c.get_label().startswith("always_accept")]
+    sizes = [float(c.get_sizes()[0]) for c in stack]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == 3
+    markers = {tuple(map(tuple, c.get_paths()[0].vertices.round(3))) for c in stack}
+    assert len(markers) == 3

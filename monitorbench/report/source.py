@@ -17,6 +17,7 @@ Public API::
 from __future__ import annotations
 
 import csv
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,11 +88,17 @@ def _children(client: Any, parent: Any, *, finished_only: bool) -> list[Any]:
                               order_by=["attributes.start_time ASC"], max_results=5000)
 
 
+_ENUM_TEXT = re.compile(r"^[A-Z]\w*\.(\w+)$")  # a param logged as str(Effort.LOW)
+
+
 def _axis(run: Any, where: str) -> str:
     kind, key = where.split(":", 1)
     source = run.data.tags if kind == "tag" else run.data.params
     value = source.get(key)
-    return "" if value in (None, "None") else str(value)
+    if value in (None, "None"):
+        return ""
+    m = _ENUM_TEXT.match(str(value))
+    return m.group(1) if m else str(value)
 
 
 def parse_csv_records(path: Path) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from monitorbench.report.analysis import Analysis
-from monitorbench.report.source import Configuration, axis_values
+from monitorbench.report.source import Configuration, axis_values, varying_axes
 from monitorbench.suites.format import TASK_TYPES
 
 HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
@@ -146,8 +146,9 @@ def delta_table(an: Analysis, configs: Sequence[Configuration], axis: str, *,
                                                    if by_type else " (paper Tables 3/13)"),
               cols, note=f"Δ = configuration − the same configuration with {axis}={ref}, "
                          "paired bootstrap over the tasks both scored; * = CI excludes 0.")
+    shown = [a for a in varying_axes(list(configs)) if a != axis] or ["generator"]
     for c, twin in pairs:
-        base = " | ".join(v for k, v in c.axes.items() if k != axis and v)
+        base = " | ".join(c.axes[a] for a in shown if c.axes[a])
         for prefix in prefixes:
             row: list[Any] = [base, c.axes[axis], ref]
             if by_type:

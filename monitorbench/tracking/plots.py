@@ -123,6 +123,7 @@ def tpr_tnr_figure(summaries: Mapping[str, Mapping[str, float]], *,
     ax.set_aspect("equal")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=2, fontsize=8,
               frameon=False, markerscale=0.8)
+    FigureCanvasAgg(fig)
     fig.tight_layout()
     return fig
 

@@ -1,0 +1,77 @@
+"""Experiment configs compose with their sweeps; judgment rounds > 1 reach the scored records."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from conftest import ROOT, compose_cfg
+from monitorbench.launch.run import run_job
+
+
+def _compose(overrides: list[str]):
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        return compose("config", overrides=overrides, return_hydra_config=True)
+
+
+@pytest.mark.parametrize("name,params,fixed", [
+    ("main", {"generator": {"always_accept", "always_reject", "schema_check"}},
+     {"scaffold": "agent"}),
+    ("harness", {"generator": {"always_accept", "always_reject", "schema_check"},
+                 "scaffold": {"oneshot", "agent", "challenge"}}, {}),
+    ("effort", {"generator": {"schema_check"}, "scaffold": {"oneshot", "agent"},
+                "generator.condition.effort": {"LOW", "HIGH"}}, {}),
+])
+def test_experiment_is_a_multirun_with_the_expected_sweep(name: str, params: dict,
+                                                          fixed: dict) -> None:
+    cfg = _compose([f"+experiment={name}"])
+    assert cfg.experiment_name == name
+    assert str(cfg.hydra.mode) == "RunMode.MULTIRUN"
+    swept = {k: set(str(v).split(",")) for k, v in cfg.hydra.sweeper.params.items()}
+    assert swept == params
+    assert cfg.task.max_tasks_per_type is not None  # small enough for 2 cores by default
+    for key, value in fixed.items():
+        assert cfg[key].name == value
+
+
+def test_every_swept_value_composes_into_a_job_config() -> None:
+    for name in ("main", "harness", "effort"):
+        params = _compose([f"+experiment={name}"]).hydra.sweeper.params
+        for key, values in params.items():
+            for v in str(values).split(","):
+                cfg = _compose([f"+experiment={name}", f"{key}={v}"])
+                node = cfg
+                for part in key.split("."):
+                    node = node[part]
+                assert (node.name if hasattr(node, "name") else str(node)) == v
+
+
+def test_sweep_list_is_configurable_for_model_generators() -> None:
+    cfg = _compose(["+experiment=effort", "hydra.sweeper.params.generator='smollm2,openai'"])
+    assert cfg.hydra.sweeper.params.generator == "smollm2,openai"
+    model = _compose(["+experiment=effort", "generator=smollm2",
+                      "generator.condition.effort=HIGH"])
+    assert model.generator.kind.value == "model" and model.generator.condition.effort.value == "HIGH"
+
+
+def test_rounds_are_judged_and_the_median_round_is_scored(tmp_path: Path,
+                                                          suites_dir: Path) -> None:
+    cfg = compose_cfg(tmp_path, suites_dir, ["generator=schema_check", "task.rounds_tool_call=3",
+                                             "task.max_tasks_per_type=5",
+                                             "tracking.enabled=false"])
+    m = run_job(cfg)
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    stored = [json.loads(x) for x in (run_dir / "judgments.jsonl").read_text().splitlines()]
+    per_case = Counter((r["task_id"], r["case_id"]) for r in stored)
+    assert set(per_case.values()) == {3}                       # every case judged in 3 rounds
+    assert sorted({r["round"] for r in stored}) == [1, 2, 3]
+    scored = (run_dir / "judgments.csv").read_text().splitlines()[1:]
+    assert len(scored) == len(per_case) == m["n_cases"]       # one round scored per case
+    # tool-call tasks are held at round 1 by the median-round rule
+    header = (run_dir / "judgments.csv").read_text().splitlines()[0].split(",")
+    assert {row.split(",")[header.index("round")] for row in scored} == {"1"}
+    assert m["judgments_new"] == 3 * m["n_cases"]
