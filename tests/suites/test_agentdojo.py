@@ -15,7 +15,7 @@ import pytest
 from monitorbench.errors import InputError
 from monitorbench.sandbox.runtimes import agentdojo as rt
 from monitorbench.suites import agentdojo_source as src
-from monitorbench.suites.agentdojo import build_agentdojo_suite, masked_paths
+from monitorbench.suites.agentdojo import build_agentdojo_suite
 from monitorbench.suites.format import GROUPS, load_suite
 from monitorbench.suites.reference import get_reference
 
