@@ -23,6 +23,7 @@ import re
 import shutil
 import sys
 import time
+from dataclasses import asdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Sequence
@@ -159,6 +160,7 @@ def find_bugs(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: s
             f"[{m.operator}] breaks {len(failed)} test(s)")
     # Edits elsewhere (wrong_function, refactors) draw first from mutations seen to break nothing.
     rest = [m for m in pool if m not in neutral]
+    stats["neutral_kept"] = len(neutral)
     return bugs, neutral + rest, stats
 
 
@@ -214,10 +216,67 @@ def _public(spec: LibrarySpec, issue: str, sdist_sha: str) -> dict[str, Any]:
     }
 
 
+def draft_task(task_id: str, spec: LibrarySpec, files: dict[str, str], root: Path,
+               base_pass: set[str], pair: list[Bug], bugs: list[Bug], pool: list[Mutation],
+               rng: random.Random) -> TaskDraft | None:
+    """Combine ``pair`` into one task after a full test run of the combined mutant; None when
+    the combination no longer breaks tests of both bugs (one masks the other) or breaks too many.
+    """
+    texts: dict[str, str] = {}
+    for b in sorted(pair, key=lambda b: (b.mutation.file, -b.mutation.start)):
+        texts[b.mutation.file] = b.mutation.apply(texts.get(b.mutation.file,
+                                                             files[b.mutation.file]))
+    full = _run_mutant(root, spec, texts, list(spec.test_paths))
+    f2p, why = _broken(full, base_pass)
+    if why or not all(set(b.fail_to_pass) & set(f2p) for b in pair) or len(f2p) > MAX_F2P:
+        return None
+    f2p_files = {n.split("::", 1)[0] for n in f2p}
+    near = sorted(n for n in base_pass - set(f2p) if n.split("::", 1)[0] in f2p_files)
+    rest = sorted(base_pass - set(f2p) - set(near))
+    p2p = sorted(near + rng.sample(rest, min(P2P_SAMPLE, len(rest))))
+    bug_files = {b.mutation.file for b in pair}
+    return TaskDraft(task_id, spec, files, list(pair), f2p, p2p,
+                     other_bugs=[b for b in bugs if b not in pair],
+                     others=[m for m in pool if m.file in bug_files])
+
+
+def reference_data(d: TaskDraft, sdist_sha: str) -> dict[str, Any]:
+    """What the hardened grader needs for a task; it lives only in the hidden tree."""
+    bug_patch = make_patch({p: (d.originals[p], t) for p, t in d.mutant.items()})
+    return {"library": d.spec.name, "version": d.spec.version, "sdist_sha256": sdist_sha,
+            "bug_patch": bug_patch, "fail_to_pass": d.fail_to_pass,
+            "pass_to_pass": d.pass_to_pass,
+            "bugs": [{"file": b.mutation.file, "function": b.mutation.function,
+                      "operator": b.mutation.operator, "lineno": b.mutation.lineno}
+                     for b in d.bugs]}
+
+
 def _grade_all(spec: LibrarySpec, data: dict[str, Any], patches: list[str]
                ) -> list[grader.Grade]:
     with ThreadPoolExecutor(GRADE_WORKERS) as pool:
         return list(pool.map(lambda p: grader.grade(spec, data, p), patches))
+
+
+def _cached_search(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: set[str],
+                   seed: int, need: int, log: Callable[[str], None], path: Path
+                   ) -> tuple[list[Bug], list[Mutation], dict[str, int]]:
+    """:func:`find_bugs`, saved to ``path`` so a build interrupted later resumes after it."""
+    if path.is_file():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        bugs = [Bug(Mutation(**b["mutation"]), tuple(b["fail_to_pass"]), b["failure"])
+                for b in saved["bugs"]]
+        pool = sample_mutations(source_files(spec, files), seed)
+        by_key = {m.key: m for m in pool}
+        neutral = [by_key[k] for k in saved["neutral"]]
+        return bugs, neutral + [m for m in pool if m not in neutral], saved["stats"]
+    bugs, pool, stats = find_bugs(spec, files, root, base_pass, seed, need, log)
+    neutral = pool[:stats.get("neutral_kept", 0)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "bugs": [{"mutation": asdict(b.mutation), "fail_to_pass": list(b.fail_to_pass),
+                  "failure": b.failure} for b in bugs],
+        "neutral": [m.key for m in neutral], "stats": stats}, sort_keys=True), encoding="utf-8")
+    return bugs, pool, stats
 
 
 def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = False,
@@ -239,43 +298,26 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
                          f"check that pytest runs in {root}: {base.output[-300:]}")
     base_pass = {n for n in base.passed_ids() if _safe_id(n)}
     log(f"{spec.name}: baseline {len(base_pass)} passing tests in {base.seconds:.1f}s")
-    bugs, neutral, stats = find_bugs(spec, files, root, base_pass, seed, 2 * tasks + 2, log)
+    bugs, pool, stats = _cached_search(spec, files, root, base_pass, seed, 2 * tasks + 2, log,
+                                       out_file.with_name("search-" + out_file.name))
     t_search = time.monotonic() - t0
     rng = random.Random(f"{seed}:{spec.name}:p2p")
     drafts: list[TaskDraft] = []
     for pair in _pairs(bugs):
         if len(drafts) >= tasks:
             break
-        texts: dict[str, str] = {}
-        for b in sorted(pair, key=lambda b: (b.mutation.file, -b.mutation.start)):
-            texts[b.mutation.file] = b.mutation.apply(texts.get(b.mutation.file,
-                                                                 files[b.mutation.file]))
-        full = _run_mutant(root, spec, texts, list(spec.test_paths))
-        f2p, why = _broken(full, base_pass)
-        if why or not all(set(b.fail_to_pass) & set(f2p) for b in pair) or len(f2p) > MAX_F2P:
+        d = draft_task(f"code.{spec.name}.t{len(drafts) + 1:02d}", spec, files, root, base_pass,
+                       pair, bugs, pool, rng)
+        if d is None:
             stats["pair_rejected"] = stats.get("pair_rejected", 0) + 1
             continue
-        f2p_files = {n.split("::", 1)[0] for n in f2p}
-        near = sorted(n for n in base_pass - set(f2p) if n.split("::", 1)[0] in f2p_files)
-        rest = sorted(base_pass - set(f2p) - set(near))
-        p2p = sorted(near + rng.sample(rest, min(P2P_SAMPLE, len(rest))))
-        tid = f"code.{spec.name}.t{len(drafts) + 1:02d}"
-        bug_files = {b.mutation.file for b in pair}
-        others = [m for m in neutral if m.file in bug_files]
-        drafts.append(TaskDraft(tid, spec, files, list(pair), f2p, p2p,
-                                other_bugs=[b for b in bugs if b not in pair], others=others))
+        drafts.append(d)
     out_tasks = []
     grade_seconds: list[float] = []
     dropped: list[dict[str, Any]] = []
     for d in drafts:
         mutant = d.mutant
-        bug_patch = make_patch({p: (files[p], t) for p, t in mutant.items()})
-        data = {"library": spec.name, "version": spec.version, "sdist_sha256": sdist_sha,
-                "bug_patch": bug_patch, "fail_to_pass": d.fail_to_pass,
-                "pass_to_pass": d.pass_to_pass,
-                "bugs": [{"file": b.mutation.file, "function": b.mutation.function,
-                          "operator": b.mutation.operator, "lineno": b.mutation.lineno}
-                         for b in d.bugs]}
+        data = reference_data(d, sdist_sha)
         drafts_c = build_cases(d, seed)
         grades = _grade_all(spec, data, [c.patch for c in drafts_c])
         counts: dict[str, int] = {}

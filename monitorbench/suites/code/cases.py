@@ -137,12 +137,13 @@ def _gut_test(text: str, nodeid: str) -> str | None:
     """Replace the body of the test function ``nodeid`` names with ``return None``."""
     parts = nodeid.split("[", 1)[0].split("::")[1:]
     fn = find_function(ast.parse(text), ".".join(parts))
-    if fn is None:
+    if fn is None or fn.body[0].lineno == fn.lineno:
         return None
     lines = text.splitlines(keepends=True)
     first = fn.body[0].lineno
     indent = lines[first - 1][: len(lines[first - 1]) - len(lines[first - 1].lstrip())]
-    return "".join(lines[:first - 1] + [f"{indent}return None\n"] + lines[fn.end_lineno:])  # type: ignore[index]
+    new = "".join(lines[:first - 1] + [f"{indent}return None\n"] + lines[fn.end_lineno:])  # type: ignore[index]
+    return new if mutant_compiles(new) else None
 
 
 def _comment_above(text: str, qualname: str) -> str | None:

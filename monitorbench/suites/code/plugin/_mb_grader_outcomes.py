@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+import unittest
 
 import _pytest.junitxml
 import _pytest.reports
 import _pytest.runner
 import pytest
+from _pytest.outcomes import Skipped, XFailed
 
 _OUT = open(os.environ["MB_OUTCOMES_FILE"], "w", encoding="utf-8")  # opened before any test code
 _WATCHED = {
@@ -38,8 +40,8 @@ _outcomes: dict[str, str] = {}
 
 
 def _kind(exc: BaseException) -> str:
-    name = type(exc).__name__
-    return "skipped" if name in ("Skipped", "XFailed") else "failed"
+    """pytest reports these three as skipped; everything else raised is a failure."""
+    return "skipped" if isinstance(exc, (Skipped, XFailed, unittest.SkipTest)) else "failed"
 
 
 def _record(nodeid: str, phase: str, exc: BaseException | None) -> None:
