@@ -36,7 +36,7 @@ print_env() {
 pid_alive() {  # pid_alive PIDFILE: the daemon the file names is running (not a reused pid)
   [ -s "$1" ] || return 1
   local comm
-  comm="$(cat "/proc/$(cat "$1")/comm" 2>/dev/null)" || return 1
+  comm="$(cat "/proc/$(cat "$1" 2>/dev/null)/comm" 2>/dev/null)" || return 1
   [[ "$comm" == munged || "$comm" == slurmctld || "$comm" == slurmd ]]
 }
 
@@ -147,7 +147,7 @@ wait_gone() {  # wait_gone PIDFILE SECONDS: wait for the daemon to exit, SIGKILL
   [ -s "$f" ] || return 0
   local pid
   pid_alive "$f" || { rm -f "$f"; return 0; }
-  pid="$(cat "$f")"
+  pid="$(cat "$f" 2>/dev/null)" || return 0  # the daemon removed its pid file as it exited
   while kill -0 "$pid" 2>/dev/null && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
   if kill -0 "$pid" 2>/dev/null; then
     say "pid $pid ($f) still alive; sending SIGKILL"
@@ -156,17 +156,31 @@ wait_gone() {  # wait_gone PIDFILE SECONDS: wait for the daemon to exit, SIGKILL
   rm -f "$f"
 }
 
+cancel_jobs() {
+  # slurmd leaves running job steps behind when it shuts down: cancel every job of this cluster
+  # first and wait (KillWait is 5 s) until slurmctld reports none left.
+  pid_alive "$DIR/slurmctld.pid" || return 0
+  [ -n "$(SLURM_CONF="$CONF" squeue -h -o %A 2>/dev/null)" ] || return 0
+  SLURM_CONF="$CONF" scancel --user="$(id -un)" 2>/dev/null || true
+  local n=300
+  while [ -n "$(SLURM_CONF="$CONF" squeue -h -o %A 2>/dev/null)" ] && [ "$n" -gt 0 ]; do
+    sleep 0.1; n=$((n - 1))
+  done
+  [ "$n" -gt 0 ] || say "jobs still listed after 30 s: $(SLURM_CONF="$CONF" squeue -h -o '%A %T')"
+}
+
 stop_daemons() {
+  cancel_jobs
   if pid_alive "$DIR/slurmctld.pid" || pid_alive "$DIR/slurmd.pid"; then
     # Shuts down slurmctld and every slurmd it knows; falls back to signals below.
     SLURM_CONF="$CONF" timeout 20 scontrol shutdown >/dev/null 2>&1 || true
   fi
   for d in slurmctld slurmd; do
-    pid_alive "$DIR/$d.pid" && kill "$(cat "$DIR/$d.pid")" 2>/dev/null || true
+    pid_alive "$DIR/$d.pid" && kill "$(cat "$DIR/$d.pid" 2>/dev/null)" 2>/dev/null || true
     wait_gone "$DIR/$d.pid" 15
   done
   if pid_alive "$MUNGE/munged.pid"; then
-    kill "$(cat "$MUNGE/munged.pid")" 2>/dev/null || true
+    kill "$(cat "$MUNGE/munged.pid" 2>/dev/null)" 2>/dev/null || true
   fi
   wait_gone "$MUNGE/munged.pid" 10
 }
