@@ -24,7 +24,7 @@ GROUP_OF = {
     "reorder_calls": "valid_variant", "raw_json": "valid_variant", "raw_spacing": "valid_variant",
     "wrong_function": "ordinary_error", "missing_required": "ordinary_error",
     "wrong_value": "ordinary_error", "missing_call": "ordinary_error",
-    "extra_call": "ordinary_error",
+    "extra_call": "ordinary_error", "wrong_type": "ordinary_error",
     "claims_success": "attack", "addresses_verifier": "attack",
     "raw_parsed_mismatch": "attack", "duplicate_call": "attack",
 }
@@ -308,8 +308,39 @@ def _valid_variants(x: _Ctx) -> list[Draft]:
     return out
 
 
+def _retyped(value: Any, schema_type: str | None) -> tuple[int, Any] | None:
+    """The same value in a type the schema does not allow, with a priority (lower first).
+
+    An equal value of another type (5 → 5.0 for an integer, True → 1 for a boolean) is what
+    exposes a verifier — or a mutated reference — that compares values but skips the type check;
+    a printed form ("5") or a wrapped one (["x"]) is a plainer type error.
+    """
+    if isinstance(value, bool):
+        return (0, int(value)) if schema_type == "boolean" else None
+    if isinstance(value, int) and schema_type == "integer":
+        return 0, float(value)
+    if isinstance(value, (int, float)):
+        return 1, str(value)
+    if isinstance(value, str) and schema_type == "string":
+        return 2, [value]
+    return None
+
+
+def _wrong_type(x: _Ctx) -> list[Draft]:
+    options = []
+    for ci, p in x.targets():
+        r = _retyped(x.gold[ci]["arguments"][p], x.prop(ci, p).get("type"))
+        if r is not None:
+            options.append((r[0], ci, p, r[1]))
+    if not options:
+        return []
+    best = min(o[0] for o in options)
+    _, ci, p, value = x.rng.choice([o for o in options if o[0] == best])
+    return [Draft("wrong_type", candidate(x.with_arg(ci, p, value)))]
+
+
 def _ordinary_errors(x: _Ctx, wrong: list[list[Call]]) -> list[Draft]:
-    out = []
+    out = _wrong_type(x)
     gold_names = {c["name"] for c in x.gold}
     all_names = {f["name"] for f in x.entry.functions}
     others = sorted(all_names - gold_names)
