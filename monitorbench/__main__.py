@@ -33,6 +33,10 @@ def main(cfg: DictConfig) -> float | None:
     if hc.mode == RunMode.MULTIRUN:
         parent = os.environ.get(PARENT_ENV) or read_parent(hc.sweep.dir)
     try:
+        if cfg.experiment_name == "audit":
+            from monitorbench.audit.run import run_audit
+
+            return run_audit(cfg, parent_run_id=parent).get("tasks_excluded")
         metrics = run_job(cfg, parent_run_id=parent)
     except MonitorbenchError as e:
         log.error("%s", e)

@@ -139,6 +139,16 @@ class SandboxConfig:
 
 
 @dataclass
+class AttackConfig:
+    """The adaptive attacker (g4adv): a budgeted black-box search for invalid candidates that
+    a generated verifier accepts. It does not change the judgments, so it is not in run_key."""
+
+    adaptive: bool = False
+    budget: int = 50          # verifier queries per task
+    seed: int = 0
+
+
+@dataclass
 class TrackingConfig:
     enabled: bool = True
     tracking_uri: Optional[str] = None         # None: $MLFLOW_TRACKING_URI, else local store
@@ -161,6 +171,7 @@ class MonitorbenchConfig:
     access: AccessConfig = field(default_factory=AccessConfig)
     task: TaskConfig = field(default_factory=TaskConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    attack: AttackConfig = field(default_factory=AttackConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
+from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.config import AccessConfig
 from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
@@ -111,9 +112,10 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     outputs = Path(cfg.paths.outputs)
     access: AccessConfig = OmegaConf.to_object(cfg.access)  # type: ignore[assignment]
 
-    suites = [(s.name, ensure_suite(Path(cfg.paths.suites), s.name,
-                                    OmegaConf.to_container(s.options, resolve=True)))
-              for s in cfg.task.suites]
+    # Tasks that failed the V4V audit (audit.json beside the manifest) are never judged.
+    suites = [(s.name, apply_exclusions(ensure_suite(
+        Path(cfg.paths.suites), s.name, OmegaConf.to_container(s.options, resolve=True))))
+        for s in cfg.task.suites]
     sel = select_tasks(cfg, suites)
 
     sandbox = make_sandbox(cfg.sandbox.backend, image=cfg.sandbox.image)
@@ -190,7 +192,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     records = [r for r in store.records()
                if (r["task_id"], r["case_id"], int(r["round"]), r["verifier_hash"]) in wanted]
     if any(_rounds_for(cfg, t.task_type) > 1 for t in sel.tasks):
-        records = select_median_round(records)
+        records = list(select_median_round(records).records)
     submitted = {t.task_id: generations[t.task_id].status == SUBMITTED
                  for t in sel.tasks if t.task_id in vhashes}
     metrics = dict(summarize(records, submitted=submitted))
@@ -206,6 +208,19 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         metrics["judge_cases_per_second"] = round(new / judge_seconds, 2)
     for k, v in _generation_stats(generations).items():
         metrics.setdefault(k, v)
+    if cfg.attack.adaptive:
+        from monitorbench.attack import run_adaptive_attack
+
+        metrics.update(run_adaptive_attack(
+            [t for t in sel.tasks if t.task_id in vhashes], sel.cases,
+            {t.task_id: sel.suite_of[t.task_id].references[t.task_id] for t in sel.tasks},
+            {tid: (g.verifier_dir if g.status == SUBMITTED else None)
+             for tid, g in generations.items()},
+            sandbox=sandbox, spec_for=spec_for,
+            public_dir_for=lambda t: sel.suite_of[t.task_id].public_dir(t.task_id),
+            budget=int(cfg.attack.budget), seed=int(cfg.attack.seed),
+            out_dir=run_dir / "attack",
+            fields_for=lambda t: view_for(access, t.task_type).fields))
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
     _write_table(records, run_dir / "judgments.csv")
     log.info("run %s: %d tasks, %d judgments (%d new), BA_norm %.1f, TPR %.1f, TNR %.1f",

@@ -41,6 +41,8 @@ def log_job(cfg: DictConfig, *, run_dir: Path, run_key: str, metrics: Mapping[st
         client.log_artifact(run_id, str(run_dir / "config.yaml"))
         client.log_artifact(run_id, str(run_dir / "judgments.csv"), "judgments")
         client.log_artifact(run_id, str(run_dir / "metrics.json"))
+        if (run_dir / "attack").is_dir():
+            client.log_artifacts(run_id, str(run_dir / "attack"), "attack")
         client.log_table(run_id, data=_columns(records), artifact_file="judgments/table.json")
         with tempfile.TemporaryDirectory() as tmp:
             vroot = Path(tmp) / "verifiers"
