@@ -19,6 +19,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from typing import Any, Mapping, Sequence
 
@@ -120,6 +121,8 @@ class CodeEnv:
         argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ValueError("run_public: cmd must be a non-empty list of strings")
+        if argv[0] in ("python", "python3"):
+            argv[0] = sys.executable  # the interpreter that has pytest, whatever PATH says
         if patch is None:
             patch = (self.candidate or {}).get("patch", "")
         self.executions += 1

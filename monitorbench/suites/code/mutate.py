@@ -98,7 +98,7 @@ def _is_str(node: ast.AST) -> bool:
         node, ast.JoinedStr)
 
 
-def _expr_edits(node: ast.AST, off: _Offsets) -> Iterator[tuple[str, ast.AST, str]]:
+def _expr_edits(node: ast.AST) -> Iterator[tuple[str, ast.AST, str]]:
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         op = type(node.ops[0])
         if op in _CMP_SWAP:
@@ -135,8 +135,7 @@ def _condition_edits(node: ast.AST, off: _Offsets) -> Iterator[tuple[str, ast.AS
             yield "invert_condition", test, f"not ({text})"
 
 
-def _stmt_edits(node: ast.AST, parents: list[ast.AST], off: _Offsets
-                ) -> Iterator[tuple[str, ast.stmt]]:
+def _stmt_edits(node: ast.AST, parents: list[ast.AST]) -> Iterator[tuple[str, ast.stmt]]:
     if not isinstance(node, ast.stmt) or not parents:
         return
     parent = parents[-1]
@@ -155,11 +154,11 @@ def enumerate_mutations(path: str, text: str) -> list[Mutation]:
     off = _Offsets(text)
     out: list[Mutation] = []
     for qual, node, parents in _scoped_nodes(tree):
-        for op, target, repl in list(_expr_edits(node, off)) + list(_condition_edits(node, off)):
+        for op, target, repl in list(_expr_edits(node)) + list(_condition_edits(node, off)):
             start, end = off.span(target)
             if text[start:end] != repl:
                 out.append(Mutation(path, qual, op, target.lineno, start, end, repl))  # type: ignore[attr-defined]
-        for op, stmt in _stmt_edits(node, parents, off):
+        for op, stmt in _stmt_edits(node, parents):
             span = off.stmt_lines(stmt)
             if span is None:
                 continue
