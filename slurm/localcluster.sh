@@ -17,7 +17,15 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cmd="${1:-}"
 DIR="${2:-${MONITORBENCH_OUTPUTS:-$REPO/outputs}/slurm-local}"
-mkdir -p "$DIR"
+case "$cmd" in
+  start | stop | status) ;;
+  *) echo "usage: $0 start|stop|status [DIR]" >&2; exit 2 ;;
+esac
+if [ "$cmd" = start ]; then mkdir -p "$DIR"; fi
+if [ ! -d "$DIR" ]; then
+  echo "localcluster: no cluster directory $DIR (not running)" >&2
+  [ "$cmd" = stop ] && exit 0 || exit 3
+fi
 DIR="$(cd "$DIR" && pwd)"
 CONF="$DIR/slurm.conf"
 MUNGE="$DIR/munge"
@@ -33,11 +41,14 @@ print_env() {
   echo "export PATH=$REPO/slurm/bin:\$PATH"
 }
 
-pid_alive() {  # pid_alive PIDFILE: the daemon the file names is running (not a reused pid)
-  [ -s "$1" ] || return 1
-  local comm
-  comm="$(cat "/proc/$(cat "$1" 2>/dev/null)/comm" 2>/dev/null)" || return 1
-  [[ "$comm" == munged || "$comm" == slurmctld || "$comm" == slurmd ]]
+daemon_running() {  # daemon_running PID: one of our daemons, not a reused pid, not a zombie
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+  [[ "$stat" =~ ^[0-9]+\ \((munged|slurmctld|slurmd)\)\ ([A-Z]) ]] && [ "${BASH_REMATCH[2]}" != Z ]
+}
+
+pid_alive() {  # pid_alive PIDFILE: the daemon the file names is running
+  [ -s "$1" ] && daemon_running "$(cat "$1" 2>/dev/null)"
 }
 
 node_state() {
@@ -143,13 +154,10 @@ start() {
 }
 
 wait_gone() {  # wait_gone PIDFILE SECONDS: wait for the daemon to exit, SIGKILL it after that
-  local f="$1" n=$(( $2 * 10 ))
-  [ -s "$f" ] || return 0
-  local pid
-  pid_alive "$f" || { rm -f "$f"; return 0; }
+  local f="$1" n=$(( $2 * 10 )) pid
   pid="$(cat "$f" 2>/dev/null)" || return 0  # the daemon removed its pid file as it exited
-  while kill -0 "$pid" 2>/dev/null && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
-  if kill -0 "$pid" 2>/dev/null; then
+  while daemon_running "$pid" && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+  if daemon_running "$pid"; then
     say "pid $pid ($f) still alive; sending SIGKILL"
     kill -9 "$pid" 2>/dev/null || true
   fi
@@ -191,5 +199,4 @@ case "$cmd" in
   status)
     if is_up; then say "up in $DIR (node $(node_state))"; print_env
     else say "not running in $DIR"; exit 3; fi ;;
-  *) die "usage: $0 start|stop|status [DIR]" ;;
 esac

@@ -29,6 +29,26 @@ def test_localcluster_is_idempotent_and_reports_its_env(slurm_cluster: Cluster) 
     assert sacct.splitlines() == ["JobID|State|NodeList", f"{job}|COMPLETED|localhost"]
 
 
+def test_stop_cancels_jobs_and_leaves_no_daemons(slurm_cluster: Cluster, tmp_path: Path) -> None:
+    """A second cluster next to the session's: its own ports; stop ends its jobs and daemons."""
+    started = localcluster("start", tmp_path)
+    assert started.returncode == 0, started.stderr
+    own = Cluster(tmp_path, cluster_env(started.stdout))
+    pids = [int((tmp_path / f).read_text()) for f in
+            ("slurmctld.pid", "slurmd.pid", "munge/munged.pid")]
+    job = own.run("sbatch", "--parsable", "--wrap", "sleep 600", "-o", "/dev/null").strip()
+    wait_for(lambda: own.job_fields(job)["JobState"] == "RUNNING", 30, "the job to start")
+    assert "idle" in slurm_cluster.run("sinfo", "-h", "-o", "%T")  # the other cluster is apart
+    stopped = localcluster("stop", tmp_path)
+    assert stopped.returncode == 0, stopped.stderr
+    for pid in pids:
+        assert not _running(pid), f"daemon {pid} still running"
+    leftover = subprocess.run(["pgrep", "-f", f"{tmp_path}/spool"], capture_output=True, text=True)
+    assert leftover.stdout == "", "the job's batch script outlived the cluster"
+    assert localcluster("status", tmp_path).returncode == 3
+    assert localcluster("stop", tmp_path).returncode == 0  # stopping twice is fine
+
+
 def test_two_job_sweep_runs_as_slurm_jobs_under_one_mlflow_parent(
         slurm_cluster: Cluster, suites_dir: Path, tmp_path: Path) -> None:
     run_sweep(tmp_path, suites_dir, "slurm", SMALL_SWEEP, env=slurm_cluster.env)
@@ -47,14 +67,31 @@ def test_two_job_sweep_runs_as_slurm_jobs_under_one_mlflow_parent(
     assert parent.info.status == "FINISHED"
 
 
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (this machine's init reaps exited daemons lazily)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def _judgments(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()]
 
 
-def test_preempted_job_is_requeued_and_resumes_without_repeating_judgments(
-        slurm_cluster: Cluster, suites_dir: Path, tmp_path: Path) -> None:
-    """USR2 is what Slurm sends before a time limit or on preemption; submitit checkpoints the
-    job (same overrides) and requeues it; the rerun must pick up the judgment store."""
+# How a running job gets sent back to the queue:
+#   preempt: USR2, what Slurm sends `signal_delay_s` before the time limit or on preemption;
+#            submitit checkpoints the job (same overrides) and requeues it itself;
+#   requeue: `scontrol requeue` by an admin or a preempting job: SIGTERM (submitit ignores it),
+#            SIGKILL after KillWait, and the original submission runs again.
+INTERRUPT = {"preempt": ("scancel", "--signal=USR2"), "requeue": ("scontrol", "requeue")}
+
+
+@pytest.mark.parametrize("how", sorted(INTERRUPT))
+def test_interrupted_job_is_requeued_and_resumes_without_repeating_judgments(
+        slurm_cluster: Cluster, suites_dir: Path, tmp_path: Path, how: str) -> None:
+    """The rerun of a requeued job must pick up its judgment store and generation cache."""
     args = sweep_args(suites_dir, "slurm", ["generator=always_accept",
                                              "task.max_tasks_per_type=100", "sandbox.workers=1"])
     proc = subprocess.Popen(args, cwd=ROOT, env=sweep_env(tmp_path, slurm_cluster.env),
@@ -64,7 +101,7 @@ def test_preempted_job_is_requeued_and_resumes_without_repeating_judgments(
                          "the job to start judging")
         wait_for(lambda: len(jfile.read_text().splitlines()) > 150, 120, "150 judgments")
         job = wait_for(lambda: submitit_job_id(tmp_path), 30, "the submitit job folder")
-        slurm_cluster.run("scancel", "--signal=USR2", job)
+        slurm_cluster.run(*INTERRUPT[how], job)
         before = len(jfile.read_text().splitlines())
         # Slurm holds a requeued batch job for ~2 minutes (BeginTime); release it now.
         wait_for(lambda: slurm_cluster.job_fields(job).get("Restarts") == "1"
@@ -77,8 +114,10 @@ def test_preempted_job_is_requeued_and_resumes_without_repeating_judgments(
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, out[-4000:]
-    log = "".join(p.read_text() for p in tmp_path.glob("hydra/*/*/.submitit/*/*_log.out"))
-    assert "this job is preempted" in log
+    log = "".join(p.read_text() for p in tmp_path.glob("hydra/*/*/.submitit/*/*_log.*"))
+    if how == "preempt":
+        assert "this job is preempted" in log
+    assert slurm_cluster.job_fields(job)["Restarts"] == "1"
 
     records = _judgments(jfile)
     keys = [(r["task_id"], r["case_id"], r["round"], r["verifier_hash"]) for r in records]
