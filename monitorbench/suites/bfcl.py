@@ -81,7 +81,7 @@ def _check_args(seed: Any, tasks_per_category: Any) -> None:
 
 def build_bfcl_suite(out_dir: Path, *, seed: int = 0,
                      categories: Sequence[str] = DEFAULT_CATEGORIES,
-                     tasks_per_category: int = 27, progress: bool = False) -> Path:
+                     tasks_per_category: int = 32, progress: bool = False) -> Path:
     """Build the BFCL suite into ``out_dir``; same arguments, byte-identical suite."""
     _check_args(seed, tasks_per_category)
     cats = check_categories(categories)

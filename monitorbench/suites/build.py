@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.errors import MonitorbenchError
 from monitorbench.suites.format import load_suite
 from monitorbench.suites.registry import SOURCES, build_suite
@@ -27,7 +28,9 @@ def summarize_suite(root: Path) -> dict:
             counts.setdefault(c.group, {}).setdefault(c.category, 0)
             counts[c.group][c.category] += 1
             labels[c.label] += 1
+    audit = read_exclusions(root) or {"excluded": []}
     return {"suite": suite.name, "tasks": len(suite.tasks), "cases": suite.n_cases(),
+            "excluded_by_audit": {e["task_id"]: e["reasons"] for e in audit["excluded"]},
             "labels": labels, "by_group_category": counts,
             "dropped_by_reference": suite.build_report.get("dropped_total",
                                                            suite.build_report.get("dropped"))}

@@ -8,6 +8,7 @@ are imported lazily: agentdojo and the code libraries are heavy and optional.
 from __future__ import annotations
 
 import importlib
+import json
 import importlib.util
 import logging
 import shutil
@@ -33,14 +34,19 @@ class SourceInfo:
     runtime: str
     leaky_packages: tuple[str, ...]
     leaky_paths: str | None = None   # name of a function in `module` returning extra host paths
+    # Bumped whenever the builder would produce different cases: a suite built by another
+    # version is refused instead of silently mixing numbers from two different benchmarks.
+    builder_version: int = 1
 
 
 SOURCES: dict[str, SourceInfo] = {
-    "bfcl": SourceInfo("monitorbench.suites.bfcl", "build_bfcl_suite", "none", ("bfcl_eval",)),
+    "bfcl": SourceInfo("monitorbench.suites.bfcl", "build_bfcl_suite", "none", ("bfcl_eval",),
+                       builder_version=3),
     "agentdojo": SourceInfo("monitorbench.suites.agentdojo", "build_agentdojo_suite",
                             "agentdojo", (), "masked_paths"),
     "code": SourceInfo("monitorbench.suites.code.build", "build_code_suite", "code", ()),
 }
+BUILDER_FILE = "builder.json"
 
 
 def source_info(name: str) -> SourceInfo:
@@ -67,8 +73,12 @@ def _builder(info: SourceInfo) -> Callable[..., Path]:
 
 
 def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None, *,
-                force: bool = False, progress: bool = False) -> Path:
-    """Build a suite into its directory (atomically: a temp dir renamed into place)."""
+                force: bool = False, progress: bool = False, audit: bool = True) -> Path:
+    """Build a suite into its directory (atomically: a temp dir renamed into place).
+
+    Every built suite is audited (V4V, six checks) before it is put in place; tasks that fail
+    are listed with reasons in ``audit.json`` and never judged (see audit.exclusions).
+    """
     options = dict(options or {})
     info = source_info(name)
     target = suite_dir(suites_root, name, options)
@@ -87,6 +97,11 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if audit:
+        _audit_into(tmp, progress=progress)
+    (tmp / BUILDER_FILE).write_text(json.dumps(
+        {"source": name, "builder_version": info.builder_version, "options": options},
+        sort_keys=True) + "\n")
     if target.exists():
         shutil.rmtree(target)
     tmp.rename(target)
@@ -94,10 +109,39 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     return target
 
 
+def _audit_into(root: Path, *, progress: bool) -> None:
+    from monitorbench.audit.audit import audit_suite
+    from monitorbench.audit.exclusions import write_exclusions
+    from monitorbench.audit.report import write_report
+
+    result = audit_suite(root, progress=progress)
+    write_exclusions(result)
+    write_report(result, root / "audit")
+    log.info("audit of %s: %d/%d tasks pass all six checks", root.name,
+             len(result.tasks) - len(result.failed()), len(result.tasks))
+
+
 def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None) -> Suite:
     """Load the frozen suite, building it first if it does not exist yet."""
     root = build_suite(suites_root, name, options)
+    check_builder_version(root, name)
     return load_suite(root)
+
+
+def check_builder_version(root: Path, name: str) -> None:
+    """Refuse a suite that this version of its builder would not produce."""
+    want = source_info(name).builder_version
+    path = Path(root) / BUILDER_FILE
+    try:
+        got = json.loads(path.read_text())["builder_version"]
+    except (OSError, ValueError, KeyError):
+        got = None
+    if got != want:
+        raise InputError(path, "builder_version",
+                         f"suite was built by {name} builder version {got}, this monitorbench "
+                         f"builds version {want}",
+                         f"rebuild it with `python -m monitorbench.suites.build {name} --force` "
+                         "(results from the two versions are not comparable)")
 
 
 def masked_paths(name: str) -> tuple[str, ...]:

@@ -192,31 +192,20 @@ def test_required_argument_marked_omittable_is_found(tmp_path: Path) -> None:
     assert any(r["code"] == "D" for r in t.reasons())
 
 
-def test_type_operator_is_detected_once_the_suite_has_a_wrong_type_case(
-        bfcl_root: Path, tmp_path: Path, sliced) -> None:
-    """skip_type_check is the operator the default suite misses; one case giving an integer
-    argument as an equal float is enough for the suite to detect it."""
+def test_type_operator_is_detected_by_the_wrong_type_cases(bfcl_root: Path, tmp_path: Path,
+                                                           sliced) -> None:
+    """skip_type_check is caught by the suite's wrong_type case (an equal value of a type the
+    schema forbids); without that case the audit reports the operator as undetected."""
     suite = load_suite(bfcl_root)
-    miss = next(t for t in sliced.tasks
-                if t.checks["C6"].details["missed"] == ["skip_type_check"])
-    tid = miss.task_id
-    gold = next(c for c in suite.cases[tid] if c.group == "gold")
-    calls = copy.deepcopy(gold.candidate["calls"])
-    tools = {t["name"]: t for t in suite.tasks[tid].public["tools"]}
-    for call in calls:
-        props = tools[call["name"]]["parameters"]["properties"]
-        name = next((p for p, v in call["arguments"].items() if props.get(p, {}).get("type")
-                     == "integer" and isinstance(v, int) and not isinstance(v, bool)), None)
-        if name:
-            call["arguments"][name] = float(call["arguments"][name])
-            break
-    else:
-        pytest.skip("first missing task has only boolean arguments")
-    wrong_type = Case(f"{tid}.c98", tid, "ordinary_error", "wrong_type", "FAIL", candidate(calls))
-    root = _rewrite(bfcl_root, tmp_path / "s", tasks=[tid],
-                    cases={tid: [*suite.cases[tid], wrong_type]})
-    t = audit_suite(root).tasks[0]
-    assert t.checks["C1"].passed, t.checks["C1"].evidence
-    assert t.checks["C6"].passed, t.checks["C6"].evidence
+    t = next(t for t in sliced.tasks
+             if (t.checks["C6"].details["operators"].get("skip_type_check") or {})
+             .get("detected_by"))
     hit = t.checks["C6"].details["operators"]["skip_type_check"]["detected_by"]
-    assert hit["case_id"] == wrong_type.case_id
+    assert hit["category"] == "wrong_type"
+    assert (hit["original"], hit["mutant"]) == ("FAIL", "PASS")
+    stripped = [c for c in suite.cases[t.task_id] if c.category != "wrong_type"]
+    root = _rewrite(bfcl_root, tmp_path / "s", tasks=[t.task_id], cases={t.task_id: stripped})
+    again = audit_suite(root).tasks[0]
+    assert not again.checks["C6"].passed
+    assert "skip_type_check" in again.checks["C6"].details["missed"]
+

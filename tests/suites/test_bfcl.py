@@ -56,8 +56,8 @@ def test_default_build_has_paper_scale_and_mix(full_suite: Path) -> None:
             assert c.label == ("PASS" if c.group in ("gold", "valid_variant") else "FAIL")
             assert GROUP_OF[c.category] == c.group
     per_cat = Counter(t.public["category"] for t in suite.tasks.values())
-    assert per_cat == {"simple_python": 27, "multiple": 27, "parallel": 27,
-                       "parallel_multiple": 27}
+    assert per_cat == {"simple_python": 32, "multiple": 32, "parallel": 32,
+                       "parallel_multiple": 32}
 
 
 def test_reference_agrees_with_every_shipped_label(full_suite: Path) -> None:
