@@ -81,9 +81,10 @@ HOSTILE = {
 
 def test_hostile_and_missing_verifiers_yield_u_and_the_run_goes_on(tmp_path: Path,
                                                                    suites_dir: Path) -> None:
+    from monitorbench.audit.exclusions import apply_exclusions
     from monitorbench.suites.format import load_suite
 
-    suite = load_suite(suites_dir / "bfcl")
+    suite = apply_exclusions(load_suite(suites_dir / "bfcl"))  # what a run judges
     task_ids = sorted(suite.tasks)[:6]
     vdir = tmp_path / "verifiers"
     kinds = list(HOSTILE) + ["good"]
