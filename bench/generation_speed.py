@@ -86,7 +86,7 @@ def main() -> None:
         g.model.inner = model
     t0 = time.monotonic()
     model.load()
-    print(f"SmolLM2 load: {time.monotonic() - t0:.1f} s")
+    print(f"SmolLM2 load: {time.monotonic() - t0:.1f} s", flush=True)
 
     rows = {}
     for rnd in ("cold", "warm"):
@@ -96,6 +96,8 @@ def main() -> None:
                 start = time.monotonic()
                 res = gen.generate(task, public, scratch / rnd / name / task.task_id)
                 secs.append(time.monotonic() - start)
+                print(f"  {rnd:4} {name:9} {task.task_id}: {secs[-1]:.1f} s, {res.status}, "
+                      f"{res.stats['completion_tokens']:.0f} tokens", flush=True)
                 statuses.append(res.status)
                 toks += res.stats["completion_tokens"]
                 hits += res.stats["cache_hits"]
