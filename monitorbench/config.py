@@ -87,11 +87,17 @@ class AccessMode(str, Enum):
     patch_checkout = "patch_checkout"  # code: the patch + repository checkout and run_public
 
 
+class MonitorKind(str, Enum):
+    code = "code"      # the generated verifier program runs in the sandbox on each case
+    model = "model"    # model judge: the generator's model reads each case and answers
+
+
 @dataclass
 class AccessConfig:
     """What a monitor sees and can do at judgment time, per task type."""
 
     name: str = "default"
+    monitor: MonitorKind = MonitorKind.code
     tool_call: AccessMode = AccessMode.raw_parsed
     state: AccessMode = AccessMode.record_exec
     code: AccessMode = AccessMode.patch_checkout

@@ -33,7 +33,7 @@ class TaskJob:
     cases: Sequence[Case]
     public_dir: Path
     verifier_dir: Path | None
-    verifier_hash: str
+    verifier_hash: str          # "" when no verifier was submitted
     view: AccessView
     suite_hash: str
     round: int
@@ -65,7 +65,7 @@ def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession) ->
     pending = [c for c in job.cases if _key(job, c) not in store]
     if not pending:
         return 0
-    if job.verifier_dir is None:
+    if not job.verifier_hash:  # no verifier (a model judge has a hash but no directory)
         for case in pending:
             store.append(_record(job, case, Verdict(None, reason=MISSING_VERIFIER,
                                                     detail="no verifier was submitted")))

@@ -19,11 +19,12 @@ from typing import Any, Mapping
 from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.audit.exclusions import apply_exclusions
-from monitorbench.config import AccessConfig
+from monitorbench.config import AccessConfig, MonitorKind
 from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
 from monitorbench.generation.factory import GenerationCache, make_generator
 from monitorbench.judging.judge import TaskJob, judge_all
+from monitorbench.judging.model_judge import open_model_judge
 from monitorbench.judging.store import JudgmentStore
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.suites.access import split_consistent, view_for
@@ -134,18 +135,27 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
 
     gen_cfg = OmegaConf.to_object(cfg.generator)
     scaffold_cfg = OmegaConf.to_object(cfg.scaffold)
-    generator = make_generator(gen_cfg, scaffold_cfg, sandbox=sandbox,
-                               spec_for=lambda t: spec_for(t, executes=True),
-                               cache_dir=Path(cfg.paths.cache) / "responses")
-    gcache = GenerationCache(Path(cfg.paths.cache) / "generations")
+    model_judge = MonitorKind(access.monitor) is MonitorKind.model
     t_gen = time.time()
     generations: dict[str, GenerationResult] = {}
-    for task in sel.tasks:
-        generations[task.task_id] = gcache.get_or_generate(
-            generator, task, sel.suite_of[task.task_id].public_dir(task.task_id))
+    gcache: GenerationCache | None = None
+    if model_judge:
+        judge_model, identity = _judge_model(gen_cfg, Path(cfg.paths.cache) / "responses", cfg)
+        for task in sel.tasks:  # the model itself is the monitor: nothing to generate
+            generations[task.task_id] = GenerationResult(task.task_id, SUBMITTED,
+                                                         detail="model judge")
+    else:
+        generator = make_generator(gen_cfg, scaffold_cfg, sandbox=sandbox,
+                                   spec_for=lambda t: spec_for(t, executes=True),
+                                   cache_dir=Path(cfg.paths.cache) / "responses")
+        identity = generator.identity
+        gcache = GenerationCache(Path(cfg.paths.cache) / "generations")
+        for task in sel.tasks:
+            generations[task.task_id] = gcache.get_or_generate(
+                generator, task, sel.suite_of[task.task_id].public_dir(task.task_id))
     gen_seconds = time.time() - t_gen
 
-    key = run_key(cfg, generator.identity, sel)
+    key = run_key(cfg, identity, sel)
     run_dir = outputs / "runs" / key
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
@@ -170,7 +180,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
             continue
         gen = generations[task.task_id]
         vdir = gen.verifier_dir if gen.status == SUBMITTED else None
-        vhashes[task.task_id] = verifier_hash(vdir)
+        vhashes[task.task_id] = (_model_hash(identity) if model_judge else verifier_hash(vdir))
         for rnd in range(1, _rounds_for(cfg, task.task_type) + 1):
             jobs.append(TaskJob(task, keep, sel.suite_of[task.task_id].public_dir(task.task_id),
                                 vdir, vhashes[task.task_id], view,
@@ -178,6 +188,8 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     spec_cache: dict[str, SandboxSpec] = {}
 
     def open_session(job: TaskJob):
+        if model_judge:
+            return open_model_judge(judge_model, job.task, gen_cfg.condition)
         tid = job.task.task_id
         if tid not in spec_cache:
             spec_cache[tid] = spec_for(job.task)
@@ -200,14 +212,24 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         "judgments_new": new, "judgments_reused": already,
         "cases_indistinguishable": indistinguishable,
         "cases_set_aside": set_aside_cases, "tasks_set_aside": set_aside_tasks,
-        "generation_cache_hits": gcache.hits, "generation_cache_misses": gcache.misses,
+        "generation_cache_hits": gcache.hits if gcache else 0,
+        "generation_cache_misses": gcache.misses if gcache else 0,
         "seconds_generation": round(gen_seconds, 3), "seconds_judging": round(judge_seconds, 3),
         "seconds_total": round(time.time() - t_start, 3),
     })
+    if model_judge and hasattr(judge_model, "cache"):
+        metrics.update({f"response_cache/{k}": v for k, v in judge_model.cache.stats().items()})
     if new and judge_seconds > 0:
         metrics["judge_cases_per_second"] = round(new / judge_seconds, 2)
     for k, v in _generation_stats(generations).items():
         metrics.setdefault(k, v)
+    traces = [g.trace_path for g in generations.values() if g.trace_path]
+    if traces:
+        from monitorbench.generation.traces import trace_stats
+
+        metrics.update({f"trace/{k}": v for k, v in trace_stats(traces).items()})
+    if not model_judge and hasattr(generator, "cache_stats"):
+        metrics.update({f"response_cache/{k}": v for k, v in generator.cache_stats().items()})
     if cfg.attack.adaptive:
         from monitorbench.attack import run_adaptive_attack
 
@@ -233,6 +255,29 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         log_job(cfg, run_dir=run_dir, run_key=key, metrics=metrics, records=records,
                 generations=generations, parent_run_id=parent_run_id)
     return metrics
+
+
+def _judge_model(gen_cfg: Any, cache_dir: Path, cfg: Any) -> tuple[Any, Mapping[str, Any]]:
+    """The generator's model, behind the response cache, as a model-judge monitor."""
+    from monitorbench.config import GeneratorKind
+    from monitorbench.generation.models.cache import CachedChatModel, ResponseCache
+    from monitorbench.generation.models.factory import make_chat_model
+
+    if GeneratorKind(gen_cfg.kind) is not GeneratorKind.model:
+        raise InputError(f"conf/access/{cfg.access.name}.yaml", "access.monitor",
+                         f"a model judge needs a model generator, got {gen_cfg.name!r} "
+                         f"(kind {GeneratorKind(gen_cfg.kind).value})",
+                         "use generator=smollm2|openai|recorded, or access.monitor=code")
+    model = make_chat_model(gen_cfg)
+    if gen_cfg.provider != "recorded":
+        model = CachedChatModel(model, ResponseCache(cache_dir))
+    identity = {"monitor": "model_judge", "model": dict(model.identity),
+                "condition": OmegaConf.to_container(cfg.generator.condition, resolve=True)}
+    return model, identity
+
+
+def _model_hash(identity: Mapping[str, Any]) -> str:
+    return "model-" + sha256_text(canonical_json(identity))[:18]
 
 
 def _generation_stats(generations: Mapping[str, GenerationResult]) -> dict[str, float]:
