@@ -140,7 +140,8 @@ class LimitsConfig:
 class SandboxConfig:
     backend: str = "bwrap"                     # bwrap|unshare|docker
     image: str = "python:3.11-slim"            # docker only
-    workers: int = 2                           # sessions judged in parallel
+    workers: int = 3                           # sessions judged in parallel (CPU-bound, but
+    #                                            a session waits on pipes: 3 beat 2 on 2 cores)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
 
 

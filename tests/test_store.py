@@ -89,3 +89,20 @@ def test_judgments_written_before_sigkill_are_all_there(tmp_path: Path) -> None:
     proc.wait()
     s = JudgmentStore(p)
     assert len(s) >= last + 1  # every append acknowledged before the kill is on disk
+
+
+def test_sandbox_failures_are_judged_again_on_resume(tmp_path: Path) -> None:
+    """A case whose sandbox died (e.g. Slurm signalled the job's process tree) is not done."""
+    p = tmp_path / "j.jsonl"
+    s = JudgmentStore(p)
+    s.append(_rec(0))
+    s.append(_rec(1, outcome="U", reason="sandbox_error", detail="worker killed"))
+    s.close()
+    s2 = JudgmentStore(p)
+    assert record_key(_rec(0)) in s2 and record_key(_rec(1)) not in s2
+    assert len(s2) == 1 and len(s2.records()) == 2  # still reported until replaced
+    s2.append(_rec(1, outcome="F"))
+    s2.close()
+    s3 = JudgmentStore(p)
+    assert len(s3) == 2
+    assert [r["outcome"] for r in s3.records() if r["case_id"] == "c0001"] == ["F"]

@@ -14,6 +14,11 @@ import threading
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+# A sandbox failure says nothing about the verifier (e.g. Slurm signalled the whole job's process
+# tree on preemption): such a record is kept in the file but does not count as done, so a
+# resumed run judges that case again and the newer record replaces it.
+RETRY_REASONS = frozenset({"sandbox_error"})
+
 RECORD_FIELDS = ("task_id", "task_type", "case_id", "group", "category", "label", "outcome",
                  "reason", "detail", "confidence", "seconds", "executions", "round", "access",
                  "verifier_hash", "case_hash", "suite_hash")
@@ -31,6 +36,8 @@ class JudgmentStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._records: dict[tuple[str, str, int, str, str], dict[str, Any]] = {}
+        # Retryable records read from disk: re-judged on resume, reported if never replaced.
+        self._retry: dict[tuple[str, str, int, str, str], dict[str, Any]] = {}
         self.repaired_bytes = 0
         self._load()
         self._fh = open(self.path, "a", encoding="utf-8")
@@ -50,7 +57,12 @@ class JudgmentStore:
                 rec = json.loads(line)
             except json.JSONDecodeError:
                 break
-            self._records[record_key(rec)] = rec
+            key = record_key(rec)
+            if rec.get("reason") in RETRY_REASONS:
+                self._retry[key] = rec
+            else:
+                self._records[key] = rec
+                self._retry.pop(key, None)
             pos = nl + 1
             good_end = pos
         if good_end < len(data):
@@ -64,11 +76,14 @@ class JudgmentStore:
         return key in self._records
 
     def __len__(self) -> int:
+        """Judgments that count as done (retryable failures excluded)."""
         return len(self._records)
 
     def records(self) -> list[dict[str, Any]]:
+        """One record per judgment; a retryable failure only where nothing replaced it."""
         with self._lock:
-            return list(self._records.values())
+            return list(self._records.values()) + [r for k, r in self._retry.items()
+                                                   if k not in self._records]
 
     def append(self, rec: Mapping[str, Any]) -> None:
         missing = [f for f in RECORD_FIELDS if f not in rec]
