@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,8 +19,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
-from conftest import free_port
 
 HEALTH_TIMEOUT_S = 120  # measured 6-16 s when idle; the shared test machine can be much slower
 
@@ -34,6 +33,14 @@ class MlflowServer:
         from mlflow.tracking import MlflowClient
 
         return MlflowClient(tracking_uri=self.url)
+
+
+def free_port() -> int:
+    """A free loopback port (own copy: `from conftest import` can resolve to a sibling
+    directory's conftest when the whole suite is collected)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def _healthy(url: str) -> bool:

@@ -13,8 +13,9 @@ from urllib.parse import quote
 
 import pytest
 
-from conftest import ROOT
 from mlflow_server import MlflowServer, mlflow_server  # noqa: F401  (fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.service, pytest.mark.slow]
 

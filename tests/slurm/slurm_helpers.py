@@ -1,6 +1,8 @@
 """Helpers for launcher tests: the local Slurm cluster, sweeps in a subprocess, MLflow read-back.
 
-A module with a unique name (not conftest) so test files can import it directly.
+A module with a unique name, not a conftest.py: a conftest here would shadow tests/conftest.py
+for the modules that do `from conftest import ...`. Test modules import the `slurm_cluster`
+fixture from here.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALCLUSTER = ROOT / "slurm" / "localcluster.sh"
@@ -119,3 +123,22 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.2) -> Any
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Start the cluster once; stop it in teardown even when a test (or the start) failed."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    directory: Path = tmp_path_factory.mktemp("slurm-local")
+    try:
+        started = localcluster("start", directory)
+        if started.returncode != 0:
+            logs = "\n".join(f"--- {p.name}\n{p.read_text()[-1500:]}"
+                             for p in sorted(directory.glob("**/*.log")))
+            pytest.fail(f"slurm/localcluster.sh start failed:\n{started.stderr}\n{logs}")
+        yield Cluster(directory, cluster_env(started.stdout))
+    finally:
+        stopped = localcluster("stop", directory)
+        assert stopped.returncode == 0, stopped.stderr

@@ -10,6 +10,7 @@ import pytest
 
 from slurm_helpers import (ROOT, SMALL_SWEEP, Cluster, cluster_env, localcluster, run_sweep,
                            submitit_dirs, sweep_args, sweep_env, sweep_runs, wait_for)
+from slurm_helpers import slurm_cluster  # noqa: F401  (session fixture)
 
 pytestmark = [pytest.mark.service, pytest.mark.slow]
 
