@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from conftest import ROOT, compose_cfg
+from pipeline_helpers import ROOT, compose_cfg
 from monitorbench.launch.run import run_job
 
 

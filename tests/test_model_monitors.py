@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import compose_cfg
+from pipeline_helpers import compose_cfg
 from monitorbench.launch.run import run_job
 
 sys.path.insert(0, str(Path(__file__).parent / "generation"))

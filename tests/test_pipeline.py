@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, compose_cfg
+from pipeline_helpers import ROOT, compose_cfg
 from monitorbench.launch.run import run_job
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, compose_cfg
+from pipeline_helpers import ROOT, compose_cfg
 from monitorbench.errors import InputError
 from monitorbench.launch.run import run_job
 from monitorbench.report import build_report
