@@ -38,7 +38,7 @@ def task():
     root = pristine_checkout(SPEC)
     base = run_pytest(root, SPEC, list(SPEC.test_paths))
     base_pass = set(base.passed_ids())
-    bugs, pool, _ = find_bugs(SPEC, files, root, base_pass, seed=0, need=3, log=lambda m: None)
+    bugs, pool, _ = find_bugs(SPEC, files, root, base_pass, seed=0, need=2, log=lambda m: None)
     draft = draft_task("code.toolz.t01", SPEC, files, root, base_pass, bugs[:2], bugs, pool,
                        random.Random(0))
     assert draft is not None
