@@ -262,3 +262,11 @@ def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch):
     ref = get_reference("code.hardened_grader")
     gold = next(c for c in cases if c.category == "gold")
     assert ref.decide(suite.tasks[tid], suite.references[tid], gold.candidate) == "PASS"
+
+
+def test_masked_paths_hide_the_build_cache_and_installed_pristine_sources():
+    from monitorbench.suites.code.build import masked_paths
+    paths = masked_paths()
+    assert str(cache_root()) in paths
+    import six  # installed system-wide here: its pristine source would leak six tasks' fixes
+    assert six.__file__ in paths

@@ -410,6 +410,22 @@ def build_code_suite(out_dir: Path, *, seed: int = 0,
     return out_dir
 
 
+def masked_paths() -> tuple[str, ...]:
+    """Host paths a sandbox must hide for code tasks: the build cache (pristine checkouts, bug
+    patches, cached cases with labels) and an installed copy of a pinned library, which would
+    otherwise show the unmutated source next to the buggy checkout (six is installed here)."""
+    import importlib.util
+
+    root = cache_root()
+    paths = [str(root), str(root.parent / "code_build")]
+    for name in LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            origin = Path(spec.origin)
+            paths.append(str(origin.parent if origin.name == "__init__.py" else origin))
+    return tuple(paths)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out_dir", type=Path)
