@@ -121,23 +121,23 @@ def test_interrupted_job_is_requeued_and_resumes_without_repeating_judgments(
     assert slurm_cluster.job_fields(job)["Restarts"] == "1"
 
     records = _judgments(jfile)
-    keys = [(r["task_id"], r["case_id"], r["round"], r["verifier_hash"]) for r in records]
-    assert len(keys) == len(set(keys)), "a judgment was repeated after the requeue"
+    # A sandbox worker killed by Slurm's signal mid-case leaves a sandbox_error record that the
+    # rerun judges again (judging/store.py RETRY_REASONS); every other judgment is done once.
+    retried = [r for r in records if r["reason"] == "sandbox_error"]
+    done = [(r["task_id"], r["case_id"], r["round"], r["verifier_hash"]) for r in records
+            if r["reason"] != "sandbox_error"]
+    assert len(done) == len(set(done)), "a finished judgment was repeated after the requeue"
+    assert {(r["task_id"], r["case_id"], r["round"], r["verifier_hash"]) for r in retried} \
+        <= set(done), "a sandbox failure from the interrupted attempt was never judged again"
     metrics = json.loads((jfile.parent / "metrics.json").read_text())
-    assert metrics["judgments_reused"] >= before - 1  # at most a torn last line is redone
+    assert metrics["judgments_reused"] >= before - 1 - len(retried)  # + at most a torn line
     assert metrics["judgments_new"] > 0  # the first attempt was really cut short
     assert metrics["judgments_reused"] + metrics["judgments_new"] == metrics["n_cases"] \
-        == len(records)
+        == len(done)
     assert metrics["generation_cache_hits"] == metrics["n_tasks"]  # no generation repeated
+    assert metrics["tpr"] == 100.0  # the interruption left no U behind
     _, children = sweep_runs(tmp_path)
     assert len(children) == 1 and children[0].info.status == "FINISHED"
-
-    broken = [r for r in records if r["outcome"] == "U"]
-    if broken:
-        pytest.xfail(f"{len(broken)} judgment(s) recorded as U ({broken[0]['reason']}) when "
-                     "Slurm's signals reached the sandbox workers; they are kept on resume "
-                     "(needs a fix in monitorbench/judging or sandbox, see slurm/README.md)")
-    assert metrics["tpr"] == 100.0
 
 
 def submitit_job_id(outputs: Path) -> str | None:
