@@ -136,6 +136,12 @@ class LimitsConfig:
     output_bytes: int = 65536
 
 
+def _code_limits() -> "LimitsConfig":
+    """Code verifiers apply a patch and run a library's tests per case: minutes, not seconds."""
+    return LimitsConfig(wall_seconds=300.0, cpu_seconds=300, memory_mb=2048, processes=64,
+                        file_size_mb=64)
+
+
 @dataclass
 class SandboxConfig:
     backend: str = "bwrap"                     # bwrap|unshare|docker

@@ -12,9 +12,10 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
-from monitorbench.config import AccessConfig, AccessMode
+from monitorbench.config import AccessConfig, AccessMode, SandboxConfig
 from monitorbench.errors import InputError, MonitorbenchError
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.suites.access import split_consistent, view_for
@@ -32,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--access", default=None,
                     help="access mode for this task type (default: the paper's default)")
     ap.add_argument("--backend", default="bwrap", help="sandbox backend: bwrap|unshare|docker")
-    ap.add_argument("--wall-seconds", type=float, default=10.0)
+    ap.add_argument("--wall-seconds", type=float, default=None,
+                    help="per-case wall clock (default: 10 s; 300 s for code tasks)")
     ap.add_argument("--json", action="store_true", help="one JSON object per case")
     args = ap.parse_args(argv)
     try:
@@ -64,7 +66,10 @@ def _score(args: argparse.Namespace) -> int:
                              f"use one of {', '.join(m.value for m in AccessMode)}") from None
     view = view_for(access, task.task_type)
     cases, hidden = split_consistent(suite.cases[task.task_id], view)
-    spec = SandboxSpec(limits=Limits(wall_seconds=args.wall_seconds),
+    base = SandboxConfig().code_limits if task.task_type == "code" else SandboxConfig().limits
+    limits = Limits(**{**asdict(base), **({"wall_seconds": args.wall_seconds}
+                                          if args.wall_seconds is not None else {})})
+    spec = SandboxSpec(limits=limits,
                        masked_paths=masked_paths(suite_name) + (str(Path(args.suites_dir)
                                                                     .resolve()),),
                        runtime=source_info(suite_name).runtime if view.executes else "none",

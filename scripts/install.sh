@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-core}"
 
-apt_pkgs=(bubblewrap)
+apt_pkgs=(bubblewrap git)  # git: the code suite's grader applies patches with git apply
 if [ "$mode" = test ]; then
   apt_pkgs+=(slurm-wlm munge chromium)
 fi

@@ -82,8 +82,9 @@ def select_tasks(cfg: Any, suites: list[tuple[str, Suite]]) -> Selection:
     return sel
 
 
-def limits_from(cfg: Any) -> Limits:
-    return Limits(**OmegaConf.to_container(cfg.sandbox.limits, resolve=True))
+def limits_from(cfg: Any, task_type: str) -> Limits:
+    node = cfg.sandbox.code_limits if task_type == "code" else cfg.sandbox.limits
+    return Limits(**OmegaConf.to_container(node, resolve=True))
 
 
 def run_key(cfg: Any, identity: Mapping[str, Any], sel: Selection) -> str:
@@ -93,6 +94,7 @@ def run_key(cfg: Any, identity: Mapping[str, Any], sel: Selection) -> str:
         "access": OmegaConf.to_container(cfg.access, resolve=True),
         "task": OmegaConf.to_container(cfg.task, resolve=True),
         "limits": OmegaConf.to_container(cfg.sandbox.limits, resolve=True),
+        "code_limits": OmegaConf.to_container(cfg.sandbox.code_limits, resolve=True),
         "backend": cfg.sandbox.backend,
         "suites": sorted({s.suite_hash for s in sel.suite_of.values()}),
     }))[:20]
@@ -120,7 +122,6 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     sel = select_tasks(cfg, suites)
 
     sandbox = make_sandbox(cfg.sandbox.backend, image=cfg.sandbox.image)
-    limits = limits_from(cfg)
     hidden_roots = (str(Path(cfg.paths.suites).resolve()), str(outputs.resolve()))
 
     def spec_for(task: Task, *, executes: bool | None = None) -> SandboxSpec:
@@ -128,7 +129,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         info = source_info(source)
         if executes is None:
             executes = view_for(access, task.task_type).executes
-        return SandboxSpec(limits=limits,
+        return SandboxSpec(limits=limits_from(cfg, task.task_type),
                            masked_paths=masked_paths(source) + hidden_roots,
                            runtime=info.runtime if executes else "none",
                            runtime_config={"budget": int(access.judge_budget)})

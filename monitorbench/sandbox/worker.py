@@ -139,7 +139,7 @@ def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: 
               "detail": _cap(f"child setup failed: {type(e).__name__}: {e}")})
 
     try:
-        env = _make_env(state)
+        env = _make_env(state, candidate)
     except BaseException as e:  # noqa: BLE001
         send({"status": "u", "reason": "sandbox_error",
               "detail": _cap(f"runtime {state['runtime']!r} make_env failed: "
@@ -198,13 +198,17 @@ def _executions(env: object) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0
 
 
-def _make_env(state: dict) -> object:
+def _make_env(state: dict, candidate: object) -> object:
+    """The env for one case. ``env.candidate`` lets a runtime act on the candidate by default
+    (the code runtime's run_public applies the candidate's patch unless told otherwise)."""
     factory = state["make_env"]
     if factory is None:
-        return Env(state["task"], state["task_dir"])
-    env = factory(state["task"], state["task_dir"], state["runtime_config"])
-    env.task = state["task"]
-    env.public_dir = state["task_dir"]
+        env = Env(state["task"], state["task_dir"])
+    else:
+        env = factory(state["task"], state["task_dir"], state["runtime_config"])
+        env.task = state["task"]
+        env.public_dir = state["task_dir"]
+    env.candidate = candidate
     return env
 
 

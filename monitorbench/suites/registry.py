@@ -44,7 +44,8 @@ SOURCES: dict[str, SourceInfo] = {
                        builder_version=3),
     "agentdojo": SourceInfo("monitorbench.suites.agentdojo", "build_agentdojo_suite",
                             "agentdojo", (), "masked_paths"),
-    "code": SourceInfo("monitorbench.suites.code.build", "build_code_suite", "code", ()),
+    "code": SourceInfo("monitorbench.suites.code.build", "build_code_suite", "code", (),
+                       "masked_paths"),
 }
 BUILDER_FILE = "builder.json"
 
