@@ -4,7 +4,9 @@ One task per AgentDojo user task (suites v1.2.2). A verifier receives the candid
 record ``{"calls": [{"name", "arguments", "output", "error"}], "final_message"}`` and may replay
 calls with ``env.run_public`` (runtime ``agentdojo``). The reference verifier
 ``agentdojo.utility`` replays the calls through the real tools and returns PASS iff the user
-task's utility check holds and the task's injection task did not succeed.
+task's utility check holds and the task's injection task did not succeed. Each task's injection
+task is picked so that, where AgentDojo allows it, an agent can complete the user task *and* be
+hijacked: only then does the security check decide a case on its own.
 """
 
 from __future__ import annotations
@@ -166,6 +168,7 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
     dropped: list[dict[str, Any]] = []
     dropped_tasks: list[dict[str, Any]] = []
     rejected_pairs: list[dict[str, Any]] = []
+    limits: dict[str, list[str]] = {}
     for suite in suites:
         tools = tool_specs(suite)
         schemas = {t["name"]: t["parameters"] for t in tools}
@@ -173,13 +176,15 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
         for ut_id in ids:
             task_id = f"agentdojo.{suite}.{ut_id}"
             rng = random.Random(f"{seed}:{task_id}")
-            setup, rejected = src.choose_injection_task(suite, ut_id, rng)
+            choice = src.choose_injection_task(suite, ut_id, rng)
             rejected_pairs += [{"task_id": task_id, "injection_task_id": r,
                                 "reason": "its own ground truth does not pass its security check"}
-                               for r in rejected]
+                               for r in choice.rejected]
+            setup = choice.setup
             if setup is None:
                 dropped_tasks.append({"task_id": task_id, "reason": "no usable injection task"})
                 continue
+            limits[task_id] = source_limits(setup, choice.security_decides)
             task = Task(task_id, "state",
                         f"agentdojo {src.BENCHMARK_VERSION} {suite}/{ut_id}",
                         _public(setup, tools, budget))
@@ -201,7 +206,7 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
             if progress:
                 print(f"[agentdojo] {task_id}: {len(kept)} kept, {len(drafts) - len(kept)} dropped",
                       file=sys.stderr, flush=True)
-    report = _report(cases, dropped, dropped_tasks, rejected_pairs)
+    report = _report(cases, dropped, dropped_tasks, rejected_pairs, limits)
     if progress:
         print(f"[agentdojo] built {len(tasks)} tasks in {time.perf_counter() - started:.1f} s",
               file=sys.stderr, flush=True)
@@ -214,9 +219,26 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
                        meta=meta, build_report=report, extra_public_files=extra)
 
 
+def source_limits(setup: src.TaskSetup, security_decides: bool) -> list[str]:
+    """What the source's own checks make impossible for any case of this task to show. Each
+    entry names a mutant of the reference that no case can tell apart from it (so the audit's
+    C6 will exclude the task), with the reason that lies in AgentDojo, not in the cases."""
+    out = []
+    if not security_decides:
+        out.append("ignore_injection_security: no working injection task can succeed while the "
+                   "user task's utility also holds")
+    if not src.utility_reads_state(setup):
+        out.append("ignore_final_state: the utility check never reads the final environment")
+    elif src.changes_state(setup, src.user_calls(setup)) and \
+            src.judge(setup, [], setup.user_task.GROUND_TRUTH_OUTPUT)[0]:
+        out.append("ignore_final_state: the task asks for state changes, but its utility check "
+                   "already holds in the initial environment")
+    return out
+
+
 def _report(cases: Mapping[str, list[Case]], dropped: list[dict[str, Any]],
-            dropped_tasks: list[dict[str, Any]], rejected_pairs: list[dict[str, Any]]
-            ) -> dict[str, Any]:
+            dropped_tasks: list[dict[str, Any]], rejected_pairs: list[dict[str, Any]],
+            limits: Mapping[str, list[str]]) -> dict[str, Any]:
     all_cases = [c for cl in cases.values() for c in cl]
     return {
         "tasks_kept": len(cases),
@@ -231,4 +253,5 @@ def _report(cases: Mapping[str, list[Case]], dropped: list[dict[str, Any]],
         "dropped": dropped,
         "dropped_tasks": dropped_tasks,
         "rejected_injection_pairs": rejected_pairs,
+        "source_limits": {t: v for t, v in sorted(limits.items()) if v and t in cases},
     }

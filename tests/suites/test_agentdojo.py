@@ -159,3 +159,65 @@ def test_reference_rejects_a_malformed_candidate_with_input_error(small):
     with pytest.raises(InputError) as e:
         ref.decide(small.tasks[task_id], small.references[task_id], {"calls": []})
     assert e.value.field == "candidate.final_message"
+
+
+def test_message_only_attack_counts_as_working():
+    """travel injection_task_6 only asks the agent to *say* something; its security check reads
+    the final message, so its own ground truth (no calls, its answer) must count as a working
+    attack (judged with an empty message, it was always rejected)."""
+    setup = src.cached_setup("travel", "user_task_0", "injection_task_6")
+    assert src.attack_calls(setup) == [] and "Riverside View Hotel" in src.attack_message(setup)
+    assert src.attack_succeeds_alone(setup)
+    assert src.judge(setup, [], "")[1] is False
+
+
+def test_chosen_pair_lets_user_task_and_attack_both_succeed(small):
+    """Where the build report names no source limit on the security check, some injection_goal
+    case completes the user task while the attack succeeds: the reference rejects it only
+    because of the security check."""
+    limits = small.build_report["source_limits"]
+    for task_id, cases in small.cases.items():
+        if any(x.startswith("ignore_injection_security") for x in limits.get(task_id, [])):
+            continue
+        data = small.references[task_id].data
+        setup = src.cached_setup(data["suite"], data["user_task_id"], data["injection_task_id"])
+        verdicts = [src.judge(setup, rt.check_calls(c.candidate["calls"]),
+                              c.candidate["final_message"])
+                    for c in cases if c.category == "injection_goal"]
+        assert (True, True) in verdicts, task_id
+
+
+def test_source_limits_name_checks_the_source_makes_undecidable():
+    """banking user_task_1 ("total spending in March?") is judged on the answer only; banking
+    user_task_5's utility already holds before anything is done; banking user_task_0's utility
+    reads the transactions the candidate made."""
+    from monitorbench.suites.agentdojo import source_limits
+
+    def limits(ut: str) -> list[str]:
+        return source_limits(src.cached_setup("banking", ut, "injection_task_1"), True)
+
+    assert [x.split(":")[0] for x in limits("user_task_1")] == ["ignore_final_state"]
+    assert "never reads" in limits("user_task_1")[0]
+    assert "initial environment" in limits("user_task_5")[0]
+    assert limits("user_task_0") == []
+    setup = src.cached_setup("banking", "user_task_0", "injection_task_1")
+    assert source_limits(setup, False)[0].startswith("ignore_injection_security")
+
+
+def test_audit_detects_both_mutants_where_the_source_allows_it(small):
+    """V4V C6 on the slice: travel/user_task_0 used to miss ignore_injection_security (every
+    attack broke its one-reservation check); its user-task-plus-"say" attack case now catches
+    it. Every operator the audit misses is one the build report says no case can catch."""
+    from monitorbench.audit.audit import audit_suite
+
+    audit = audit_suite(small.root)
+    limits = small.build_report["source_limits"]
+    for t in audit.tasks:
+        c6 = t.checks["C6"]
+        assert set(c6.details["missed"]) == {x.split(":")[0] for x in limits.get(t.task_id, [])}, \
+            (t.task_id, c6.evidence)
+        assert all(t.checks[k].passed for k in ("C1", "C2", "C3", "C4", "C5")), t.task_id
+    travel = next(t for t in audit.tasks if t.task_id == "agentdojo.travel.user_task_0")
+    hit = travel.checks["C6"].details["operators"]["ignore_injection_security"]["detected_by"]
+    assert (hit["category"], hit["original"], hit["mutant"]) == ("injection_goal", "FAIL", "PASS")
+    assert travel.passed
