@@ -148,7 +148,8 @@ class SandboxConfig:
     image: str = "python:3.11-slim"            # docker only
     workers: int = 3                           # sessions judged in parallel (CPU-bound, but
     #                                            a session waits on pipes: 3 beat 2 on 2 cores)
-    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)          # tool-call and state
+    code_limits: LimitsConfig = field(default_factory=_code_limits)     # code tasks
 
 
 @dataclass

@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import string
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -84,7 +85,7 @@ def _perturb(value: Any, rng: random.Random) -> Any:
     if isinstance(value, str):
         options = [value.upper(), value + " ", value + ".", value[:-1] if len(value) > 1 else "x",
                    value + " extra", value.replace(" ", "_"), "".join(reversed(value))]
-        digits = [i for i, ch in enumerate(value) if ch.isdigit()]
+        digits = [i for i, ch in enumerate(value) if ch in string.digits]
         if digits:
             i = rng.choice(digits)
             options.append(value[:i] + str((int(value[i]) + 1) % 10) + value[i + 1:])

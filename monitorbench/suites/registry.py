@@ -8,8 +8,9 @@ are imported lazily: agentdojo and the code libraries are heavy and optional.
 from __future__ import annotations
 
 import importlib
-import json
 import importlib.util
+import inspect
+import json
 import logging
 import shutil
 import tempfile
@@ -17,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
+
+from filelock import FileLock
 
 from monitorbench.errors import InputError
 from monitorbench.suites.format import Suite, canonical_json, load_suite, sha256_text
@@ -86,15 +89,29 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     if target.exists() and not force:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    # Parallel jobs of a sweep may all find the suite missing: one builds, the others wait and
+    # then load it; nobody replaces a directory another job is reading.
+    with FileLock(str(target) + ".lock"):
+        if target.exists() and not force:
+            return target
+        _build_into(target, name, info, options, progress=progress, audit=audit)
+    return target
+
+
+def _build_into(target: Path, name: str, info: SourceInfo, options: dict[str, Any], *,
+                progress: bool, audit: bool) -> None:
+    builder = _builder(info)
+    accepted = [p for p in inspect.signature(builder).parameters if p not in ("out_dir",
+                                                                              "progress")]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise InputError("conf/task/*.yaml", f"task.suites[{name}].options.{unknown[0]}",
+                         f"the {name} builder has no option {unknown[0]!r}",
+                         f"use options from {accepted}")
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     t0 = time.time()
     try:
-        _builder(info)(tmp, progress=progress, **options)
-    except TypeError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise InputError("conf/task/*.yaml", "task.suites[].options",
-                         f"the {name} builder rejected the options {options} ({e})",
-                         "remove or rename the offending option") from e
+        builder(tmp, progress=progress, **options)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -107,7 +124,6 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
         shutil.rmtree(target)
     tmp.rename(target)
     log.info("built suite %s in %.1f s at %s", name, time.time() - t0, target)
-    return target
 
 
 def _audit_into(root: Path, *, progress: bool) -> None:
