@@ -4,8 +4,11 @@ empty reports. Each rewrites the grader's final decision rule over the same test
 
 The hardened grader decides ``PASS`` iff the test run has no integrity problem and every
 fail-to-pass (F2P) and pass-to-pass (P2P) test agrees on "passed" in both the junit report and
-the outcome record. The grader is run once per case (patch applied to a fresh checkout, tests in
-a subprocess); every mutant re-decides from that run. A candidate the grader rejected before
+the outcome record (:func:`monitorbench.suites.code.grader.decide_run`). That rule is a pure
+function of the run record, so the mutants add no test runs: each re-decides the record of the
+reference's latest grading of the same case (``grader.last_grade``; in the audit, the last of
+the C2 repeats, which C2 requires to agree with the first). Only a case graded nowhere in this
+process is graded here, once, for all five operators. A candidate the grader rejected before
 running tests (static screen, patch that does not apply) has no run and keeps its decision.
 """
 
@@ -51,16 +54,18 @@ class CodeMutants:
     )
 
     def __init__(self) -> None:
-        self._runs: dict[tuple[str, str], Any] = {}
+        self.graded_here = 0  # cases with no reference record in this process (test runs spent)
 
     def _grade(self, task: Task, reference: Reference, case: Case) -> Any:
-        """One real grading run per case, shared by the five operators."""
-        from monitorbench.suites.code.grader import grade, spec_for
-        key = (reference.verifier_id + reference.version + task.task_id, case.candidate_hash)
-        if key not in self._runs:
+        """The reference's own record of this case, or one grading run when it has none."""
+        from monitorbench.suites.code.grader import grade, last_grade, spec_for
+        patch = case.candidate.get("patch")
+        g = last_grade(reference.data, patch)
+        if g is None:
+            self.graded_here += 1
             spec = spec_for(reference.data, f"hidden/{task.task_id}/reference.json")
-            self._runs[key] = grade(spec, reference.data, case.candidate.get("patch"))
-        return self._runs[key]
+            g = grade(spec, reference.data, patch)
+        return g
 
     def decide(self, op: Operator, task: Task, reference: Reference,
                cases: Sequence[Case]) -> list[str]:
@@ -70,8 +75,6 @@ class CodeMutants:
         for case in cases:
             g = self._grade(task, reference, case)
             out.append(with_invalid(lambda: g.decision if g.run is None else rule(g.run)))
-        if op is self.operators[-1]:
-            self._runs.clear()  # every operator of this task has run; free the evidence
         return out
 
 
