@@ -40,7 +40,9 @@ from monitorbench.suites.code.sdists import (cache_root, checkout_files, fetch_s
 from monitorbench.suites.code.testrun import TestRun, run_pytest
 from monitorbench.suites.format import Case, Reference, Task, write_suite
 
-BUILD_VERSION = "code-build/1"
+BUILD_VERSION = "code-build/2"  # 2: skips_tests, breaks_collection, kills_test_run cases
+# The bug search is versioned on its own: new case kinds reuse the (slow) cached searches.
+SEARCH_VERSION = "code-build/1"
 MAX_F2P = 30
 P2P_SAMPLE = 20
 MAX_TRIES_PER_TASK = 40
@@ -298,8 +300,10 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
                          f"check that pytest runs in {root}: {base.output[-300:]}")
     base_pass = {n for n in base.passed_ids() if _safe_id(n)}
     log(f"{spec.name}: baseline {len(base_pass)} passing tests in {base.seconds:.1f}s")
+    search_file = out_file.with_name(f"search-{spec.name}-{spec.version}-seed{seed}-n{tasks}-"
+                                     f"{SEARCH_VERSION.replace('/', '')}.json")
     bugs, pool, stats = _cached_search(spec, files, root, base_pass, seed, 2 * tasks + 2, log,
-                                       out_file.with_name("search-" + out_file.name))
+                                       search_file)
     t_search = time.monotonic() - t0
     rng = random.Random(f"{seed}:{spec.name}:p2p")
     drafts: list[TaskDraft] = []
