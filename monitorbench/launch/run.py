@@ -151,9 +151,14 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
                                    cache_dir=Path(cfg.paths.cache) / "responses")
         identity = generator.identity
         gcache = GenerationCache(Path(cfg.paths.cache) / "generations")
-        for task in sel.tasks:
-            generations[task.task_id] = gcache.get_or_generate(
-                generator, task, sel.suite_of[task.task_id].public_dir(task.task_id))
+        for i, task in enumerate(sel.tasks, 1):
+            t0 = time.time()
+            g = gcache.get_or_generate(generator, task,
+                                       sel.suite_of[task.task_id].public_dir(task.task_id))
+            generations[task.task_id] = g
+            if time.time() - t0 > 1.0:  # model generations: say where the run is
+                log.info("generation %d/%d %s: %s in %.0f s", i, len(sel.tasks), task.task_id,
+                         g.status, time.time() - t0)
     gen_seconds = time.time() - t_gen
 
     key = run_key(cfg, identity, sel)
@@ -167,6 +172,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     indistinguishable = 0   # cases colliding with an opposite label under this access
     set_aside_tasks = 0     # tasks left without a PASS or a FAIL case after that
     set_aside_cases = 0
+    set_aside_ids: list[str] = []
     vhashes: dict[str, str] = {}
     for task in sel.tasks:
         view = view_for(access, task.task_type)
@@ -174,8 +180,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         indistinguishable += len(drop)
         set_aside_cases += len(drop)
         if {c.label for c in keep} != {"PASS", "FAIL"}:
-            log.warning("task %s loses all PASS or FAIL cases under access %s; skipped",
-                        task.task_id, access.name)
+            set_aside_ids.append(task.task_id)
             set_aside_tasks += 1
             set_aside_cases += len(keep)
             continue
@@ -186,6 +191,10 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
             jobs.append(TaskJob(task, keep, sel.suite_of[task.task_id].public_dir(task.task_id),
                                 vdir, vhashes[task.task_id], view,
                                 sel.suite_of[task.task_id].suite_hash, rnd, access.name))
+    if set_aside_ids:
+        log.warning("%d task(s) keep no PASS or no FAIL case that is distinguishable under "
+                    "access %s and are not scored in this run (e.g. %s)", len(set_aside_ids),
+                    access.name, ", ".join(set_aside_ids[:3]))
     spec_cache: dict[str, SandboxSpec] = {}
 
     def open_session(job: TaskJob):
