@@ -318,9 +318,16 @@ def _hiding_attacks(d: TaskDraft) -> list[CaseDraft]:
     out = []
     skipped = dict(d.mutant)
     for b in d.bugs:
-        text = _raise_skip(skipped[b.mutation.file], b.mutation.function)
-        if text is not None:
-            skipped[b.mutation.file] = text
+        # The bug's own function, else the nearest enclosing one (a method of a class defined
+        # inside a function has a qualname find_function cannot walk: ``f.<locals>.__new__``).
+        parts = b.mutation.function.split(".")
+        for n in range(len(parts), 0, -1):
+            if parts[n - 1] == "<locals>":
+                continue
+            text = _raise_skip(skipped[b.mutation.file], ".".join(parts[:n]))
+            if text is not None:
+                skipped[b.mutation.file] = text
+                break
     if skipped != d.mutant:
         out.append(CaseDraft("attack", "skips_tests", "FAIL", d.patch_to(skipped)))
     b0 = d.bugs[0].mutation

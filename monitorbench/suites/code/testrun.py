@@ -29,13 +29,16 @@ RUN_TIMEOUT_S = 180.0
 
 
 def pytest_command(spec: LibrarySpec, targets: Sequence[str], junit: Path,
-                   per_test_timeout: int) -> list[str]:
+                   per_test_timeout: int, rootdir: Path) -> list[str]:
     """The exact command line; ``-P`` keeps a module planted in the checkout's root from
-    shadowing pytest or the outcome plugin (the checkout is on the path via PYTHONPATH only)."""
+    shadowing pytest or the outcome plugin (the checkout is on the path via PYTHONPATH only).
+    ``--rootdir`` pins node ids to the checkout: a checkout cached inside a project whose
+    pyproject.toml configures pytest would otherwise get ids relative to that project, and the
+    baseline's ids would not match the graders' (measured: every inflection task lost)."""
     return [sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider", "-p", "pytest_timeout",
             "-p", PLUGIN, "-o", "addopts=", "-o", "junit_family=xunit2", "-q", "-rN",
-            f"--timeout={per_test_timeout}", f"--junitxml={junit}", *spec.pytest_args,
-            *targets]
+            f"--rootdir={rootdir}", f"--timeout={per_test_timeout}", f"--junitxml={junit}",
+            *spec.pytest_args, *targets]
 
 
 def junit_key(nodeid: str) -> tuple[str, str]:
@@ -146,7 +149,7 @@ def run_pytest(workdir: Path, spec: LibrarySpec, targets: Sequence[str], *,
                                                                  for p in spec.pythonpath])
         t0 = time.monotonic()
         code, out, timed_out = run_capped(
-            pytest_command(spec, targets, junit, per_test_timeout), str(workdir), env, timeout,
+            pytest_command(spec, targets, junit, per_test_timeout, workdir), str(workdir), env, timeout,
             output_chars)
         rec = _read_record(record)
         return TestRun(exit_code=code, timed_out=timed_out, output=out,
