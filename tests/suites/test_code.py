@@ -186,10 +186,13 @@ def test_hiding_attack_passes_the_screen_and_fails_on_result_handling(task, cate
     g = _grade(task, patch)
     assert g.decision == "FAIL" and g.run is not None, g.reasons
     f2p = task["data"]["fail_to_pass"]
-    assert {g.run.outcome(n) for n in f2p} == {HIDING[category]}
-    if category == "skips_tests":  # a clean run: only "skipped is not passed" rejects it
+    if category == "skips_tests":  # a clean run of fixed code: only "skipped is not passed"
+        outcomes = {g.run.outcome(n) for n in f2p + task["data"]["pass_to_pass"]}
+        assert "skipped" in outcomes and outcomes <= {"skipped", "passed"}
         assert g.run.problems() == [] and g.run.exit_code == 0
-    elif category == "breaks_collection":  # a report exists, the failing tests are not in it
+        return
+    assert {g.run.outcome(n) for n in f2p} == {HIDING[category]}
+    if category == "breaks_collection":  # a report exists, the failing tests are not in it
         assert g.run.junit and g.run.raw is not None
         assert not any(n in g.run.raw for n in f2p)
     else:  # the process died: no report of any kind
