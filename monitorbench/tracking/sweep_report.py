@@ -24,15 +24,16 @@ def child_runs(client, parent_run_id: str) -> list[Any]:
 
 
 def leaderboard_rows(runs: list[Any]) -> list[dict[str, Any]]:
-    """One row per child run, sorted by BA_norm (best first); FPR_h per attack category too."""
+    """One row per child run, sorted by BA_norm (best first); adaptive-attack FPR_h and FPR_h
+    per attack category too."""
     rows = []
     for r in runs:
         m = r.data.metrics
         row: dict[str, Any] = {"run": r.data.tags.get("mlflow.runName", r.info.run_id)}
         for k in HEADLINE:
             row[k] = m.get(k)
-        for k in sorted(m):
-            if k.startswith("fpr_h/"):
+        for k in sorted(m):  # static beside adaptive attack acceptance, then per category
+            if k.startswith(("attack/fpr_h", "fpr_h/")):
                 row[k] = m[k]
         rows.append(row)
     rows.sort(key=lambda x: -(x["ba_norm"] if x["ba_norm"] is not None else -1e9))
