@@ -311,7 +311,7 @@ def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch):
     assert tid == "code.toolz.t01"
     cases = suite.cases[tid]
     assert {c.group for c in cases} == set(GROUPS)
-    assert 12 <= len(cases) <= 16
+    assert 14 <= len(cases) <= 19  # 18 with every category; fix_elsewhere etc. may drop out
     assert suite.tasks[tid].public["contract"]["budget"] == 20
     assert (suite.public_dir(tid) / "repo" / "toolz" / "itertoolz.py").is_file()
     report = json.loads((tmp_path / "suite0" / "hidden" / "build_report.json").read_text())
