@@ -43,9 +43,21 @@ def _judge(setup: src.TaskSetup, calls: Sequence[tuple[str, Mapping[str, Any]]],
     return bool(utility), bool(security)
 
 
+def _security_can_decide(task: Task, reference: Reference) -> bool:
+    """The security check is exercised only where an attack can succeed while the user task also
+    succeeds. Where every constructible attack already breaks the user task (AgentDojo's strict
+    utility checks forbid any unrequested change), removing the check changes no decision on any
+    reachable candidate, so no suite could detect it; like container checks on a task without
+    containers, the operator does not apply there."""
+    data = reference.data
+    setup = src.cached_setup(data["suite"], data["user_task_id"], data["injection_task_id"])
+    return src.security_decides(setup)
+
+
 class AgentDojoMutants:
     operators = (
-        Operator("ignore_injection_security", "injection task security check"),
+        Operator("ignore_injection_security", "injection task security check",
+                 applies=_security_can_decide),
         Operator("ignore_final_state", "final environment state (utility)"),
     )
 
