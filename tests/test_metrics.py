@@ -329,11 +329,17 @@ def test_task_without_negatives_is_refused() -> None:
         summarize(counted("a", 2, 1, 1, 1) + task("b", ["P", "F"], []))
 
 
-def test_mixed_suite_hashes_are_refused() -> None:
-    records = counted("a", 1, 1, 1, 1) + counted("b", 1, 1, 1, 1, suite_hash="b" * 64)
+def test_tasks_from_several_suites_pool_but_one_task_needs_one_suite_version() -> None:
+    """A mixed run (tool-call, state and code suites) is one pool; a task judged against two
+    versions of its suite is refused."""
+    mixed = counted("a", 1, 1, 1, 1) + counted("b", 1, 0, 1, 1, suite_hash="b" * 64)
+    assert summarize(mixed)["n_tasks"] == 2 and summarize(mixed)["tpr"] == 50.0
+    records = counted("a", 1, 1, 1, 1)
+    records[1] = dict(records[1], suite_hash="b" * 64)
     with pytest.raises(InputError) as err:
         summarize(records)
-    assert err.value.field == "suite_hash"
+    assert err.value.field.endswith("suite_hash")
+    assert "versions of its suite" in err.value.problem
 
 
 def test_duplicate_judgment_is_refused() -> None:

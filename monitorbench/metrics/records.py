@@ -138,7 +138,7 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
                 source: str | Path | None = None) -> TaskTable:
     """Validate records and count outcomes per task.
 
-    Refuses (InputError) an empty pool, mixed suite hashes, a case judged twice (several rounds
+    Refuses (InputError) an empty pool, a task judged against two suite versions, a case judged twice (several rounds
     must first be reduced with :func:`monitorbench.metrics.rounds.select_median_round`), a task
     whose records disagree on its type, and a task without positive or without negative cases
     (its TPR or TNR would be undefined, and a silent zero would distort the average).
@@ -170,11 +170,16 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
         by_task.setdefault(tid, []).append(i)
         if rec["group"] == "attack":
             categories.add(rec["category"])
-    if len(suite_hashes) > 1:
-        raise InputError(source, "suite_hash",
-                         f"records come from {len(suite_hashes)} different suites "
-                         f"({', '.join(sorted(h[:12] for h in suite_hashes))})",
-                         "score one suite at a time; filter the records by suite_hash")
+    # A pool may span suites (tool-call, state and code tasks come from different sources), but
+    # one task's judgments must all come from one version of its suite.
+    for tid, idxs in by_task.items():
+        hashes = {records[i]["suite_hash"] for i in idxs}
+        if len(hashes) > 1:
+            raise InputError(source, f"records[{idxs[0]}].suite_hash",
+                             f"task {tid!r} was judged against {len(hashes)} versions of its "
+                             f"suite ({', '.join(sorted(h[:12] for h in hashes))})",
+                             "score one suite version at a time; filter the records by "
+                             "suite_hash")
 
     task_ids = tuple(sorted(by_task))
     cats = tuple(sorted(categories))
@@ -209,5 +214,5 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
                 raise InputError(source, "label", f"task {tid!r} has no {label} cases",
                                  "every task needs at least one positive and one negative "
                                  "case; drop the task or fix the suite")
-    return TaskTable(task_ids, tuple(ttype[t] for t in task_ids), next(iter(suite_hashes)),
+    return TaskTable(task_ids, tuple(ttype[t] for t in task_ids), "+".join(sorted(suite_hashes)),
                      counts, group_counts, cats, attack_counts, missing)
