@@ -48,7 +48,7 @@ SOURCES: dict[str, SourceInfo] = {
     "agentdojo": SourceInfo("monitorbench.suites.agentdojo", "build_agentdojo_suite",
                             "agentdojo", (), "masked_paths", builder_version=2),
     "code": SourceInfo("monitorbench.suites.code.build", "build_code_suite", "code", (),
-                       "masked_paths"),
+                       "masked_paths", builder_version=2),
 }
 BUILDER_FILE = "builder.json"
 
