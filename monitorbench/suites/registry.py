@@ -157,8 +157,9 @@ def check_builder_version(root: Path, name: str) -> None:
         raise InputError(path, "builder_version",
                          f"suite was built by {name} builder version {got}, this monitorbench "
                          f"builds version {want}",
-                         f"rebuild it with `python -m monitorbench.suites.build {name} --force` "
-                         "(results from the two versions are not comparable)")
+                         f"remove {root} (the next run rebuilds it), or run `python -m "
+                         f"monitorbench.suites.build {name} --force` for the default options; "
+                         "results from the two versions are not comparable")
 
 
 def masked_paths(name: str) -> tuple[str, ...]:
