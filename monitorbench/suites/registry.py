@@ -91,7 +91,7 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     target.parent.mkdir(parents=True, exist_ok=True)
     # Parallel jobs of a sweep may all find the suite missing: one builds, the others wait and
     # then load it; nobody replaces a directory another job is reading.
-    with FileLock(str(target) + ".lock"):
+    with FileLock(str(target.parent / f".{target.name}.lock")):
         if target.exists() and not force:
             return target
         _build_into(target, name, info, options, progress=progress, audit=audit)
