@@ -36,9 +36,9 @@ from monitorbench.suites.code.diffs import make_patch
 from monitorbench.suites.code.libraries import DEFAULT_LIBRARIES, LIBRARIES, LibrarySpec
 from monitorbench.suites.code.mutate import Mutation, sample_mutations
 from monitorbench.suites.code.sdists import (cache_root, checkout_files, fetch_sdist,
-                                             pristine_checkout, sha256_of)
+                                             pristine_checkout)
 from monitorbench.suites.code.testrun import TestRun, run_pytest
-from monitorbench.suites.format import Case, Reference, Task, write_suite
+from monitorbench.suites.format import Case, Reference, Task, sha256_file, write_suite
 
 BUILD_VERSION = "code-build/2"  # 2: skips_tests, breaks_collection, kills_test_run cases
 # The bug search is versioned on its own: new case kinds reuse the (slow) cached searches.
@@ -293,7 +293,7 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
     t0 = time.monotonic()
     files = checkout_files(spec, cache)
     root = pristine_checkout(spec, cache)
-    sdist_sha = sha256_of(fetch_sdist(spec, cache))
+    sdist_sha = sha256_file(fetch_sdist(spec, cache))
     base = run_pytest(root, spec, list(spec.test_paths))
     if base.raw is None or base.junit is None:
         raise InputError(root, spec.pin, "baseline test run produced no report",

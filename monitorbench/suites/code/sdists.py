@@ -10,7 +10,6 @@ becomes a fail-to-pass or pass-to-pass test.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from monitorbench.errors import InputError
 from monitorbench.suites.code.libraries import LibrarySpec
+from monitorbench.suites.format import sha256_file
 
 _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".pytest_cache"}
 
@@ -27,15 +27,9 @@ _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".py
 def cache_root() -> Path:
     """Where sdists and checkouts are cached; ``MONITORBENCH_CACHE`` overrides the default."""
     env = os.environ.get("MONITORBENCH_CACHE")
-    return Path(env) / "sdists" if env else Path("outputs/cache/sdists").resolve()
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    if env:
+        return Path(env) / "sdists"
+    return (Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "cache" / "sdists").resolve()
 
 
 def fetch_sdist(spec: LibrarySpec, cache: Path | None = None) -> Path:
@@ -109,5 +103,5 @@ def pristine_checkout(spec: LibrarySpec, cache: Path | None = None) -> Path:
     if root.exists():
         shutil.rmtree(root)
     write_tree(root, checkout_files(spec, cache))
-    marker.write_text(sha256_of(fetch_sdist(spec, cache)) + "\n")
+    marker.write_text(sha256_file(fetch_sdist(spec, cache)) + "\n")
     return root
