@@ -28,7 +28,7 @@ def _sweep(server: MlflowServer, outputs: Path, suites: Path, args: list[str]) -
     env = dict(os.environ, MLFLOW_TRACKING_URI=server.url, MONITORBENCH_OUTPUTS=str(outputs))
     env.pop("MONITORBENCH_PARENT_RUN_ID", None)
     out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=2300)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert not (outputs / "mlflow.db").exists(), "the sweep logged to a local store, not the server"
 
@@ -79,6 +79,7 @@ def test_runs_page_renders_the_sweep_runs(mlflow_server: MlflowServer, suites_di
     assert not missing, f"child runs not rendered on the compare page: {missing}"
 
 
+@pytest.mark.timeout(2400)  # builds and audits the AgentDojo and code slices, then 9 jobs
 def test_full_g4adv_experiment_logs_nine_scored_runs_under_one_parent(
         mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
     _sweep(mlflow_server, tmp_path, suites_dir, ["+experiment=g4adv"])
