@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from omegaconf import OmegaConf  # noqa: E402
 
-from monitorbench.config import SandboxConfig  # noqa: E402
+from monitorbench.config import MonitorbenchConfig  # noqa: E402
 from monitorbench.generation.baselines import SCHEMA_CHECK_SOURCE  # noqa: E402
 from monitorbench.launch.run import limits_from  # noqa: E402
 from monitorbench.sandbox.base import SandboxSpec  # noqa: E402
@@ -73,7 +73,7 @@ def main() -> int:
               "`python -m monitorbench.suites.build bfcl agentdojo code`")
         return 2
     sandbox = make_sandbox("bwrap")
-    cfg = SandboxConfig()
+    cfg = OmegaConf.structured(MonitorbenchConfig())  # the default limits a run would use
     print(f"{'suite':<22}{'type':<10}{'cases':>6}{'sandbox ms':>12}{'+exec ms':>10}"
           f"{'reference ms':>14}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,7 +88,7 @@ def main() -> int:
             ids = sorted(suite.tasks)[: args.tasks]
             ttype = suite.tasks[ids[0]].task_type
 
-            limits = limits_from(type("C", (), {"sandbox": OmegaConf.structured(cfg)})(), ttype)
+            limits = limits_from(cfg, ttype)
 
             def spec(task, runtime: str) -> SandboxSpec:
                 return SandboxSpec(limits=limits, masked_paths=masked_paths(source),
