@@ -76,3 +76,27 @@ def test_a_crashing_generator_is_recorded_not_fatal(tmp_path: Path) -> None:
 
     r = GenerationCache(tmp_path / "gen").get_or_generate(Broken(), TASK, tmp_path)
     assert r.status == "error" and "model server down" in r.detail and r.verifier_dir is None
+
+
+def test_an_error_is_not_cached_so_the_next_run_tries_again(tmp_path: Path) -> None:
+    class FlakyOnce:
+        identity = {"kind": "flaky"}
+        calls = 0
+
+        def generate(self, task, public_dir, out_dir):
+            FlakyOnce.calls += 1
+            if FlakyOnce.calls == 1:
+                (Path(out_dir) / "trace.jsonl").write_text('{"event": "error"}\n')
+                raise RuntimeError("provider unreachable")
+            return ScriptedGenerator("always_accept").generate(task, public_dir, out_dir)
+
+    cache = GenerationCache(tmp_path / "gen")
+    first = cache.get_or_generate(FlakyOnce(), TASK, tmp_path)
+    assert first.status == "error"
+    failed = tmp_path / "gen" / ".failed" / cache_key(FlakyOnce.identity, TASK)
+    assert (failed / "trace.jsonl").is_file()  # kept for inspection
+    second = cache.get_or_generate(FlakyOnce(), TASK, tmp_path)
+    assert second.status == SUBMITTED and FlakyOnce.calls == 2
+    assert (cache.hits, cache.misses) == (0, 2)
+    assert cache.get_or_generate(FlakyOnce(), TASK, tmp_path).status == SUBMITTED
+    assert (cache.hits, FlakyOnce.calls) == (1, 2)

@@ -86,3 +86,26 @@ def test_model_judge_needs_a_model_generator(tmp_path: Path, suites_dir: Path) -
                                              "task.max_tasks_per_type=2"])
     with pytest.raises(InputError, match="access.monitor"):
         run_job(cfg)
+
+
+@pytest.mark.slow
+@pytest.mark.hf
+def test_embedded_smollm2_writes_judged_verifiers_and_a_rerun_regenerates_nothing(
+        tmp_path: Path, suites_dir: Path) -> None:
+    """The real model, not a stand-in: SmolLM2-135M through the agent scaffold on one BFCL task.
+    Its verifier is usually wrong; what is asserted is the path (replies, trace, judgments, caches)."""
+    pytest.importorskip("transformers")
+    overrides = ["+experiment=smollm2", "task=bfcl", "task.max_tasks_per_type=1",
+                 "scaffold.max_steps=2", "generator.condition.max_tokens=96",
+                 "tracking.enabled=false"]
+    first = run_job(compose_cfg(tmp_path, suites_dir, overrides))
+    assert first["n_tasks"] == 1 and first["generation_cache_misses"] == 1
+    assert first["gen/model_calls"] >= 1 and first["gen/completion_tokens"] > 0
+    assert first["response_cache/cache_misses"] == first["gen/model_calls"]
+    assert first["trace/traces"] == 1.0 and "trace/mean_self_tests" in first
+    judged = first["judgments_new"]
+    assert judged > 0  # every case judged, with or without a verifier (no verifier: U)
+    again = run_job(compose_cfg(tmp_path, suites_dir, overrides))
+    assert (again["generation_cache_hits"], again["generation_cache_misses"]) == (1, 0)
+    assert again["judgments_new"] == 0 and again["judgments_reused"] == judged
+    assert again["response_cache/cache_misses"] == 0 and "response_cache/cache_hit_rate" not in again

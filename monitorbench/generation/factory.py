@@ -39,7 +39,10 @@ class GenerationCache:
     """One directory per generation: ``<root>/<cache_key>/{result.json, verifier/, trace.jsonl}``.
 
     A generation is written into a temporary sibling and renamed into place when complete, so a
-    killed run never leaves a half-written verifier that a re-run would trust.
+    killed run never leaves a half-written verifier that a re-run would trust. A generation that
+    ended in ``error`` (the provider unreachable after its retries, a generator bug) is not
+    cached: it is kept under ``<root>/.failed/<cache_key>`` for inspection and the next run tries
+    again, while the replies it did get stay in the response cache.
     """
 
     def __init__(self, root: Path) -> None:
@@ -65,6 +68,12 @@ class GenerationCache:
             result = GenerationResult(task.task_id, ERROR, detail=f"{type(e).__name__}: {e}")
         stored = _relocate(result, Path("."), src=tmp)  # paths relative to the entry
         (tmp / "result.json").write_text(json.dumps(stored.to_json(), indent=1))
+        if result.status == ERROR:
+            failed = self.root / ".failed" / key
+            shutil.rmtree(failed, ignore_errors=True)
+            failed.parent.mkdir(exist_ok=True)
+            os.replace(tmp, failed)
+            return _relocate(stored, failed, src=Path("."))
         result = _relocate(stored, final, src=Path("."))
         if final.exists():
             shutil.rmtree(tmp, ignore_errors=True)  # another job finished it first

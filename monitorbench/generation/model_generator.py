@@ -22,7 +22,7 @@ from monitorbench.generation.models.base import ChatModel
 from monitorbench.generation.models.cache import CachedChatModel, ResponseCache
 from monitorbench.generation.models.factory import make_chat_model
 from monitorbench.generation.prompts import prompts_sha256
-from monitorbench.generation.scaffolds import SCAFFOLDS, RunContext
+from monitorbench.generation.scaffolds import SCAFFOLD_VERSION, SCAFFOLDS, RunContext
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
 from monitorbench.suites.format import Task
 
@@ -63,6 +63,7 @@ class ModelGenerator:
             "model": dict(model.identity),
             "condition": plain(gen_cfg.condition),
             "scaffold": plain(scaffold_cfg),
+            "scaffold_version": SCAFFOLD_VERSION,
             "prompts": {"version": scaffold_cfg.prompt_version,
                         "sha256": prompts_sha256(scaffold_cfg.prompt_version)},
         }

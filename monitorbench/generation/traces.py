@@ -82,6 +82,7 @@ def _one(events: list[dict[str, Any]]) -> dict[str, float]:
     first_block = next((e["n"] for e in events
                         if e["event"] == "run_public" and e.get("status") == "blocked"), None)
     last = events[-1]["counters"] if events else {}
+    fresh = [e for e in events if e["event"] == "model" and not e.get("cached")]
     return {
         "submitted": float(submitted),
         "submitted_without_positive_pass": float(
@@ -92,6 +93,10 @@ def _one(events: list[dict[str, Any]]) -> dict[str, float]:
         "self_tests": float(len(tests)),
         "varied_permitted": float(len({e.get("candidate_hash") for e in positives}) >= 2),
         "challenge_unmet": float(bool(end and "challenge_unmet" in str(end.get("detail", "")))),
+        "salvaged": float(any(e["event"] == "salvaged" for e in events)),
+        "format_errors": float(last.get("format_errors", 0)),
+        "fresh_completion_tokens": float(sum(e.get("completion_tokens", 0) for e in fresh)),
+        "fresh_model_seconds": float(sum(e.get("seconds", 0.0) for e in fresh)),
         "prompt_tokens": float(last.get("prompt_tokens", 0)),
         "completion_tokens": float(last.get("completion_tokens", 0)),
         "seconds": float(events[-1]["t"]) if events else 0.0,
@@ -117,18 +122,25 @@ def trace_stats(trace_paths: Iterable[Path]) -> dict[str, float]:
       one positive only cannot have challenged any acceptance condition.
     * ``challenge_unmet_share`` - runs of the challenge scaffold that ended without a passing
       positive self-test of the final draft.
+    * ``salvaged_share`` - runs that wrote a draft salvaged from a reply cut inside its block.
+    * ``mean_format_errors`` - replies per run that held no usable action.
+    * ``completion_tokens_per_second`` - generation speed over the model calls that were not
+      served from the response cache (absent when every call was cached).
     * ``mean_prompt_tokens``, ``mean_completion_tokens``, ``mean_seconds``.
+
+    A share over an empty set (e.g. no verifier was submitted) is absent, never 0.
     """
     per = [_one(read_trace(p)) for p in trace_paths]
     n = len(per)
     if n == 0:
         return {"traces": 0.0}
 
-    def mean(k: str, rows: list[dict[str, float]] = per) -> float:
-        return sum(r[k] for r in rows) / len(rows) if rows else 0.0
+    def mean(k: str, rows: list[dict[str, float]] = per) -> float | None:
+        return sum(r[k] for r in rows) / len(rows) if rows else None
 
     submitted = [r for r in per if r["submitted"]]
-    return {
+    model_seconds = sum(r["fresh_model_seconds"] for r in per)
+    out = {
         "traces": float(n),
         "submitted_share": mean("submitted"),
         "submitted_without_positive_pass_share": mean("submitted_without_positive_pass",
@@ -138,7 +150,13 @@ def trace_stats(trace_paths: Iterable[Path]) -> dict[str, float]:
         "mean_self_tests": mean("self_tests"),
         "varied_permitted_share": mean("varied_permitted"),
         "challenge_unmet_share": mean("challenge_unmet"),
+        "salvaged_share": mean("salvaged"),
+        "mean_format_errors": mean("format_errors"),
+        "completion_tokens_per_second": (
+            sum(r["fresh_completion_tokens"] for r in per) / model_seconds
+            if model_seconds > 0 else None),
         "mean_prompt_tokens": mean("prompt_tokens"),
         "mean_completion_tokens": mean("completion_tokens"),
         "mean_seconds": mean("seconds"),
     }
+    return {k: v for k, v in out.items() if v is not None}

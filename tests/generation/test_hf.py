@@ -102,6 +102,33 @@ def test_lora_adapter_reloads_with_identical_logits(tmp_path) -> None:
     assert adapted.identity != TransformersChatModel(str(path)).identity
 
 
+def test_context_window_caps_the_reply_and_refuses_a_prompt_that_fills_it(tmp_path) -> None:
+    from monitorbench.generation.models.base import ContextOverflow
+
+    model = TransformersChatModel(str(_tiny_model(tmp_path)))  # max_position_embeddings=512
+    _, tok = model.load()
+
+    def prompt_tokens(n_words: int) -> tuple[list[dict[str, str]], int]:
+        msgs = [{"role": "user", "content": " ".join(["verify"] * n_words)}]
+        text = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+        return msgs, len(tok(text)["input_ids"])
+
+    lo, hi = 1, 600  # the longest prompt that still fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if prompt_tokens(mid)[1] < 512 else (lo, mid - 1)
+    near, n = prompt_tokens(lo)
+    assert 512 - 64 < n < 512
+    reply = model.complete(near, max_tokens=64, temperature=0.0, top_p=1.0, seed=0,
+                           effort=Effort.NONE)
+    assert reply.prompt_tokens == n and reply.completion_tokens == 512 - n, reply
+    full, n = prompt_tokens(600)
+    assert n >= 512
+    with pytest.raises(ContextOverflow, match="512-token context window"):
+        model.complete(full, max_tokens=8, temperature=0.0, top_p=1.0, seed=0,
+                       effort=Effort.NONE)
+
+
 def test_directory_without_weights_is_an_input_error(tmp_path) -> None:
     from monitorbench.errors import InputError
 

@@ -182,3 +182,46 @@ def test_plain_python_reply_counts_as_write_verifier(chat_server, sandbox, task_
     res = _gen(srv, "agent", sandbox, tmp_path).generate(task, public, tmp_path / "out")
     assert res.status == SUBMITTED
     assert (res.verifier_dir / "main.py").read_text() == VERIFIER
+
+
+def test_reply_cut_inside_write_verifier_writes_the_lines_that_parse(chat_server, sandbox,
+                                                                     task_dir, tmp_path) -> None:
+    task, public = task_dir
+    cut = f"```write_verifier\n{VERIFIER}# now check the unit\nif call.get("
+    srv = chat_server(_scripted(cut, block("self_test", json.dumps(GOOD), "PASS"),
+                                block("submit")))
+    res = _gen(srv, "agent", sandbox, tmp_path).generate(task, public, tmp_path / "out")
+    assert res.status == SUBMITTED
+    assert (res.verifier_dir / "main.py").read_text() == VERIFIER + "# now check the unit\n"
+    told = srv.requests[1]["body"]["messages"][-1]["content"]
+    assert "cut inside the block" in told and "1 line(s) were dropped" in told
+    assert "PASS" in srv.requests[2]["body"]["messages"][-1]["content"]  # the salvage runs
+    assert [e["dropped_lines"] for e in read_trace(res.trace_path)
+            if e["event"] == "salvaged"] == [1]
+
+
+def test_oneshot_salvages_a_cut_reply(chat_server, sandbox, task_dir, tmp_path) -> None:
+    task, public = task_dir
+    srv = chat_server(lambda b: f"```python\n{VERIFIER}\ndef helper(x):\n    return [x,")
+    res = _gen(srv, "oneshot", sandbox, tmp_path).generate(task, public, tmp_path / "out")
+    assert res.status == SUBMITTED and "salvaged" in res.detail
+    assert (res.verifier_dir / "main.py").read_text() == VERIFIER
+
+
+def test_context_overflow_ends_the_agent_like_a_limit(chat_server, sandbox, task_dir,
+                                                      tmp_path) -> None:
+    # The server stands in for a vLLM endpoint whose window the conversation outgrows.
+    task, public = task_dir
+
+    def script(body):
+        if turn(body) < 2:
+            return block("write_verifier", VERIFIER) if turn(body) == 0 else "thinking"
+        return 400, ("This model's maximum context length is 8192 tokens. However, you "
+                     "requested 9000 tokens.")
+
+    srv = chat_server(script)
+    res = _gen(srv, "agent", sandbox, tmp_path).generate(task, public, tmp_path / "out")
+    assert res.status == SUBMITTED and res.detail == "context_limit; draft submitted"
+    assert len(srv.requests) == 3  # a context overflow is not retried
+    events = [e["event"] for e in read_trace(res.trace_path)]
+    assert "context_overflow" in events and events[-1] == "end"

@@ -93,6 +93,23 @@ def test_trace_stats_averages_over_runs(tmp_path) -> None:
     assert stats["budget_exhausted_before_write_share"] == 0.5
     assert stats["mean_self_tests"] == 1.0 and stats["varied_permitted_share"] == 0.5
     assert stats["mean_seconds"] == (4.0 + 2.0) / 2
+    assert "completion_tokens_per_second" not in stats  # no model call in these traces
+
+
+def test_speed_counts_fresh_calls_only_and_empty_shares_are_absent(tmp_path) -> None:
+    p = tmp_path / "c.jsonl"
+    events = [{"event": "model", "cached": False, "completion_tokens": 30, "seconds": 2.0},
+              {"event": "model", "cached": True, "completion_tokens": 500, "seconds": 0.5},
+              {"event": "model", "cached": False, "completion_tokens": 10, "seconds": 2.0},
+              {"event": "salvaged", "dropped_lines": 3},
+              {"event": "end", "status": "no_submission", "detail": "step_limit"}]
+    p.write_text("".join(json.dumps({"n": i, "t": float(i), "counters": {"format_errors": 2},
+                                     **e}) + "\n" for i, e in enumerate(events)))
+    stats = trace_stats([p])
+    assert stats["completion_tokens_per_second"] == 40 / 4.0
+    assert stats["salvaged_share"] == 1.0 and stats["mean_format_errors"] == 2.0
+    assert stats["submitted_share"] == 0.0
+    assert "submitted_without_positive_pass_share" not in stats  # nothing was submitted
 
 
 def test_missing_trace_is_an_input_error(tmp_path) -> None:

@@ -21,6 +21,12 @@ class ModelError(MonitorbenchError):
     """The provider could not produce a reply (after retries). Scaffolds record it, not crash."""
 
 
+class ContextOverflow(ModelError):
+    """The conversation no longer fits the model's context window. Unlike a transport failure it
+    is deterministic for the prompt, so scaffolds treat it as a limit: the agent submits its
+    current draft, exactly as at the step limit."""
+
+
 @dataclass(frozen=True)
 class Reply:
     """One completion. ``seconds`` is the provider's own time for it; ``cached`` marks a reply

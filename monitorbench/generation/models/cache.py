@@ -94,9 +94,11 @@ class ResponseCache:
             self._entries[key] = entry
 
     def stats(self) -> dict[str, float]:
-        total = self.hits + self.misses
-        return {"cache_hits": float(self.hits), "cache_misses": float(self.misses),
-                "cache_hit_rate": self.hits / total if total else 0.0}
+        """Counters; the hit rate only when there was a lookup (no lookups is not a 0 % rate)."""
+        out = {"cache_hits": float(self.hits), "cache_misses": float(self.misses)}
+        if self.hits + self.misses:
+            out["cache_hit_rate"] = self.hits / (self.hits + self.misses)
+        return out
 
 
 class CachedChatModel:

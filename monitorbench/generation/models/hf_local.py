@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.config import Effort
 from monitorbench.errors import InputError
-from monitorbench.generation.models.base import Message, Reply
+from monitorbench.generation.models.base import ContextOverflow, Message, Reply
 from monitorbench.suites.format import sha256_file
 
 # alias -> (python package that ships the weights, GGUF file inside it)
@@ -139,6 +139,14 @@ class TransformersChatModel:
         with self._lock:
             start = time.monotonic()
             input_ids = self._prompt_ids(tokenizer, messages)
+            n_prompt = int(input_ids.shape[1])
+            window = getattr(model.config, "max_position_embeddings", None)
+            if window:
+                # Positions past the window give garbage (or an index error), never an answer.
+                if n_prompt >= window:
+                    raise ContextOverflow(f"{self.name}: prompt of {n_prompt} tokens fills the "
+                                          f"{window}-token context window")
+                max_tokens = min(max_tokens, window - n_prompt)
             kw: dict[str, Any] = {"max_new_tokens": max_tokens,
                                   "attention_mask": torch.ones_like(input_ids)}
             if temperature > 0:
@@ -154,5 +162,4 @@ class TransformersChatModel:
                 out = model.generate(input_ids, **kw)
             new = out[0, input_ids.shape[1]:]
             text = tokenizer.decode(new, skip_special_tokens=True)
-            return Reply(text, int(input_ids.shape[1]), int(new.shape[0]),
-                         time.monotonic() - start)
+            return Reply(text, n_prompt, int(new.shape[0]), time.monotonic() - start)

@@ -18,10 +18,14 @@ import urllib.request
 from typing import Any, Mapping, Sequence
 
 from monitorbench.config import Effort
-from monitorbench.generation.models.base import Message, ModelError, Reply, estimate_tokens
+from monitorbench.generation.models.base import (ContextOverflow, Message, ModelError, Reply,
+                                                 estimate_tokens)
 
 _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 _MAX_RETRY_AFTER = 60.0
+# How OpenAI ("context_length_exceeded") and vLLM/SGLang ("maximum context length") say a request
+# does not fit the model's window.
+_OVERFLOW_MARKERS = ("context_length_exceeded", "maximum context length")
 
 
 class OpenAIChatModel:
@@ -86,6 +90,8 @@ class OpenAIChatModel:
             except urllib.error.HTTPError as e:
                 detail = e.read().decode("utf-8", "replace")[:500]
                 last = f"HTTP {e.code}: {detail}"
+                if e.code == 400 and any(m in detail.lower() for m in _OVERFLOW_MARKERS):
+                    raise ContextOverflow(f"{self.base_url}: {last}") from None
                 if e.code not in _RETRY_STATUS:
                     hint = " (check the API key variable)" if e.code in (401, 403) else ""
                     raise ModelError(f"{self.base_url}: {last}{hint}") from None

@@ -3,7 +3,7 @@
 Each turn the model sends exactly one action block (protocol in ``prompts.AGENT_PROTOCOL``); the
 scaffold runs it and answers with the result. The loop stops on ``submit`` or on a limit:
 ``scaffold.max_steps`` turns, ``scaffold.max_total_tokens`` (prompt + completion tokens summed
-over calls, i.e. what is billed), or ``condition.wall_seconds``. At a limit the current draft is
+over calls, i.e. what is billed), ``condition.wall_seconds``, or the model's context window. At a limit the current draft is
 submitted and the reason recorded; with no draft the run ends as ``no_submission``. Budget
 exhaustion is recorded, never fatal.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
-from monitorbench.generation.models.base import Message, ModelError
+from monitorbench.generation.models.base import ContextOverflow, Message, ModelError
 from monitorbench.generation.prompts import agent_messages
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.scaffolds.extract import parse_actions
@@ -90,6 +90,11 @@ class AgentLoop:
         if a.name == "write_verifier":
             ctx.write_draft(a.body.rstrip("\n") + "\n")
             self.draft_confirmed = False
+            if a.dropped_lines:
+                ctx.log("salvaged", dropped_lines=a.dropped_lines)
+                return a.name, (f"Your reply was cut inside the block: main.py written with the "
+                                f"lines that parse; the last {a.dropped_lines} line(s) were "
+                                f"dropped. Keep replies shorter."), False
             return a.name, "main.py written.", False
         if a.name == "self_test":
             out, verdict = self_test(ctx, a.arg, a.body)
@@ -123,6 +128,9 @@ class AgentLoop:
             ctx.counters["steps"] += 1
             try:
                 reply = ctx.ask(messages)
+            except ContextOverflow as e:
+                ctx.log("context_overflow", detail=str(e))
+                return self._end_at_limit("context_limit")
             except ModelError as e:
                 return ctx.fail(f"model_error: {e}")
             observation, submitted = self._act(reply.text)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
-from monitorbench.generation.models.base import ModelError
+from monitorbench.generation.models.base import ContextOverflow, ModelError
 from monitorbench.generation.prompts import oneshot_messages
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.scaffolds.extract import python_block
@@ -16,10 +16,16 @@ def run_oneshot(ctx: RunContext) -> GenerationResult:
     ctx.counters["steps"] += 1
     try:
         reply = ctx.ask(messages)
+    except ContextOverflow as e:  # deterministic for this prompt: a limit, not a failure
+        ctx.log("limit", limit="context_limit", detail=str(e))
+        return ctx.finish(NO_SUBMISSION, f"context_limit; {e}")
     except ModelError as e:
         return ctx.fail(f"model_error: {e}")
     code = python_block(reply.text)
     if code is None:
         return ctx.finish(NO_SUBMISSION, "no ```python block in the reply")
-    ctx.write_draft(code)
-    return ctx.finish(SUBMITTED, "submit")
+    if code.dropped_lines:
+        ctx.log("salvaged", dropped_lines=code.dropped_lines)
+    ctx.write_draft(code.text)
+    return ctx.finish(SUBMITTED, "submit; salvaged from a cut reply" if code.dropped_lines
+                      else "submit")
