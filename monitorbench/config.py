@@ -68,7 +68,7 @@ class GeneratorConfig:
 
 @dataclass
 class ScaffoldConfig:
-    name: str = "oneshot"                       # oneshot|agent|challenge
+    name: str = "oneshot"                       # oneshot|agent|challenge|external
     max_steps: int = 30
     run_public_budget: int = 20                 # executions during generation (paper: 20)
     self_test_limit: int = 20

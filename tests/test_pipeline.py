@@ -166,3 +166,19 @@ def test_score_cli_prints_cases_and_rates(tmp_path: Path, suites_dir: Path) -> N
     bad = subprocess.run([sys.executable, "-m", "monitorbench.score", str(tmp_path), "--task",
                           task], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "main.py" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_external_scaffold_imports_verifiers_written_elsewhere(tmp_path: Path,
+                                                               suites_dir: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    for task_dir in sorted((suites_dir / "bfcl" / "public").iterdir())[::2]:  # every other task
+        (elsewhere / task_dir.name).mkdir(parents=True)
+        (elsewhere / task_dir.name / "main.py").write_text(
+            "def verify(candidate, env):\n    return 'PASS'\n")
+    cfg = compose_cfg(tmp_path, suites_dir, ["scaffold=external", f"generator.dir={elsewhere}",
+                                              "task.max_tasks_per_type=8",
+                                              "tracking.enabled=false"])
+    assert cfg.generator.kind.value == "replay" and cfg.scaffold.name == "external"
+    m = run_job(cfg)
+    assert m["n_tasks"] == 8 and 0 < m["n_submitted"] < 8  # the others: missing verifiers
+    assert m["valid_output_rate"] < 100.0  # missing verifiers yield U, kept in the denominators
