@@ -56,6 +56,19 @@ def test_model_generator_writes_verifiers_and_a_rerun_regenerates_nothing(
     assert ".c0" not in sent and "possible_answer" not in sent and "valid_variant" not in sent
 
 
+def test_remote_generation_runs_tasks_in_parallel_up_to_the_request_concurrency(
+        tmp_path: Path, suites_dir: Path) -> None:
+    server = ChatServer(lambda body: GOOD_VERIFIER, delay=0.3)
+    try:
+        m = run_job(compose_cfg(tmp_path, suites_dir, _overrides(
+            server, "scaffold=oneshot", "task.max_tasks_per_type=6",
+            "generator.request.concurrency=3")))
+    finally:
+        server.close()
+    assert len(server.requests) == 6 and server.max_in_flight == 3
+    assert m["n_submitted"] == 6 and m["generation_cache_misses"] == 6
+
+
 def test_model_judge_reads_each_case_and_is_scored_on_identical_cases(
         tmp_path: Path, suites_dir: Path) -> None:
     def judge(body: dict) -> str:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from monitorbench.config import GeneratorConfig, GeneratorKind, ScaffoldConfig
 from monitorbench.errors import InputError
@@ -16,6 +20,8 @@ from monitorbench.generation.baselines import ScriptedGenerator
 from monitorbench.generation.replay import ReplayGenerator
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
 from monitorbench.suites.format import Task
+
+log = logging.getLogger(__name__)
 
 
 def make_generator(gen: GeneratorConfig, scaffold: ScaffoldConfig, *, sandbox: Sandbox,
@@ -50,6 +56,7 @@ class GenerationCache:
         self.root.mkdir(parents=True, exist_ok=True)
         self.hits = 0
         self.misses = 0
+        self._count = threading.Lock()  # tasks are generated in parallel for remote models
 
     def get_or_generate(self, generator: Generator, task: Task, public_dir: Path
                         ) -> GenerationResult:
@@ -57,10 +64,12 @@ class GenerationCache:
         final = self.root / key
         result_file = final / "result.json"
         if result_file.is_file():
-            self.hits += 1
+            with self._count:
+                self.hits += 1
             stored = GenerationResult.from_json(json.loads(result_file.read_text()))
             return _relocate(stored, final, src=Path("."))
-        self.misses += 1
+        with self._count:
+            self.misses += 1
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=self.root))
         try:
             result = generator.generate(task, public_dir, tmp)
@@ -97,3 +106,35 @@ def _relocate(result: GenerationResult, dst: Path, *, src: Path) -> GenerationRe
             return Path(p)
     return GenerationResult(result.task_id, result.status, move(result.verifier_dir),
                             result.detail, dict(result.stats), move(result.trace_path))
+
+
+def generation_workers(gen: GeneratorConfig) -> int:
+    """Tasks generated at once. A remote model serves several requests at a time, so tasks run
+    in parallel up to the provider's request concurrency (its client semaphore caps requests in
+    flight as well); a local model decodes one request at a time and scripted or replayed
+    verifiers cost nothing, so they go one task after another."""
+    if GeneratorKind(gen.kind) is GeneratorKind.model and gen.provider == "openai":
+        return max(1, int(gen.request.concurrency))
+    return 1
+
+
+def generate_all(generator: Generator, cache: GenerationCache,
+                 tasks: Sequence[tuple[Task, Path]], workers: int = 1
+                 ) -> dict[str, GenerationResult]:
+    """One generation per (task, public dir), through ``cache``; results in task order. Slow
+    generations (model calls) are logged as they finish, so a long run says where it is."""
+    def one(i: int, task: Task, public_dir: Path) -> GenerationResult:
+        t0 = time.time()
+        result = cache.get_or_generate(generator, task, public_dir)
+        if time.time() - t0 > 1.0:
+            log.info("generation %d/%d %s: %s in %.0f s", i, len(tasks), task.task_id,
+                     result.status, time.time() - t0)
+        return result
+
+    if workers <= 1:
+        results = [one(i, t, d) for i, (t, d) in enumerate(tasks, 1)]
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="generate") as pool:
+            results = list(pool.map(lambda a: one(*a),
+                                    [(i, t, d) for i, (t, d) in enumerate(tasks, 1)]))
+    return {t.task_id: r for (t, _), r in zip(tasks, results)}

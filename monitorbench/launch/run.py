@@ -22,7 +22,8 @@ from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.config import AccessConfig, MonitorKind
 from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
-from monitorbench.generation.factory import GenerationCache, make_generator
+from monitorbench.generation.factory import (GenerationCache, generate_all,
+                                             generation_workers, make_generator)
 from monitorbench.judging.judge import TaskJob, judge_all
 from monitorbench.judging.model_judge import open_model_judge
 from monitorbench.judging.store import JudgmentStore
@@ -151,14 +152,10 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
                                    cache_dir=Path(cfg.paths.cache) / "responses")
         identity = generator.identity
         gcache = GenerationCache(Path(cfg.paths.cache) / "generations")
-        for i, task in enumerate(sel.tasks, 1):
-            t0 = time.time()
-            g = gcache.get_or_generate(generator, task,
-                                       sel.suite_of[task.task_id].public_dir(task.task_id))
-            generations[task.task_id] = g
-            if time.time() - t0 > 1.0:  # model generations: say where the run is
-                log.info("generation %d/%d %s: %s in %.0f s", i, len(sel.tasks), task.task_id,
-                         g.status, time.time() - t0)
+        generations = generate_all(
+            generator, gcache,
+            [(t, sel.suite_of[t.task_id].public_dir(t.task_id)) for t in sel.tasks],
+            workers=generation_workers(gen_cfg))
     gen_seconds = time.time() - t_gen
 
     key = run_key(cfg, identity, sel)
