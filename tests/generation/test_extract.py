@@ -53,3 +53,18 @@ def test_cut_write_verifier_is_salvaged_but_cut_reads_and_self_tests_are_not_run
 def test_smollm2_cut_reply_is_a_write_verifier_action() -> None:
     [a] = parse_actions(SMOLLM2_CUT, AGENT_ACTIONS)
     assert a.name == "write_verifier" and a.dropped_lines == 1
+
+
+def test_untagged_block_counts_when_it_defines_verify() -> None:
+    # SmolLM2's real reply to the agent prompt of code.inflection.t02: an empty block, then an
+    # untagged one cut by max_tokens
+    reply = ('```\n\n```\nimport json\nimport inspect\n\ndef verify(candidate: dict, env) -> bool:\n'
+             '    """Verifies that the candidate is a valid JSON object.\n\n    Args:\n'
+             '        candidate: A JSON object that is the result')
+    assert python_block(reply) is None  # the docstring never closes: nothing parses
+    cut = "```\nimport json\n\ndef verify(candidate, env):\n    return 'PASS'\n\nx = [1,"
+    code = python_block(cut)
+    assert code is not None and code.dropped_lines == 1 and code.text.startswith("import json")
+    [a] = parse_actions(cut, AGENT_ACTIONS)
+    assert a.name == "write_verifier"
+    assert python_block("```\nls -la\n```") is None  # untagged, no verify: not code for us

@@ -11,7 +11,7 @@ from monitorbench.generation.scaffolds.oneshot import run_oneshot
 
 # Part of every model generator's identity. Bump it when what a scaffold makes of the same replies
 # changes (parsing, loop rules), so verifiers cached under the old rules are never reused.
-SCAFFOLD_VERSION = 2
+SCAFFOLD_VERSION = 3
 
 SCAFFOLDS: dict[str, Callable[[RunContext], GenerationResult]] = {
     "oneshot": run_oneshot,

@@ -85,10 +85,15 @@ def _as_code(block: Block) -> Code | None:
 
 def python_block(text: str) -> Code | None:
     """The verifier code in a reply: the last ```python block that defines verify, else the
-    last ```python block, else None (the oneshot scaffold's only parse rule). A cut block counts
-    only if a prefix of it can be salvaged."""
-    codes = [c for c in (_as_code(b) for b in fenced_blocks(text)
-                         if b.info.split()[:1] in _PYTHON_INFO) if c is not None]
+    last ```python block, else None (the oneshot scaffold's only parse rule). A block without a
+    language tag counts when its code defines verify (small models often drop the tag). A cut
+    block counts only if a prefix of it can be salvaged."""
+    codes = []
+    for b in fenced_blocks(text):
+        tag = b.info.split()[:1]
+        code = _as_code(b) if tag in _PYTHON_INFO or not tag else None
+        if code is not None and (tag or defines_verify(code.text)):
+            codes.append(code)
     with_verify = [c for c in codes if "def verify" in c.text]
     return (with_verify or codes or [None])[-1]
 
