@@ -182,3 +182,25 @@ def test_external_scaffold_imports_verifiers_written_elsewhere(tmp_path: Path,
     m = run_job(cfg)
     assert m["n_tasks"] == 8 and 0 < m["n_submitted"] < 8  # the others: missing verifiers
     assert m["valid_output_rate"] < 100.0  # missing verifiers yield U, kept in the denominators
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_sweep_marks_its_parent_run_killed(tmp_path: Path, suites_dir: Path,
+                                                       signum: int) -> None:
+    """Ctrl-C or `kill` during a sweep: the MLflow parent ends KILLED, not RUNNING forever."""
+    env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
+    args = [sys.executable, "-m", "monitorbench", "-m", "generator=always_accept,always_reject",
+            f"paths.suites={suites_dir}", "sandbox.workers=1"]
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(
+            f.stat().st_size > 2000 for f in (tmp_path / "runs").glob("*/judgments.jsonl")):
+        time.sleep(0.2)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode != 0
+    client, runs = _mlflow_runs(tmp_path, "default")
+    parents = [r for r in runs if r.data.tags.get("monitorbench.role") == "sweep"]
+    assert [p.info.status for p in parents] == ["KILLED"], err[-2000:]
+    assert all(r.info.status == "FINISHED" for r in runs if r not in parents)

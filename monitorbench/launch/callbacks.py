@@ -7,8 +7,12 @@ since sbatch exports the environment) and a file in the sweep directory.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import signal
+import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -38,6 +42,12 @@ class MlflowSweepCallback(Callback):
         sweep_dir.mkdir(parents=True, exist_ok=True)
         (sweep_dir / PARENT_FILE).write_text(run_id + "\n")
         os.environ[PARENT_ENV] = run_id
+        atexit.register(_close_abandoned, tracking_uri(config.tracking.tracking_uri, outputs),
+                        run_id)
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL):
+            # `kill` would end the process without running atexit hooks: exit cleanly instead
+            signal.signal(signal.SIGTERM, _exit_on_sigterm)
         log.info("MLflow parent run %s for sweep %s", run_id, sweep_dir)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
@@ -49,3 +59,20 @@ class MlflowSweepCallback(Callback):
         outputs = Path(config.paths.outputs)
         client = client_for(tracking_uri(config.tracking.tracking_uri, outputs))
         finish_parent(client, run_id, Path(str(config.hydra.sweep.dir)))
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    log.warning("SIGTERM: stopping the sweep (finished judgments are kept; a re-run resumes)")
+    sys.exit(128 + signum)
+
+
+def _close_abandoned(uri: str, run_id: str) -> None:
+    """At interpreter exit: a sweep that never reached ``on_multirun_end`` (Ctrl-C, a crash)
+    marks its parent run KILLED, so the MLflow UI does not show it RUNNING forever. Its finished
+    child runs stay as they are; a re-run opens a new parent and reuses their judgments."""
+    if os.environ.get(PARENT_ENV) != run_id:
+        return  # the sweep ended normally and closed it
+    try:
+        client_for(uri).set_terminated(run_id, "KILLED")
+    except Exception as e:  # the store may be unreachable at exit; say so, do not mask the exit
+        log.warning("could not mark abandoned sweep parent %s KILLED: %s", run_id, e)

@@ -8,7 +8,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
+from monitorbench.config import register_configs
 from slurm_helpers import ROOT
+
+register_configs()  # the typed schema the root config's defaults list names
 
 
 def _launcher(tmp_path: Path, overrides: list[str]) -> dict:
