@@ -167,9 +167,8 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
 
     jobs: list[TaskJob] = []
     indistinguishable = 0   # cases colliding with an opposite label under this access
-    set_aside_tasks = 0     # tasks left without a PASS or a FAIL case after that
     set_aside_cases = 0
-    set_aside_ids: list[str] = []
+    set_aside_ids: list[str] = []  # tasks left without a PASS or a FAIL case after that
     vhashes: dict[str, str] = {}
     for task in sel.tasks:
         view = view_for(access, task.task_type)
@@ -178,7 +177,6 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         set_aside_cases += len(drop)
         if {c.label for c in keep} != {"PASS", "FAIL"}:
             set_aside_ids.append(task.task_id)
-            set_aside_tasks += 1
             set_aside_cases += len(keep)
             continue
         gen = generations[task.task_id]
@@ -218,7 +216,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     metrics.update({
         "judgments_new": new, "judgments_reused": already,
         "cases_indistinguishable": indistinguishable,
-        "cases_set_aside": set_aside_cases, "tasks_set_aside": set_aside_tasks,
+        "cases_set_aside": set_aside_cases, "tasks_set_aside": len(set_aside_ids),
         "generation_cache_hits": gcache.hits if gcache else 0,
         "generation_cache_misses": gcache.misses if gcache else 0,
         "seconds_generation": round(gen_seconds, 3), "seconds_judging": round(judge_seconds, 3),
