@@ -138,9 +138,10 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
                 source: str | Path | None = None) -> TaskTable:
     """Validate records and count outcomes per task.
 
-    Refuses (InputError) an empty pool, a task judged against two suite versions, a case judged twice (several rounds
-    must first be reduced with :func:`monitorbench.metrics.rounds.select_median_round`), a task
-    whose records disagree on its type, and a task without positive or without negative cases
+    Refuses (InputError) an empty pool, a task judged against two suite versions, a case judged
+    twice (several rounds must first be reduced with
+    :func:`monitorbench.metrics.rounds.select_median_round`), a task whose records disagree on its
+    type, and a task without positive or without negative cases
     (its TPR or TNR would be undefined, and a silent zero would distort the average).
     """
     if len(records) == 0:

@@ -3,9 +3,9 @@
 Each turn the model sends exactly one action block (protocol in ``prompts.AGENT_PROTOCOL``); the
 scaffold runs it and answers with the result. The loop stops on ``submit`` or on a limit:
 ``scaffold.max_steps`` turns, ``scaffold.max_total_tokens`` (prompt + completion tokens summed
-over calls, i.e. what is billed), ``condition.wall_seconds``, or the model's context window. At a limit the current draft is
-submitted and the reason recorded; with no draft the run ends as ``no_submission``. Budget
-exhaustion is recorded, never fatal.
+over calls, i.e. what is billed), ``condition.wall_seconds``, or the model's context window. At
+a limit the current draft is submitted and the reason recorded; with no draft the run ends as
+``no_submission``. Budget exhaustion is recorded, never fatal.
 
 The challenge scaffold (paper §5) additionally refuses ``submit`` until the *current* draft has
 passed at least one self-test that expected PASS; rewriting the draft resets that. The listing of

@@ -149,8 +149,8 @@ def run_pytest(workdir: Path, spec: LibrarySpec, targets: Sequence[str], *,
                                                                  for p in spec.pythonpath])
         t0 = time.monotonic()
         code, out, timed_out = run_capped(
-            pytest_command(spec, targets, junit, per_test_timeout, workdir), str(workdir), env, timeout,
-            output_chars)
+            pytest_command(spec, targets, junit, per_test_timeout, workdir), str(workdir), env,
+            timeout, output_chars)
         rec = _read_record(record)
         return TestRun(exit_code=code, timed_out=timed_out, output=out,
                        seconds=time.monotonic() - t0, junit=_read_junit(junit),
