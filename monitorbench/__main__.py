@@ -12,6 +12,7 @@ from hydra.types import RunMode
 from hydra.utils import to_absolute_path
 from omegaconf import DictConfig
 
+from monitorbench.compose import check_keys
 from monitorbench.config import register_configs
 from monitorbench.errors import MonitorbenchError
 from monitorbench.launch.callbacks import PARENT_ENV
@@ -25,6 +26,11 @@ log = logging.getLogger("monitorbench")
 def main(cfg: DictConfig) -> float | None:
     from monitorbench.launch.run import run_job
 
+    try:
+        check_keys(cfg)   # `+key=value` force-adds bypass Hydra's struct mode
+    except MonitorbenchError as e:
+        log.error("%s", e)
+        sys.exit(2)
     hc = HydraConfig.get()
     # Jobs may run in another working directory (submitit, Slurm): pin paths to the launch dir.
     for key in ("outputs", "suites", "cache"):

@@ -1,7 +1,9 @@
 """Structured configs: the typed schema behind ``conf/``.
 
 Hydra merges the YAML groups into these dataclasses, so a misspelt key or a wrong type fails at
-compose time with the full key name, and Enum fields list their allowed values. The four axes of a
+compose time with the full key name, and Enum fields list their allowed values. The schema is
+validatable but not selectable: only the root is registered (see :func:`register_configs`), and
+:mod:`monitorbench.compose` also refuses keys added with ``+key=value`` that the schema lacks. The four axes of a
 sweep are ``generator`` (who writes the verifier), ``scaffold`` (the harness that drives it),
 ``access`` (what the monitor sees at judgment time) and ``task`` (suites, types, budgets, rounds).
 """
@@ -191,12 +193,12 @@ class MonitorbenchConfig:
 
 
 def register_configs() -> None:
-    """Register the schema so ``conf/config.yaml`` can name it in its defaults list."""
-    cs = ConfigStore.instance()
-    cs.store(name="monitorbench_schema", node=MonitorbenchConfig)
-    cs.store(group="generator", name="schema", node=GeneratorConfig)
-    cs.store(group="scaffold", name="schema", node=ScaffoldConfig)
-    cs.store(group="access", name="schema", node=AccessConfig)
-    cs.store(group="task", name="schema", node=TaskConfig)
-    cs.store(group="sandbox", name="schema", node=SandboxConfig)
-    cs.store(group="tracking", name="schema", node=TrackingConfig)
+    """Register the root schema so ``conf/config.yaml`` can name it in its defaults list.
+
+    Only the root is stored, and not in any config group: the root's typed fields validate every
+    group's YAML as it is merged (``generator: GeneratorConfig``, ...), while a group holds only
+    its YAML options, so no schema can be picked as an option (``generator=schema`` fails, listing
+    the real ones). Unknown keys, ``+key=`` force-adds included, are refused by
+    :mod:`monitorbench.compose`.
+    """
+    ConfigStore.instance().store(name="monitorbench_schema", node=MonitorbenchConfig)

@@ -71,3 +71,68 @@ def test_wrong_type_is_rejected_at_compose_time() -> None:
     with pytest.raises((ConfigCompositionException, ValidationError, ConfigKeyError)) as ei:
         _compose(["sandbox.limits.memory_mb=lots"])
     assert "memory_mb" in str(ei.value.__cause__ or ei.value)
+
+
+# --- strict composition (monitorbench.compose): typos fail at compose time, listing what exists
+
+@pytest.mark.parametrize("override,key,listed", [
+    # the schema is not an option of any group
+    ("generator=schema", "generator", ["always_accept", "schema_check"]),
+    # a force-add Hydra would accept with struct mode off, and the run would silently ignore
+    ("+generatr=always_reject", "generatr", ["did you mean 'generator'", "generator=",
+                                             "access=", "+experiment="]),
+    ("generatr=always_reject", "generatr", ["did you mean 'generator'", "sandbox"]),
+    ("sandbox.limits.wall_secs=5", "sandbox.limits.wall_secs",
+     ["did you mean 'sandbox.limits.wall_seconds'", "cpu_seconds", "memory_mb"]),
+    ("+sandbox.limits.wall_secs=5", "sandbox.limits.wall_secs", ["wall_seconds"]),
+    ("access.tool_call=rawparsed", "access.tool_call", ["rawparsed", "raw_parsed", "parsed"]),
+    ("+experiment=nosuch", "experiment", ["g4adv", "quickstart"]),
+])
+def test_typo_fails_at_compose_time_naming_the_key_and_what_is_allowed(
+        override: str, key: str, listed: list[str]) -> None:
+    from monitorbench.compose import compose_config
+    from monitorbench.errors import InputError
+
+    with pytest.raises(InputError) as ei:
+        compose_config([override])
+    assert ei.value.field == key
+    for word in listed:
+        assert word in str(ei.value), (word, str(ei.value))
+
+
+def test_plain_hydra_compose_no_longer_offers_the_schema_as_an_option() -> None:
+    from hydra.errors import MissingConfigException
+
+    for group in ("generator", "scaffold", "access", "task", "sandbox", "tracking"):
+        with pytest.raises(MissingConfigException):
+            _compose([f"{group}=schema"])
+
+
+def test_check_keys_finds_force_added_keys_anywhere_in_the_tree() -> None:
+    from monitorbench.compose import unknown_keys
+
+    cfg = _compose(["+generatr=x", "+task.suites.0.nme=bfcl", "+sandbox.limits.wall_secs=5",
+                    "+task.suites.0.options.max_tasks=3"])   # options is a free dict: allowed
+    assert sorted(unknown_keys(cfg)) == ["generatr", "sandbox.limits.wall_secs",
+                                         "task.suites.0.nme"]
+
+
+@pytest.mark.parametrize("group", ["experiment", "audit"])
+def test_every_experiment_and_audit_config_composes_strictly(group: str) -> None:
+    from monitorbench.compose import compose_config, group_options
+
+    names = group_options(group)
+    assert names
+    for name in names:
+        cfg = compose_config([f"+{group}={name}"], return_hydra_config=True)
+        assert cfg.generator.name
+
+
+@pytest.mark.parametrize("group", ["generator", "scaffold", "access", "task", "sandbox",
+                                   "tracking"])
+def test_every_group_option_composes_strictly(group: str) -> None:
+    from monitorbench.compose import compose_config, group_options
+
+    for name in group_options(group):
+        extra = ["generator.dir=/tmp/x"] if name in ("replay", "external") else []
+        compose_config([f"{group}={name}", *extra])

@@ -1,0 +1,140 @@
+"""Strict config composition: every key must be one the schema (``monitorbench/config.py``) defines.
+
+Hydra types the composed config against ``MonitorbenchConfig`` and puts its root in struct mode, so
+``generatr=x`` and ``sandbox.limits.wall_secs=5`` already fail — but its messages neither list the
+keys that exist nor stop there: ``+key=value`` is a *force add* that Hydra applies with struct mode
+switched off, so ``+generatr=always_reject`` would be accepted and silently ignored. This module
+closes that hole and makes every rejection one readable :class:`InputError` that names the key and
+the allowed keys or values:
+
+* :func:`compose_config` — the compose API with those checks (CLI, audit, tests);
+* :func:`check_keys` — the check on an already composed config (``python -m monitorbench`` jobs);
+* :class:`StrictKeysCallback` — the check before a Hydra sweep starts, so a typo never opens an
+  MLflow parent run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import sys
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException, MissingConfigException
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+from monitorbench.config import MonitorbenchConfig, register_configs
+from monitorbench.errors import InputError
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+# Groups that are selected with `+group=option` because the root config does not default them.
+ADDED_GROUPS = ("experiment", "audit")
+log = logging.getLogger("monitorbench")
+
+
+def config_groups() -> list[str]:
+    """The selectable config groups of ``conf/`` (``generator=``, ``access=``, ...)."""
+    return sorted(p.name for p in CONF.iterdir() if p.is_dir() and p.name != "hydra")
+
+
+def group_options(group: str) -> list[str]:
+    """The options of one config group: the YAML files in ``conf/<group>/``."""
+    return sorted(p.stem for p in (CONF / group).glob("*.yaml"))
+
+
+def allowed_keys(parent: str) -> list[str]:
+    """The keys the schema defines under ``parent`` ("" for the root); [] if it is no section."""
+    node = OmegaConf.structured(MonitorbenchConfig)
+    if parent:
+        node = OmegaConf.select(node, parent, default=None)
+    return [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
+
+
+def _fix_for(key: str) -> str:
+    """How to fix an unknown ``key``: the keys that exist where it was put, nearest first."""
+    parent, _, leaf = key.rpartition(".")
+    keys = allowed_keys(parent)
+    where = f"under '{parent}'" if parent else "at the top level"
+    near = difflib.get_close_matches(leaf, keys + ([] if parent else config_groups()), n=1)
+    hint = f"did you mean '{(parent + '.') if parent else ''}{near[0]}'? " if near else ""
+    text = f"{hint}the keys {where} are: {', '.join(keys)}"
+    if not parent:
+        groups = [g for g in config_groups() if g not in ADDED_GROUPS]
+        text += (f"; config groups: {', '.join(f'{g}=' for g in groups)} and "
+                 f"{', '.join(f'+{g}=' for g in ADDED_GROUPS)}")
+    return text
+
+
+def unknown_keys(node: Any, prefix: str = "") -> Iterator[str]:
+    """Full names of the keys in ``node`` that its schema dataclass does not define."""
+    if isinstance(node, ListConfig):
+        for i, item in enumerate(node):
+            yield from unknown_keys(item, f"{prefix}{i}.")
+        return
+    if not isinstance(node, DictConfig):
+        return
+    schema = OmegaConf.get_type(node)
+    known = {f.name for f in fields(schema)} if is_dataclass(schema) else None
+    for key in node.keys():
+        if not prefix and key == "hydra":
+            continue
+        if known is not None and key not in known:
+            yield f"{prefix}{key}"
+        elif not OmegaConf.is_missing(node, key) and not OmegaConf.is_interpolation(node, key):
+            yield from unknown_keys(node[key], f"{prefix}{key}.")
+
+
+def check_keys(cfg: DictConfig) -> None:
+    """Refuse a composed config holding a key the schema does not define (e.g. ``+generatr=x``)."""
+    for key in unknown_keys(cfg):
+        raise InputError(CONF / "config.yaml", key, f"unknown config key '{key}'", _fix_for(key))
+
+
+def explain(e: HydraException) -> InputError:
+    """Hydra's compose error as an :class:`InputError` that lists the allowed keys or values."""
+    cause = e.__cause__
+    full_key = getattr(cause, "full_key", None)
+    text = str(cause) if cause is not None else str(e)
+    first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+    if full_key and "not in" in text:          # a key the schema does not define
+        return InputError(CONF / "config.yaml", full_key, f"unknown config key '{full_key}'",
+                          _fix_for(full_key))
+    if full_key:                               # a value of the wrong type or outside an enum
+        return InputError(CONF / "config.yaml", full_key, first,
+                          "use a value of the type or from the list the message names")
+    if isinstance(e, MissingConfigException) and e.options:   # `group=option`, no such option
+        group, _, option = str(e.missing_cfg_file).rpartition("/")
+        return InputError(CONF / group, group, f"no option {option!r} in config group {group!r}",
+                          f"use one of {', '.join(sorted(e.options))}")
+    return InputError(CONF / "config.yaml", None, " ".join(str(e).split()),
+                      f"config groups: {', '.join(config_groups())}; keys at the top level: "
+                      f"{', '.join(allowed_keys(''))}")
+
+
+def compose_config(overrides: Sequence[str] = (), *, return_hydra_config: bool = False
+                   ) -> DictConfig:
+    """``conf/config.yaml`` composed with ``overrides``, every key checked against the schema."""
+    register_configs()
+    try:
+        with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+            cfg = compose("config", overrides=list(overrides),
+                          return_hydra_config=return_hydra_config)
+    except HydraException as e:
+        raise explain(e) from None
+    check_keys(cfg)
+    return cfg
+
+
+class StrictKeysCallback(Callback):
+    """Checks a sweep's config before any job (and the sweep's MLflow parent run) starts."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            check_keys(config)
+        except InputError as e:
+            log.error("%s", e)
+            sys.exit(2)
