@@ -20,11 +20,49 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
+from monitorbench.errors import MonitorbenchError
 from monitorbench.tracking.mlflow_logger import (PARENT_FILE, client_for, experiment_id,
                                                  start_run, tracking_uri)
 
 log = logging.getLogger(__name__)
 PARENT_ENV = "MONITORBENCH_PARENT_RUN_ID"
+
+
+SLURM_LAUNCHER = "SlurmLauncher"
+
+
+class SlurmGuardCallback(Callback):
+    """For ``hydra/launcher=slurm`` only: refuse a request the cluster can never satisfy before
+    submitting, and watch the submitted jobs for pending reasons that never clear
+    (:mod:`monitorbench.launch.slurm_guard`). Listed before the MLflow callback so a refused
+    sweep leaves no parent run."""
+
+    def __init__(self) -> None:
+        self.watch: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """submitit pickles the callbacks into every job; the watch thread stays behind."""
+        return {"watch": None}
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        launcher = config.hydra.launcher
+        if not str(launcher.get("_target_", "")).endswith(SLURM_LAUNCHER):
+            return
+        from monitorbench.launch.slurm_guard import PendingWatch, check_request
+
+        try:
+            check_request({k: launcher.get(k) for k in
+                           ("partition", "cpus_per_task", "mem_gb", "timeout_min")})
+        except MonitorbenchError as e:
+            # Hydra turns a callback's exception into a warning and goes on to submit: exit.
+            log.error("%s", e)
+            raise SystemExit(2) from e
+        self.watch = PendingWatch(Path(str(config.hydra.sweep.dir)) / ".submitit")
+        self.watch.start()
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        if self.watch is not None:
+            self.watch.stop()
 
 
 class MlflowSweepCallback(Callback):
