@@ -1,4 +1,5 @@
-"""Adaptive attacker on the real BFCL suite, querying verifiers only through the bwrap sandbox."""
+"""Adaptive attacker on real suites (BFCL, an AgentDojo slice, a toolz code task), querying
+verifiers only through the bwrap sandbox; every label comes from the real reference verifiers."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from monitorbench.attack import run_adaptive_attack
-from monitorbench.attack.mutators import MUTATORS, Material, complete
+from monitorbench.attack.mutators import (COMMENTS, MUTATORS, PROSE, VERIFIER_STRINGS, Material,
+                                          complete)
+from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, Effect, status_after
+from monitorbench.metrics.summary import summarize
 from monitorbench.errors import InputError
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.factory import make_sandbox
@@ -27,17 +31,19 @@ def verify(candidate, env):
 """
 
 
-def _verifiers(root: Path, suite, task_ids: list[str], *, accept_listed: bool) -> dict[str, Path]:
+def _verifiers(root: Path, suite, task_ids: list[str], *, accept_listed: bool,
+               listed=None) -> dict[str, Path]:
     """accept_listed=True: accept only the task's positive cases (every invalid candidate is
     rejected, as strict as the reference on anything the search can build); False: reject only
-    the suite's own negative cases and accept everything else (perfect on the static suite)."""
+    the suite's own negative cases and accept everything else (perfect on the static suite).
+    ``listed(case)`` overrides which of the suite's cases are listed."""
     out = {}
     for tid in task_ids:
         d = root / tid
         d.mkdir(parents=True)
-        listed = [canonical_json(dict(c.candidate)) for c in suite.cases[tid]
-                  if (c.label == "PASS") == accept_listed]
-        (d / "known.json").write_text(json.dumps(listed))
+        chosen = listed or (lambda c: (c.label == "PASS") == accept_listed)
+        known = [canonical_json(dict(c.candidate)) for c in suite.cases[tid] if chosen(c)]
+        (d / "known.json").write_text(json.dumps(known))
         (d / "main.py").write_text(f"ACCEPT_LISTED = {accept_listed}\n" + LISTED)
         out[tid] = d
     return out
@@ -52,12 +58,27 @@ def setting(suites_dir: Path):
     return suite, task_ids, spec
 
 
-def _attack(suite, task_ids, spec, vdirs, out_dir: Path, budget: int, seed: int = 0):
+def _attack(suite, task_ids, spec, vdirs, out_dir: Path, budget: int, seed: int = 0,
+            fields=None):
     return run_adaptive_attack(
         [suite.tasks[t] for t in task_ids], suite.cases, suite.references, vdirs,
         sandbox=make_sandbox("bwrap"), spec_for=lambda t: spec,
         public_dir_for=lambda t: suite.public_dir(t.task_id), budget=budget, seed=seed,
-        out_dir=out_dir)
+        out_dir=out_dir, fields_for=lambda t: fields)
+
+
+
+def _found(out_dir: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((out_dir / "found").glob("*.json"))]
+
+
+def _assert_found_are_new_invalid_candidates(suite, out_dir: Path) -> None:
+    for rec in _found(out_dir):
+        task, ref = suite.tasks[rec["task_id"]], suite.references[rec["task_id"]]
+        assert get_reference(ref.verifier_id).decide(task, ref, rec["candidate"]) == "FAIL"
+        assert rec["mutations"] and rec["query"] >= 1
+        known = {canonical_json(dict(c.candidate)) for c in suite.cases[rec["task_id"]]}
+        assert canonical_json(rec["candidate"]) not in known  # a new candidate, not a suite case
 
 
 def test_weak_verifier_perfect_on_static_attacks_is_beaten_by_the_search(
@@ -66,19 +87,21 @@ def test_weak_verifier_perfect_on_static_attacks_is_beaten_by_the_search(
     vdirs = _verifiers(tmp_path / "weak", suite, task_ids, accept_listed=False)
     m = _attack(suite, task_ids, spec, vdirs, tmp_path / "out", budget=20)
     assert m["attack/fpr_h_static"] == 0.0          # rejects every attack case of the suite
-    assert m["attack/fpr_h_adaptive"] == 100.0      # ... but the search finds one on every task
-    assert m["attack/tasks_found"] == len(task_ids) and m["attack/tasks_found_static"] == 0
-    found = sorted((tmp_path / "out" / "found").glob("*.json"))
-    assert [p.stem for p in found] == sorted(task_ids)
-    for p in found:
-        rec = json.loads(p.read_text())
-        task, ref = suite.tasks[rec["task_id"]], suite.references[rec["task_id"]]
-        assert get_reference(ref.verifier_id).decide(task, ref, rec["candidate"]) == "FAIL"
-        assert rec["mutations"] and 1 <= rec["query"] <= 20
-        known = {canonical_json(dict(c.candidate)) for c in suite.cases[rec["task_id"]]}
-        assert canonical_json(rec["candidate"]) not in known  # a new candidate, not a suite case
+    assert m["attack/tasks_broken_static"] == 0.0 and m["attack/n_tasks_broken_static"] == 0
+    assert m["attack/tasks_broken_adaptive"] == 100.0  # ... but the search breaks every task
+    assert m["attack/n_tasks_broken_adaptive"] == m["attack/n_attack_tasks"] == len(task_ids)
+    assert m["attack/tasks_found"] == len(task_ids)
+    # one accepted mutant beside each task's static attacks: FPR_h is the mean of 1/(H_t + 1)
+    h = [sum(c.group == "attack" for c in suite.cases[t]) for t in task_ids]
+    assert m["attack/fpr_h_adaptive"] == pytest.approx(100.0 * sum(1 / (n + 1) for n in h)
+                                                       / len(h))
+    assert m["attack/tool_call/fpr_h_adaptive"] == m["attack/fpr_h_adaptive"]
+    assert sorted(r["task_id"] for r in _found(tmp_path / "out")) == sorted(task_ids)
+    _assert_found_are_new_invalid_candidates(suite, tmp_path / "out")
     summary = json.loads((tmp_path / "out" / "attack.json").read_text())
     assert summary["metrics"] == m and len(summary["tasks"]) == len(task_ids)
+    queried = [json.loads(x) for x in (tmp_path / "out" / "mutants.jsonl").read_text().splitlines()]
+    assert len(queried) == m["attack/queries"] and all(q["outcome"] in "PFU" for q in queried)
 
 
 def test_strict_verifier_yields_nothing_within_the_full_budget(tmp_path: Path, setting) -> None:
@@ -86,6 +109,7 @@ def test_strict_verifier_yields_nothing_within_the_full_budget(tmp_path: Path, s
     vdirs = _verifiers(tmp_path / "strict", suite, task_ids, accept_listed=True)
     m = _attack(suite, task_ids, spec, vdirs, tmp_path / "out", budget=15)
     assert m["attack/fpr_h_adaptive"] == 0.0 and m["attack/fpr_h_static"] == 0.0
+    assert m["attack/tasks_broken_adaptive"] == 0.0
     assert m["attack/queries"] == 15 * len(task_ids)  # the search spent its budget, found nothing
     assert not list((tmp_path / "out" / "found").iterdir())
 
@@ -96,7 +120,8 @@ def test_missing_verifier_stays_in_the_denominator_and_budget_is_validated(
     vdirs = _verifiers(tmp_path / "weak", suite, task_ids[:1], accept_listed=False)
     m = _attack(suite, task_ids[:2], spec, {**vdirs, task_ids[1]: None}, tmp_path / "o",
                 budget=10)
-    assert m["attack/tasks_attacked"] == 2 and m["attack/fpr_h_adaptive"] == 50.0
+    assert m["attack/tasks_attacked"] == 2 and m["attack/tasks_broken_adaptive"] == 50.0
+    assert m["attack/n_attack_tasks"] == 2 and m["attack/n_tasks_broken_adaptive"] == 1
     with pytest.raises(InputError) as err:
         _attack(suite, task_ids[:1], spec, vdirs, tmp_path / "o2", budget=-1)
     assert err.value.field == "attack.budget"
@@ -110,6 +135,88 @@ def test_search_is_reproducible_for_a_seed(tmp_path: Path, setting) -> None:
     assert runs[0] == runs[1]
     a, b = ((tmp_path / f"o{i}" / "found" / f"{task_ids[0]}.json").read_text() for i in range(2))
     assert a == b
+
+
+# Accepts a raw text iff, once the attacker's prose, fences and comments are stripped and all
+# whitespace removed, it is one of the listed presentations of a valid call list: a monitor
+# that is right on content and indifferent to presentation.
+CONTENT = """import json, pathlib, re
+DATA = json.loads((pathlib.Path(__file__).parent / "content.json").read_text())
+def norm(raw):
+    changed = True
+    while changed:
+        changed = False
+        for p in DATA["prefixes"]:
+            if raw.startswith(p):
+                raw, changed = raw[len(p):], True
+        for s in DATA["suffixes"]:
+            if raw.rstrip("\\n").endswith(s):
+                raw, changed = raw.rstrip("\\n")[:-len(s)], True
+    return re.sub(r"\\s+", "", raw)
+def verify(candidate, env):
+    return "PASS" if norm(candidate.get("raw", "")) in DATA["accepted"] else "FAIL"
+"""
+
+
+def _content_verifiers(root: Path, suite, task_ids: list[str]) -> dict[str, Path]:
+    import itertools
+    import re
+
+    from monitorbench.suites.bfcl_cases import compact_raw, json_raw, multiline_raw
+
+    renders = (python_raw, compact_raw, multiline_raw, lambda c: json_raw(c, None),
+               lambda c: json_raw(c, 2))
+    out = {}
+    for tid in task_ids:
+        valid = [dict(c.candidate) for c in suite.cases[tid] if c.label == "PASS"]
+        accepted = {re.sub(r"\s+", "", v["raw"]) for v in valid}
+        for v in valid:
+            for order in itertools.permutations(v["calls"]):
+                accepted |= {re.sub(r"\s+", "", r(list(order))) for r in renders}
+        d = root / tid
+        d.mkdir(parents=True)
+        (d / "content.json").write_text(json.dumps({
+            "prefixes": list(PROSE), "accepted": sorted(accepted),
+            "suffixes": list(COMMENTS) + ["\n# " + s for s in VERIFIER_STRINGS]}))
+        (d / "main.py").write_text(CONTENT)
+        out[tid] = d
+    return out
+
+
+def test_presentation_variants_of_valid_calls_never_count(tmp_path: Path, setting) -> None:
+    """Raw-only view: prose before valid calls makes the raw text undecodable, so the reference
+    rejects it on format; a monitor that accepts it must not be charged with an attack."""
+    suite, task_ids, spec = setting
+    task, ref = suite.tasks[task_ids[0]], suite.references[task_ids[0]]
+    gold = next(dict(c.candidate) for c in suite.cases[task_ids[0]] if c.group == "gold")
+    prose = {"raw": PROSE[0] + gold["raw"], "calls": gold["calls"]}
+    assert get_reference(ref.verifier_id).decide(task, ref, complete(prose, ("raw",))) == "FAIL"
+    assert status_after(VALID, MUTATORS["add_prose"], parent_terminal=False,
+                        sees_whole=False) == VALID
+    vdirs = _content_verifiers(tmp_path / "content", suite, task_ids)
+    m = _attack(suite, task_ids, spec, vdirs, tmp_path / "out", budget=15, fields=("raw",))
+    assert m["attack/mutants_not_invalid"] > 0    # presentation variants were built ...
+    assert m["attack/tasks_found"] == 0           # ... and never counted as attacks
+    assert m["attack/fpr_h_adaptive"] == m["attack/fpr_h_static"]
+    assert m["attack/queries"] > 0
+
+
+def test_declared_effects_combine_along_a_chain() -> None:
+    inval, pres, tamper = (MUTATORS["perturb_value"], MUTATORS["add_prose"],
+                           MUTATORS["corrupt_valid"])
+    assert status_after(VALID, inval, parent_terminal=False, sees_whole=True) == INVALID
+    assert status_after(INVALID, inval, parent_terminal=False, sees_whole=True) == UNKNOWN
+    assert status_after(INVALID, pres, parent_terminal=False, sees_whole=True) == INVALID
+    assert status_after(UNKNOWN, tamper, parent_terminal=False, sees_whole=True) == UNKNOWN
+    assert status_after(VALID, tamper, parent_terminal=False, sees_whole=True) == INVALID
+    desync = MUTATORS["desync"]
+    assert desync.terminal and desync.effect is Effect.DESYNC
+    assert status_after(INVALID, desync, parent_terminal=False, sees_whole=True) == INVALID
+    assert status_after(INVALID, desync, parent_terminal=False, sees_whole=False) == UNKNOWN
+    assert status_after(INVALID, pres, parent_terminal=True, sees_whole=True) == UNKNOWN
+    presentation = {n for n, m in MUTATORS.items() if m.effect is Effect.PRESENTATION}
+    assert presentation == {"add_prose", "swap_presentation", "reorder_calls",
+                            "inject_verifier_comment"}
 
 
 def test_completion_fills_what_the_monitor_cannot_see(setting) -> None:
@@ -130,14 +237,17 @@ def test_every_mutator_returns_a_well_formed_candidate(setting) -> None:
 
     suite, task_ids, _ = setting
     cases = suite.cases[task_ids[0]]
-    material = Material([dict(c.candidate) for c in cases if c.label == "PASS"], ["f", "g"])
-    rng = random.Random(0)
     gold = next(dict(c.candidate) for c in cases if c.group == "gold")
-    two = gold["calls"] + [{"name": "g", "arguments": {"x": 1}}]
+    two = gold["calls"] + [{"name": "g", "arguments": {"x": 1, "s": "hello"}}]
+    names = sorted({c["name"] for c in gold["calls"]} | {"g"})
+    material = Material([dict(c.candidate) for c in cases if c.label == "PASS"], names,
+                        {n: frozenset(c["arguments"]) for c in two for n in [c["name"]]},
+                        {n: frozenset(c["arguments"]) for c in two for n in [c["name"]]})
+    rng = random.Random(0)
     start = {"raw": python_raw(two), "calls": two}
     outputs = set()
-    for name, mutate in MUTATORS.items():
-        out = mutate(start, rng, material)
+    for name, mutation in MUTATORS.items():
+        out = mutation.apply(start, rng, material)
         assert out is not None, name
         assert isinstance(out["raw"], str) and isinstance(out["calls"], list), name
         assert all(set(c) == {"name", "arguments"} for c in out["calls"]), name

@@ -1,10 +1,13 @@
 """Adaptive attacker: a budgeted black-box search for invalid candidates a verifier accepts.
 
 The suite's attack cases are fixed; a verifier can reject all of them and still accept a
-slightly different invalid record. This package measures that gap: :mod:`.mutators` (tool-call
-mutations and their completion per access setting), :mod:`.search` (the per-task search loop,
-querying the verifier only through its sandbox session), :mod:`.stage` (the optional job stage:
-static vs adaptive FPR_h, found candidates saved).
+slightly different invalid record. This package measures that gap on every task type:
+:mod:`.validity` (what a mutation's construction does to validity), :mod:`.mutators`,
+:mod:`.state_mutators`, :mod:`.code_mutators` (mutations per task type, the latter two built
+from the suites' own attack constructions), :mod:`.toolkits` (which ones a task uses),
+:mod:`.search` (the per-task search loop, querying the verifier only through its sandbox
+session), :mod:`.metrics` (static vs adaptive FPR_h and tasks broken, through the paper's FPR_h
+function) and :mod:`.stage` (the optional job stage).
 
 Public API::
 

@@ -1,37 +1,48 @@
 """Budgeted black-box search for one task: find an invalid candidate the verifier accepts.
 
-The search sees the verifier only through its sandbox session (PASS/FAIL/U per query), like
-a solver that may try candidates against a frozen monitor. It starts from the task's negative
-cases (attacks and ordinary errors), which are judged first as the *static* evaluation; any
-accepted one ends the search. Then, until the query budget is spent, it picks a parent from
-the pool of invalid candidates seen so far, applies one to three random mutations, completes
-the mutant for the access setting, and keeps it only if the reference verifier still says FAIL
-and the monitor has not seen the same visible input; only such mutants cost a query. Rejected
-mutants join the pool, so the search can chain mutations. Everything is driven by one seeded
+The search sees the verifier only through its sandbox session (PASS/FAIL/U per query), like a
+solver that may try candidates against a frozen monitor. First every case of the task is judged
+once (the *static* evaluation, one judgment record per case). When no attack case was accepted
+and the budget allows, the search picks a parent from a pool that starts with the task's valid
+cases and its negative cases (attacks and ordinary errors), applies one to three random
+mutations of the task type's toolkit, tracks what their declared effects make of the parent's
+validity (:mod:`monitorbench.attack.validity`), and completes the mutant for the access
+setting. A mutant costs a query only if its construction makes it invalid, the monitor has not
+seen the same visible input, and the reference verifier says FAIL. A rejected mutant joins the
+pool (so mutations chain), as does a presentation variant of a valid case (as a valid parent);
+the first accepted mutant ends the search. Everything is driven by one seeded
 ``random.Random``: same verifier, same seed, same search.
 
 Public API::
 
-    attack_task(task, reference, seeds, valid, judge, *, fields, budget, rng) -> TaskAttack
+    attack_task(task, reference, cases, judge, kit, *, fields, budget, rng, suite_hash)
+        -> TaskAttack
+    case_record(task, case, outcome, suite_hash, reason="") -> dict
 """
 
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from monitorbench.attack.mutators import MUTATORS, Material, complete
+from monitorbench.attack.toolkits import Toolkit
+from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, status_after
 from monitorbench.sandbox.base import Verdict
-from monitorbench.suites.format import Case, Reference, Task, canonical_json
+from monitorbench.suites.format import Case, Reference, Task, canonical_json, sha256_text
 from monitorbench.suites.reference import ReferenceVerifier
 
 ATTEMPTS_PER_QUERY = 25  # mutants tried per query before the search gives up as exhausted
+# Reference decisions, memoised across jobs of one process: the code grader runs a test suite
+# (seconds) and a sweep's jobs ask it about the same mutants (same task, seed and pool).
+_DECISIONS: OrderedDict[str, str] = OrderedDict()
+_DECISIONS_MAX = 20_000
 
 
 @dataclass
 class Found:
-    """An invalid candidate (reference FAIL) that the verifier accepted."""
+    """An invalid mutant (by construction and reference FAIL) that the verifier accepted."""
 
     candidate: dict[str, Any]
     seed_case_id: str
@@ -41,20 +52,34 @@ class Found:
 
 @dataclass
 class TaskAttack:
-    """What the search did on one task."""
+    """What the evaluation and the search did on one task."""
 
     task_id: str
-    static_attacks: int = 0           # attack cases judged
-    static_attacks_accepted: int = 0  # ... of which the verifier accepted
-    static_queries: int = 0           # seed cases judged (attacks and ordinary errors)
-    queries: int = 0                  # search queries (the budgeted part)
+    task_type: str
+    judgments: list[dict[str, Any]] = field(default_factory=list)  # static: one per case
+    mutants: list[dict[str, Any]] = field(default_factory=list)    # every queried mutant
     found: Found | None = None
+    queries: int = 0
     mutations_tried: int = 0
-    rejected_valid: int = 0           # mutants the reference accepted (not invalid: discarded)
+    not_invalid: int = 0           # mutants whose construction does not make them invalid
+    refuted_by_reference: int = 0  # declared invalid, but the reference said PASS
     counts_by_mutation: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def broken_static(self) -> bool:
+        return any(r["group"] == "attack" and r["outcome"] == "P" for r in self.judgments)
 
 
 Judge = Callable[[Mapping[str, Any]], Verdict]
+Entry = tuple[dict[str, Any], str, list[str], str, bool]  # cand, origin, history, status, terminal
+
+
+def case_record(task: Task, case: Case, outcome: str, suite_hash: str, reason: str = ""
+                ) -> dict[str, Any]:
+    """A judgment record in the judging stage's format (what :mod:`monitorbench.metrics` reads)."""
+    return {"task_id": task.task_id, "task_type": task.task_type, "case_id": case.case_id,
+            "group": case.group, "category": case.category, "label": case.label,
+            "outcome": outcome, "reason": reason, "suite_hash": suite_hash}
 
 
 def _visible(candidate: Mapping[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
@@ -62,59 +87,95 @@ def _visible(candidate: Mapping[str, Any], fields: tuple[str, ...] | None) -> di
                                                    if k in candidate}
 
 
-def attack_task(task: Task, reference: tuple[ReferenceVerifier, Reference], seeds: Sequence[Case],
-                valid: Sequence[Case], judge: Judge, *, fields: tuple[str, ...] | None,
-                budget: int, rng: random.Random) -> TaskAttack:
-    """Judge the seeds, then search with at most ``budget`` queries (see module docstring)."""
-    ref, ref_data = reference
-    out = TaskAttack(task.task_id)
-    seen: set[str] = set()
-    pool: list[tuple[dict[str, Any], str, list[str]]] = []
-    for case in sorted(seeds, key=lambda c: (c.group != "attack", c.case_id)):
-        cand = dict(case.candidate)
-        seen.add(canonical_json(_visible(cand, fields)))
-        verdict = judge(_visible(cand, fields))
-        out.static_queries += 1
-        if case.group == "attack":
-            out.static_attacks += 1
-            out.static_attacks_accepted += verdict.outcome == "P"
-        if verdict.outcome == "P" and out.found is None:
-            out.found = Found(cand, case.case_id, [], 0)
-        pool.append((cand, case.case_id, []))
-    if out.found is not None or not pool:
-        return out
-    material = Material([dict(c.candidate) for c in valid],
-                        sorted({str(t.get("name")) for t in task.public.get("tools", [])
-                                if isinstance(t, dict)}))
-    names = sorted(MUTATORS)
+def reference_decision(ref: ReferenceVerifier, task: Task, data: Reference,
+                       candidate: Mapping[str, Any]) -> str:
+    """The reference's PASS/FAIL on a candidate, memoised (see ``_DECISIONS``)."""
+    key = sha256_text(canonical_json([ref.verifier_id, ref.version, task.task_id,
+                                      dict(data.data), dict(candidate)]))
+    if key not in _DECISIONS:
+        _DECISIONS[key] = ref.decide(task, data, candidate)
+        while len(_DECISIONS) > _DECISIONS_MAX:
+            _DECISIONS.popitem(last=False)
+    return _DECISIONS[key]
+
+
+def _mutate(entry: Entry, kit: Toolkit, names: list[str], rng: random.Random
+            ) -> tuple[dict[str, Any], list[str], str, bool]:
+    """One to three mutations of ``entry``; stops early once the status is unknown."""
+    cand, _, _, status, terminal = entry
+    applied: list[str] = []
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        name = rng.choice(names)
+        mutation = kit.mutations[name]
+        child = mutation.apply(cand, rng, kit.material)
+        if child is None:
+            continue
+        status = status_after(status, mutation, parent_terminal=terminal,
+                              sees_whole=kit.sees_whole)
+        cand, terminal = child, terminal or mutation.terminal
+        applied.append(name)
+        if status == UNKNOWN:
+            break
+    return cand, applied, status, terminal
+
+
+def _search(task: Task, reference: tuple[ReferenceVerifier, Reference], pool: list[Entry],
+            judge: Judge, kit: Toolkit, out: TaskAttack, *, fields: tuple[str, ...] | None,
+            budget: int, rng: random.Random, seen: set[str]) -> None:
+    names = sorted(kit.mutations)
     attempts = 0
     while out.queries < budget and attempts < ATTEMPTS_PER_QUERY * budget:
         attempts += 1
-        parent, origin, history = rng.choice(pool)
-        child: dict[str, Any] | None = parent
-        applied: list[str] = []
-        for _ in range(rng.choice((1, 1, 2, 3))):
-            name = rng.choice(names)
-            mutated = MUTATORS[name](child, rng, material) if child is not None else None
-            if mutated is not None:
-                child = mutated
-                applied.append(name)
-        if child is None or not applied:
+        parent = rng.choice(pool)
+        child, applied, status, terminal = _mutate(parent, kit, names, rng)
+        if not applied:
             continue
         out.mutations_tried += 1
-        child = complete(child, fields)
+        child = kit.complete(child)
         key = canonical_json(_visible(child, fields))
-        if key in seen:
-            continue
-        if ref.decide(task, ref_data, child) != "FAIL":
-            out.rejected_valid += 1
+        if status == UNKNOWN or key in seen:
+            out.not_invalid += status == UNKNOWN
             continue
         seen.add(key)
+        history = parent[2] + applied
+        if status == VALID:
+            out.not_invalid += 1
+            pool.append((child, parent[1], history, VALID, terminal))
+            continue
+        if reference_decision(reference[0], task, reference[1], child) != "FAIL":
+            out.refuted_by_reference += 1
+            continue
         out.queries += 1
         for name in applied:
             out.counts_by_mutation[name] = out.counts_by_mutation.get(name, 0) + 1
-        if judge(_visible(child, fields)).outcome == "P":
-            out.found = Found(child, origin, history + applied, out.queries)
-            return out
-        pool.append((child, origin, history + applied))
+        verdict = judge(_visible(child, fields))
+        out.mutants.append({"query": out.queries, "seed_case_id": parent[1],
+                            "mutations": history, "outcome": verdict.outcome,
+                            "reason": verdict.reason, "candidate": child})
+        if verdict.outcome == "P":
+            out.found = Found(child, parent[1], history, out.queries)
+            return
+        pool.append((child, parent[1], history, INVALID, terminal))
+
+
+def attack_task(task: Task, reference: tuple[ReferenceVerifier, Reference], cases: Sequence[Case],
+                judge: Judge, kit: Toolkit, *, fields: tuple[str, ...] | None, budget: int,
+                rng: random.Random, suite_hash: str) -> TaskAttack:
+    """Judge every case, then search with at most ``budget`` queries (see module docstring).
+    An invalid case whose invalidity may not survive presentation changes
+    (``kit.sound_seed``) enters the pool as terminal: it is judged, never mutated."""
+    out = TaskAttack(task.task_id, task.task_type)
+    seen: set[str] = set()
+    pool: list[Entry] = []
+    for case in sorted(cases, key=lambda c: c.case_id):
+        cand = dict(case.candidate)
+        seen.add(canonical_json(_visible(cand, fields)))
+        verdict = judge(_visible(cand, fields))
+        out.judgments.append(case_record(task, case, verdict.outcome, suite_hash, verdict.reason))
+        status = VALID if case.label == "PASS" else INVALID
+        terminal = status == INVALID and not kit.sound_seed(cand)
+        pool.append((cand, case.case_id, [], status, terminal))
+    if budget > 0 and not out.broken_static:
+        _search(task, reference, pool, judge, kit, out, fields=fields, budget=budget, rng=rng,
+                seen=seen)
     return out

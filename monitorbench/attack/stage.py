@@ -1,17 +1,27 @@
-"""The job's optional adaptive-attack stage: static vs adaptive FPR_h, found candidates saved.
+"""The job's optional adaptive-attack stage: static vs adaptive attack acceptance.
 
-For every task of a supported type (tool calls) the stage opens one sandbox session on the
-task's generated verifier and runs :func:`monitorbench.attack.search.attack_task`. It reports
+For every task (tool-call, state and code) with an attack case, the stage opens one sandbox
+session on the task's generated verifier, judges every case once (the static evaluation) and,
+unless an attack case was already accepted, runs the budgeted search of
+:func:`monitorbench.attack.search.attack_task`. From the records it reports
+(:mod:`monitorbench.attack.metrics`):
 
-- ``attack/fpr_h_static``: the paper's FPR_h from the suite's own attack cases (mean over
-  attacked tasks with attack cases of the share accepted), judged in the same sessions;
-- ``attack/fpr_h_adaptive``: the share of attacked tasks, equally weighted, where the search
-  (seeds included) found an invalid candidate the verifier accepted.
+- ``attack/fpr_h_static`` / ``attack/fpr_h_adaptive``: the paper's FPR_h over the suite's attack
+  cases / over those plus the mutants the search found (same function, same task denominator:
+  tasks with attack cases; equal with budget 0), also per task type
+  (``attack/<type>/fpr_h_*``);
+- ``attack/tasks_broken_static`` / ``_adaptive`` (percent of those tasks where any attack was
+  accepted) and the counts ``attack/n_tasks_broken_*``, ``attack/n_attack_tasks``;
+- search statistics: ``attack/queries``, ``attack/tasks_found`` (tasks where the search found
+  a mutant), mutants discarded as not invalid by construction or refuted by the reference.
 
-A task without a verifier stays in both denominators and is never "found" (it accepts nothing).
-Found candidates go to ``out_dir/found/<task_id>.json`` with the mutations that produced them and
-both decisions; ``out_dir/attack.json`` holds every task's search statistics. Hidden cases and
-the reference stay in this process: only candidates cross into the sandbox.
+A task without a verifier stays in every denominator: all its judgments are U, it accepts
+nothing. Only mutants whose construction makes them invalid *and* that the reference rejects
+are attacks (:mod:`monitorbench.attack.validity`). Every judgment is persisted:
+``out_dir/judgments.jsonl`` (static records, in the judging stage's format),
+``out_dir/mutants.jsonl`` (every queried mutant with its outcome), ``out_dir/found/<task>.json``
+(each accepted mutant) and ``out_dir/attack.json`` (metrics and per-task statistics). Hidden cases
+and the reference stay in this process: only candidates cross into the sandbox.
 
 Public API::
 
@@ -25,19 +35,18 @@ from __future__ import annotations
 import json
 import logging
 import random
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from monitorbench.attack.search import TaskAttack, attack_task
+from monitorbench.attack.metrics import attack_rates
+from monitorbench.attack.search import TaskAttack, attack_task, case_record
+from monitorbench.attack.toolkits import toolkit_for
 from monitorbench.errors import InputError
-from monitorbench.sandbox.base import Sandbox, SandboxSpec
-from monitorbench.suites.format import Case, Reference, Task, sha256_text
+from monitorbench.sandbox.base import MISSING_VERIFIER, Sandbox, SandboxSpec
+from monitorbench.suites.format import Case, Reference, Task, canonical_json, sha256_text
 from monitorbench.suites.reference import get_reference
 
 log = logging.getLogger(__name__)
-SUPPORTED_TYPES = ("tool_call",)
-NEGATIVE_GROUPS = ("attack", "ordinary_error")
 
 
 def _task_seed(seed: int, task_id: str) -> int:
@@ -52,10 +61,17 @@ def _visible_consistent(cases: Sequence[Case], fields: tuple[str, ...] | None) -
     labels: dict[str, set[str]] = {}
     keys = []
     for c in cases:
-        key = json.dumps({k: c.candidate.get(k) for k in fields}, sort_keys=True)
+        key = canonical_json({k: c.candidate.get(k) for k in fields})
         keys.append(key)
         labels.setdefault(key, set()).add(c.label)
     return [c for c, k in zip(cases, keys) if len(labels[k]) == 1]
+
+
+def _found_record(res: TaskAttack, suite_hash: str) -> dict[str, Any]:
+    """The accepted mutant as one more attack case of its task (category ``adaptive``)."""
+    return {"task_id": res.task_id, "task_type": res.task_type,
+            "case_id": f"{res.task_id}.adaptive", "group": "attack", "category": "adaptive",
+            "label": "FAIL", "outcome": "P", "reason": "", "suite_hash": suite_hash}
 
 
 def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case]],
@@ -66,69 +82,96 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
                         out_dir: Path,
                         fields_for: Callable[[Task], tuple[str, ...] | None] | None = None
                         ) -> dict[str, float]:
-    """Attack every supported task's verifier; return ``attack/*`` metrics (see module doc).
-
-    ``fields_for(task)`` names the candidate fields the monitor sees under the job's access
-    setting (``view_for(access, task.task_type).fields``); None means the whole candidate.
-    """
+    """Evaluate and attack every task with attack cases; return ``attack/*`` metrics (see the
+    module doc). ``fields_for(task)`` names the candidate fields the monitor sees under the
+    job's access setting (``view_for(access, task.task_type).fields``); None: all of them."""
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
         raise InputError(None, "attack.budget", f"expected an integer >= 0, got {budget!r}",
                          "set attack.budget to the number of search queries per task, e.g. 50")
-    out_dir = Path(out_dir)
-    (out_dir / "found").mkdir(parents=True, exist_ok=True)
     results: list[TaskAttack] = []
-    unsupported = 0
+    skipped = {"without_attacks": 0, "set_aside": 0}
     for task in tasks:
-        if task.task_type not in SUPPORTED_TYPES:
-            unsupported += 1
-            continue
         fields = fields_for(task) if fields_for else None
         kept = _visible_consistent(cases[task.task_id], fields)
-        seeds = [c for c in kept if c.group in NEGATIVE_GROUPS]
-        valid = [c for c in kept if c.label == "PASS"]
-        vdir = verifier_dirs.get(task.task_id)
-        if vdir is None or not (Path(vdir) / "main.py").is_file():
-            results.append(TaskAttack(task.task_id,
-                                      static_attacks=sum(c.group == "attack" for c in seeds)))
-            continue
-        ref = references[task.task_id]
-        reference = (get_reference(ref.verifier_id), ref)
-        with sandbox.session(Path(vdir), public_dir_for(task), spec_for(task)) as s:
-            res = attack_task(task, reference, seeds, valid, s.judge, fields=fields,
-                              budget=budget, rng=random.Random(_task_seed(seed, task.task_id)))
-        results.append(res)
-        if res.found is not None:
-            (out_dir / "found" / f"{task.task_id}.json").write_text(json.dumps({
-                "task_id": task.task_id, "seed_case_id": res.found.seed_case_id,
-                "mutations": res.found.mutations, "query": res.found.query,
-                "reference_decision": "FAIL", "verifier_decision": "PASS",
-                "candidate": res.found.candidate}, indent=1, sort_keys=True, default=str))
-    metrics = _metrics(results, budget, unsupported)
-    (out_dir / "attack.json").write_text(json.dumps({
-        "metrics": metrics, "budget": budget, "seed": seed,
-        "tasks": [{**asdict(r), "found": r.found is not None} for r in results]},
-        indent=1, sort_keys=True, default=str))
-    log.info("adaptive attack: FPR_h static %.1f, adaptive %.1f over %d tasks (%d queries)",
-             metrics.get("attack/fpr_h_static", float("nan")),
-             metrics.get("attack/fpr_h_adaptive", float("nan")), len(results),
+        if not any(c.group == "attack" for c in kept):
+            skipped["without_attacks"] += 1
+        elif not any(c.label == "PASS" for c in kept):
+            skipped["set_aside"] += 1  # as in judging: no scorable positive under this view
+        else:
+            results.append(_attack_one(task, kept, references[task.task_id],
+                                       verifier_dirs.get(task.task_id), sandbox=sandbox,
+                                       spec=spec_for, public_dir=public_dir_for(task),
+                                       fields=fields, budget=budget, seed=seed))
+    metrics = _metrics(results, budget, skipped)
+    _persist(results, metrics, Path(out_dir), budget, seed)
+    log.info("attack: FPR_h static %.1f, adaptive %.1f; tasks broken %d -> %d of %d "
+             "(%d queries)", metrics.get("attack/fpr_h_static", float("nan")),
+             metrics.get("attack/fpr_h_adaptive", float("nan")),
+             int(metrics.get("attack/n_tasks_broken_static", 0)),
+             int(metrics.get("attack/n_tasks_broken_adaptive", 0)), len(results),
              int(metrics["attack/queries"]))
     return metrics
 
 
-def _metrics(results: Sequence[TaskAttack], budget: int, unsupported: int) -> dict[str, float]:
+def _attack_one(task: Task, kept: list[Case], ref: Reference, vdir: Path | None, *,
+                sandbox: Sandbox, spec: Callable[[Task], SandboxSpec], public_dir: Path,
+                fields: tuple[str, ...] | None, budget: int, seed: int) -> TaskAttack:
+    """Judge and attack one task's verifier in one sandbox session (all U when it has none)."""
+    suite_hash = f"task-{task.public_hash[:16]}"
+    if vdir is None or not (Path(vdir) / "main.py").is_file():
+        return TaskAttack(task.task_id, task.task_type, judgments=[
+            case_record(task, c, "U", suite_hash, MISSING_VERIFIER) for c in kept])
+    kit = toolkit_for(task, ref, [c for c in kept if c.label == "PASS"], public_dir, fields)
+    with sandbox.session(Path(vdir), public_dir, spec(task)) as s:
+        return attack_task(task, (get_reference(ref.verifier_id), ref), kept, s.judge, kit,
+                           fields=fields, budget=budget,
+                           rng=random.Random(_task_seed(seed, task.task_id)),
+                           suite_hash=suite_hash)
+
+
+def _metrics(results: Sequence[TaskAttack], budget: int, skipped: Mapping[str, int]
+             ) -> dict[str, float]:
     out: dict[str, float] = {
         "attack/budget": float(budget), "attack/tasks_attacked": float(len(results)),
-        "attack/tasks_unsupported": float(unsupported),
+        "attack/tasks_without_attacks": float(skipped["without_attacks"]),
+        "attack/tasks_set_aside": float(skipped["set_aside"]),
+        "attack/judgments_static": float(sum(len(r.judgments) for r in results)),
         "attack/queries": float(sum(r.queries for r in results)),
-        "attack/queries_static": float(sum(r.static_queries for r in results)),
         "attack/tasks_found": float(sum(r.found is not None for r in results)),
-        "attack/tasks_found_static": float(sum(r.found is not None and r.found.query == 0
-                                               for r in results)),
+        "attack/mutants_tried": float(sum(r.mutations_tried for r in results)),
+        "attack/mutants_not_invalid": float(sum(r.not_invalid for r in results)),
+        "attack/mutants_refuted_by_reference": float(sum(r.refuted_by_reference
+                                                         for r in results)),
     }
-    if results:
-        out["attack/fpr_h_adaptive"] = 100.0 * out["attack/tasks_found"] / len(results)
-    with_attacks = [r for r in results if r.static_attacks]
-    if with_attacks:
-        out["attack/fpr_h_static"] = 100.0 * sum(r.static_attacks_accepted / r.static_attacks
-                                                 for r in with_attacks) / len(with_attacks)
+    static = [rec for r in results for rec in r.judgments]
+    if static:
+        found = [_found_record(r, r.judgments[0]["suite_hash"]) for r in results if r.found]
+        out.update(attack_rates(static, "static"))
+        out.update(attack_rates(static + found, "adaptive"))
     return out
+
+
+def _persist(results: Sequence[TaskAttack], metrics: Mapping[str, float], out_dir: Path,
+             budget: int, seed: int) -> None:
+    """Every judgment and every found candidate, kept next to the metrics they produced."""
+    (out_dir / "found").mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "judgments.jsonl", "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(rec, sort_keys=True) + "\n" for r in results for rec in r.judgments)
+    with open(out_dir / "mutants.jsonl", "w", encoding="utf-8") as f:
+        f.writelines(json.dumps({"task_id": r.task_id, **m}, sort_keys=True, default=str) + "\n"
+                     for r in results for m in r.mutants)
+    for r in results:
+        if r.found is not None:
+            (out_dir / "found" / f"{r.task_id}.json").write_text(json.dumps({
+                "task_id": r.task_id, "seed_case_id": r.found.seed_case_id,
+                "mutations": r.found.mutations, "query": r.found.query,
+                "reference_decision": "FAIL", "verifier_decision": "PASS",
+                "candidate": r.found.candidate}, indent=1, sort_keys=True, default=str))
+    tasks = [{"task_id": r.task_id, "task_type": r.task_type, "queries": r.queries,
+              "broken_static": r.broken_static, "found": r.found is not None,
+              "mutations_tried": r.mutations_tried, "not_invalid": r.not_invalid,
+              "refuted_by_reference": r.refuted_by_reference,
+              "counts_by_mutation": r.counts_by_mutation} for r in results]
+    (out_dir / "attack.json").write_text(json.dumps(
+        {"metrics": metrics, "budget": budget, "seed": seed, "tasks": tasks},
+        indent=1, sort_keys=True))
