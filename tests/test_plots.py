@@ -109,3 +109,30 @@ def test_sweep_scatter_stays_readable_when_configurations_coincide() -> None:
     assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == 3
     markers = {tuple(map(tuple, c.get_paths()[0].vertices.round(3))) for c in stack}
     assert len(markers) == 3
+
+
+def test_ci_caption_promises_only_the_bars_that_are_drawn() -> None:
+    """A constant verifier's CI has zero width: the title says so instead of promising bars."""
+    from monitorbench.metrics.bootstrap import Interval
+    from monitorbench.tracking.plots import tpr_tnr_figure
+
+    def iv(v: float, half: float) -> Interval:
+        return Interval(v, v - half, v + half, 0.95, 100, 100)
+
+    const = {"tpr": 100.0, "tnr": 0.0}
+    real = {"tpr": 70.0, "tnr": 60.0}
+    zero = {"a": {"tpr": iv(100, 0), "tnr": iv(0, 0)}}
+    title = tpr_tnr_figure({"a": const}, intervals=zero).axes[0].get_title()
+    assert "all of zero width" in title
+    mixed = {**zero, "b": {"tpr": iv(70, 5), "tnr": iv(60, 4)}}
+    title = tpr_tnr_figure({"a": const, "b": real}, intervals=mixed).axes[0].get_title()
+    assert "bars: 95% bootstrap CI; 1 of zero width" in title
+    assert "CI" not in tpr_tnr_figure({"a": const}).axes[0].get_title()
+
+
+def test_coinciding_configurations_are_counted_on_the_plot() -> None:
+    from monitorbench.tracking.plots import tpr_tnr_figure
+
+    fig = tpr_tnr_figure({"x": {"tpr": 100.0, "tnr": 0.0}, "y": {"tpr": 100.0, "tnr": 0.0},
+                          "z": {"tpr": 50.0, "tnr": 50.0}})
+    assert [t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("×")] == ["×2"]

@@ -62,9 +62,9 @@ def _plots(an: Analysis, out_dir: Path, experiment: str) -> list[Path]:
     intervals = {c.label: an.ci(c) for c in an.configs}
     return [
         plot_tpr_tnr(summaries, out_dir / "tpr_vs_tnr.png", intervals=intervals,
-                     title=f"{experiment}: TPR vs TNR (95% CI)"),
+                     title=f"{experiment}: TPR vs TNR"),
         plot_type_comparison(summaries, out_dir / "per_type.png", intervals=intervals,
-                             title=f"{experiment}: BA_norm per task type (95% CI)"),
+                             title=f"{experiment}: BA_norm per task type"),
         plot_concentration(summaries, out_dir / "concentration.png",
                            title=f"{experiment}: false rejections from all-reject verifiers"),
     ]

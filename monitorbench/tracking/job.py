@@ -59,10 +59,13 @@ def log_job(cfg: DictConfig, *, run_dir: Path, run_key: str, metrics: Mapping[st
             if troot.exists():
                 client.log_artifacts(run_id, str(troot), "traces")
             if "tpr" in metrics and "tnr" in metrics:
+                name = run_name(cfg)
                 client.log_artifact(run_id, str(plot_tpr_tnr(
-                    {run_name(cfg): metrics}, Path(tmp) / "tpr_vs_tnr.png")), "plots")
+                    {name: metrics}, Path(tmp) / "tpr_vs_tnr.png",
+                    title=f"{name}: TPR vs TNR")), "plots")
                 client.log_artifact(run_id, str(plot_type_bars(
-                    metrics, Path(tmp) / "per_type.png")), "plots")
+                    metrics, Path(tmp) / "per_type.png", title=f"{name}: per task type")),
+                    "plots")
         client.set_terminated(run_id, "FINISHED")
     except BaseException:
         client.set_terminated(run_id, "FAILED")

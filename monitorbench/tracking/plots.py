@@ -55,7 +55,9 @@ def _save(fig: Figure, path: str | Path) -> Path:
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     FigureCanvasAgg(fig)
-    fig.savefig(out, dpi=120)
+    # "tight" grows the saved area to every artist (rotated tick labels, legends below the axes),
+    # so no label is clipped whatever its length.
+    fig.savefig(out, dpi=120, bbox_inches="tight", pad_inches=0.15)
     return out
 
 
@@ -68,6 +70,18 @@ def _style(i: int) -> tuple[str, tuple[float, ...]]:
     so neighbours in a sweep never share both."""
     cmap = colormaps["tab10"] if i < 10 else colormaps["tab20"]
     return _MARKERS[i % len(_MARKERS)], tuple(cmap(i % cmap.N))
+
+
+def _ci_caption(given: int, drawn: int) -> str:
+    """What the error bars show, said only where they are drawn: a zero-width interval (a
+    constant verifier) has no visible bar, and the title must not promise one."""
+    if not given:
+        return ""
+    if not drawn:
+        return "\n(95% bootstrap CIs: all of zero width)"
+    if drawn < given:
+        return f"\n(bars: 95% bootstrap CI; {given - drawn} of zero width)"
+    return "\n(bars: 95% bootstrap CI)"
 
 
 def tpr_tnr_figure(summaries: Mapping[str, Mapping[str, float]], *,
@@ -99,6 +113,7 @@ def tpr_tnr_figure(summaries: Mapping[str, Mapping[str, float]], *,
         key = (round(tnr, 6), round(tpr, 6))
         stacked[key] = stacked.get(key, 0) + 1
     drawn: dict[tuple[float, float], int] = {}
+    ci_drawn = ci_given = 0
     for i, (label, tnr, tpr) in enumerate(points):
         key = (round(tnr, 6), round(tpr, 6))
         k = drawn.get(key, 0)
@@ -107,19 +122,24 @@ def tpr_tnr_figure(summaries: Mapping[str, Mapping[str, float]], *,
         marker, colour = _style(i)
         ci = (intervals or {}).get(label)
         if ci is not None and "tpr" in ci and "tnr" in ci:
+            ci_given += 1
+            ci_drawn += (ci["tpr"].high - ci["tpr"].low) + (ci["tnr"].high - ci["tnr"].low) > 0
             ax.errorbar(tnr, tpr,
                         xerr=[[tnr - ci["tnr"].low], [ci["tnr"].high - tnr]],
                         yerr=[[tpr - ci["tpr"].low], [ci["tpr"].high - tpr]],
                         fmt="none", ecolor=colour, alpha=0.6, lw=1.0, capsize=2, zorder=2)
         ax.scatter([tnr], [tpr], s=size, marker=marker, color=colour, edgecolors="white",
                    linewidths=0.6, zorder=3 + k, label=label, clip_on=False)
+        if k == 0 and stacked[key] > 1:  # say how many configurations share this point
+            ax.annotate(f"×{stacked[key]}", (tnr, tpr), xytext=(7, 7),
+                        textcoords="offset points", fontsize=8, color="0.25", zorder=20)
     ax.set_xlim(-_MARGIN, 100.0 + _MARGIN)
     ax.set_ylim(-_MARGIN, 100.0 + _MARGIN)
     ax.set_xticks(range(0, 101, 20))
     ax.set_yticks(range(0, 101, 20))
     ax.set_xlabel("TNR (%)")
     ax.set_ylabel("TPR (%)")
-    ax.set_title(title, pad=10)
+    ax.set_title(title + _ci_caption(ci_given, ci_drawn), pad=10)
     ax.set_aspect("equal")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=2, fontsize=8,
               frameon=False, markerscale=0.8)
@@ -145,7 +165,8 @@ def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str
                          metric: str = "ba_norm",
                          title: str = "BA_norm per task type") -> Path:
     """Grouped bars: one group per task type (plus "all"), one bar per configuration, with CI
-    error bars when ``intervals`` has them. Types a configuration did not score are left out."""
+    error bars when ``intervals`` has them. A type a configuration did not score is marked
+    "n/a" in its slot; every drawn bar carries its value."""
     _nonempty(summaries)
     labels = list(summaries)
     present = [t for t in TASK_TYPES if any(f"{t}/{metric}" in s for s in summaries.values())]
@@ -156,6 +177,7 @@ def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str
     x = np.arange(len(groups))
     width = 0.8 / len(labels)
     low = 0.0
+    ci_given = ci_drawn = 0
     for j, label in enumerate(labels):
         s = summaries[label]
         ci = (intervals or {}).get(label, {})
@@ -169,18 +191,35 @@ def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str
             errs[1].append(iv.high - v if iv is not None else 0.0)
             if iv is not None:
                 low = min(low, iv.low)
+                ci_given += 1
+                ci_drawn += iv.high > iv.low
         low = min(low, float(np.nanmin(vals)) if not np.all(np.isnan(vals)) else 0.0)
-        ax.bar(x + (j - (len(labels) - 1) / 2) * width, vals, width, yerr=errs, capsize=2,
-               color=_style(j)[1], label=label, error_kw={"lw": 0.8})
+        pos = x + (j - (len(labels) - 1) / 2) * width
+        bars = ax.bar(pos, np.nan_to_num(vals), width, yerr=errs, capsize=2,
+                      color=_style(j)[1], label=label, error_kw={"lw": 0.8})
+        _label_bars(ax, bars, vals)
     ax.axhline(0.0, color="0.3", lw=0.8)
     ax.set_xticks(x, [name for name, _ in groups])
     ax.set_ylim(min(-5.0, low - 5.0), 105.0)
     ax.set_ylabel(f"{metric} (%)")
-    ax.set_title(title, pad=10)
+    ax.set_title(title + _ci_caption(ci_given, ci_drawn), pad=10)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncols=3, fontsize=8,
               frameon=False)
     fig.tight_layout()
     return _save(fig, path)
+
+
+def _label_bars(ax, bars, values) -> None:
+    """Value on every bar, and "n/a" where a configuration has no data for a group, so a
+    zero-height bar (a real 0.0) is never mistaken for a missing one."""
+    for bar, v in zip(bars, values):
+        x = bar.get_x() + bar.get_width() / 2
+        if np.isnan(v):
+            ax.text(x, 1.0, "n/a", ha="center", va="bottom", fontsize=6, color="0.45",
+                    rotation=90)
+        else:
+            ax.text(x, v + (1.0 if v >= 0 else -1.0), f"{v:.1f}", ha="center",
+                    va="bottom" if v >= 0 else "top", fontsize=6)
 
 
 def plot_type_bars(summary: Mapping[str, float], path: str | Path, *,
