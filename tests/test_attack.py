@@ -253,3 +253,77 @@ def test_every_mutator_returns_a_well_formed_candidate(setting) -> None:
         assert all(set(c) == {"name", "arguments"} for c in out["calls"]), name
         outputs.add(canonical_json(out))
     assert len(outputs - {canonical_json(start)}) >= len(MUTATORS) - 1
+
+
+# ------------------------------------------------------------------ state and code tasks
+
+
+@pytest.fixture(scope="module")
+def other_types(tmp_path_factory: pytest.TempPathFactory):
+    """One AgentDojo user task per suite (about 15 s) and one two-bug toolz task (about 35 s),
+    built for real, with sandbox specs masking what each source must hide."""
+    from monitorbench.suites.agentdojo import build_agentdojo_suite
+    from monitorbench.suites.code.build import build_code_suite
+
+    root = tmp_path_factory.mktemp("attack_suites")
+    build_agentdojo_suite(root / "agentdojo", seed=0, max_tasks=1)
+    build_code_suite(root / "code", libraries=["toolz"], tasks_per_library=1)
+    out = {}
+    for name in ("agentdojo", "code"):
+        out[name] = (load_suite(root / name), SandboxSpec(
+            limits=Limits(wall_seconds=10.0),
+            masked_paths=masked_paths(name) + (str(root.resolve()),)))
+    return out
+
+
+def test_budget_zero_static_and_adaptive_agree_exactly_on_every_task_type(
+        tmp_path: Path, setting, other_types) -> None:
+    """No search: the adaptive records are the static ones, so every number is identical, and
+    static FPR_h is exactly the paper's FPR_h (summarize) of the persisted judgments."""
+    bfcl, bfcl_ids, bfcl_spec = setting
+    suites = [(bfcl, bfcl_ids, bfcl_spec)] + [(s, sorted(s.tasks), spec)
+                                              for s, spec in other_types.values()]
+    tasks, cases, refs, vdirs, specs, publics = [], {}, {}, {}, {}, {}
+    for suite, ids, spec in suites:
+        attacks = {c.case_id for t in ids for c in suite.cases[t] if c.group == "attack"}
+        half = set(sorted(attacks)[::2])  # accept every other attack case, and every positive
+        vdirs.update(_verifiers(tmp_path / suite.name, suite, ids, accept_listed=True,
+                                listed=lambda c: c.label == "PASS" or c.case_id in half))
+        for t in ids:
+            tasks.append(suite.tasks[t])
+            cases[t], refs[t], specs[t] = suite.cases[t], suite.references[t], spec
+            publics[t] = suite.public_dir(t)
+    m = run_adaptive_attack(tasks, cases, refs, vdirs, sandbox=make_sandbox("bwrap"),
+                            spec_for=lambda t: specs[t.task_id],
+                            public_dir_for=lambda t: publics[t.task_id], budget=0, seed=0,
+                            out_dir=tmp_path / "out")
+    static = {k: v for k, v in m.items() if k.endswith("_static")}
+    assert {f"attack/{t}/fpr_h_static" for t in ("tool_call", "state", "code")} <= set(static)
+    assert {f"attack/{t}/tasks_broken_static" for t in ("tool_call", "state", "code")} <= set(
+        static)
+    for key, value in static.items():
+        assert m[key[: -len("_static")] + "_adaptive"] == value, key
+    assert 0.0 < m["attack/fpr_h_static"] < 100.0 and m["attack/queries"] == 0
+    lines = (tmp_path / "out" / "judgments.jsonl").read_text().splitlines()
+    records = [json.loads(x) for x in lines]
+    paper = summarize(records)
+    assert m["attack/fpr_h_static"] == paper["fpr_h"]
+    for t in ("tool_call", "state", "code"):
+        assert m[f"attack/{t}/fpr_h_static"] == paper[f"{t}/fpr_h"]
+    assert m["attack/n_attack_tasks"] == paper["n_attack_tasks"] == len(tasks)
+
+
+@pytest.mark.parametrize("name,budget", [("agentdojo", 6), ("code", 3)])
+def test_search_extends_to_state_and_code_tasks(tmp_path: Path, other_types, name: str,
+                                                budget: int) -> None:
+    """A verifier perfect on the suite's cases (it rejects exactly the negative ones) is beaten
+    on every task by mutants built from the suite's own attack constructions."""
+    suite, spec = other_types[name]
+    ids = sorted(suite.tasks)
+    vdirs = _verifiers(tmp_path / "weak", suite, ids, accept_listed=False)
+    m = _attack(suite, ids, spec, vdirs, tmp_path / "out", budget=budget)
+    ttype = next(iter(suite.tasks.values())).task_type
+    assert m[f"attack/{ttype}/fpr_h_static"] == 0.0 == m["attack/tasks_broken_static"]
+    assert m["attack/n_tasks_broken_adaptive"] == len(ids) == m["attack/tasks_found"]
+    assert m[f"attack/{ttype}/fpr_h_adaptive"] > 0.0
+    _assert_found_are_new_invalid_candidates(suite, tmp_path / "out")

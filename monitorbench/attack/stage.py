@@ -135,7 +135,7 @@ def _metrics(results: Sequence[TaskAttack], budget: int, skipped: Mapping[str, i
         "attack/budget": float(budget), "attack/tasks_attacked": float(len(results)),
         "attack/tasks_without_attacks": float(skipped["without_attacks"]),
         "attack/tasks_set_aside": float(skipped["set_aside"]),
-        "attack/judgments_static": float(sum(len(r.judgments) for r in results)),
+        "attack/judgments": float(sum(len(r.judgments) for r in results)),
         "attack/queries": float(sum(r.queries for r in results)),
         "attack/tasks_found": float(sum(r.found is not None for r in results)),
         "attack/mutants_tried": float(sum(r.mutations_tried for r in results)),

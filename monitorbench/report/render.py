@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from monitorbench.report.tables import Diff, Est, Table
+from monitorbench.tracking.sweep_report import md_cell
 
 
 def _md_cell(v: Any) -> str:
@@ -29,11 +30,11 @@ def _md_cell(v: Any) -> str:
         return f"{v.diff:+.1f} [{v.low:+.1f}, {v.high:+.1f}]" + ("*" if v.significant else "")
     if isinstance(v, float):
         return f"{v:.1f}"
-    return str(v).replace("|", "\\|")
+    return md_cell(str(v))
 
 
 def markdown(table: Table) -> str:
-    lines = [f"### {table.title}", "", "| " + " | ".join(table.columns) + " |",
+    lines = [f"### {table.title}", "", "| " + " | ".join(md_cell(c) for c in table.columns) + " |",
              "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in table.rows]
     if table.note:

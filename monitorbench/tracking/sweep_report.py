@@ -1,7 +1,10 @@
 """Close a sweep's parent run with a leaderboard (markdown + CSV) and cross-configuration plots.
 
 Everything is also written into the sweep directory under outputs/, so the tables exist without
-an MLflow UI at hand.
+an MLflow UI at hand. Columns: run, the headline rates, attack acceptance static beside adaptive
+(FPR_h, then tasks broken; only when some run ran the adaptive attacker), then FPR_h per attack
+category. Run names hold Hydra overrides (``generator=a|b`` is legal), so every markdown cell is
+escaped (:func:`md_cell`): an unescaped ``|`` or newline would shift a row's cells.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
+ATTACK = ("attack/fpr_h_static", "attack/fpr_h_adaptive", "attack/tasks_broken_static",
+          "attack/tasks_broken_adaptive")
 
 
 def child_runs(client, parent_run_id: str) -> list[Any]:
@@ -24,24 +29,34 @@ def child_runs(client, parent_run_id: str) -> list[Any]:
 
 
 def leaderboard_rows(runs: list[Any]) -> list[dict[str, Any]]:
-    """One row per child run, sorted by BA_norm (best first); adaptive-attack FPR_h and FPR_h
-    per attack category too."""
+    """One row per child run, sorted by BA_norm (best first): headline rates, static beside
+    adaptive attack acceptance (when any run has it), FPR_h per attack category."""
+    attacked = [k for k in ATTACK if any(k in r.data.metrics for r in runs)]
     rows = []
     for r in runs:
         m = r.data.metrics
         row: dict[str, Any] = {"run": r.data.tags.get("mlflow.runName", r.info.run_id)}
-        for k in HEADLINE:
+        for k in (*HEADLINE, *attacked):
             row[k] = m.get(k)
-        for k in sorted(m):  # static beside adaptive attack acceptance, then per category
-            if k.startswith(("attack/fpr_h", "fpr_h/")):
+        for k in sorted(m):
+            if k.startswith("fpr_h/"):
                 row[k] = m[k]
         rows.append(row)
     rows.sort(key=lambda x: -(x["ba_norm"] if x["ba_norm"] is not None else -1e9))
     return rows
 
 
+def md_cell(text: str) -> str:
+    """``text`` safe inside a markdown table cell: backslashes and pipes escaped (a ``|`` would
+    start a new cell), line breaks as ``<br>`` (a newline would end the row)."""
+    text = text.replace("\\", "\\\\").replace("|", "\\|")
+    return text.replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
+
+
 def write_tables(rows: list[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]:
-    cols = list(dict.fromkeys(k for row in rows for k in row))
+    lead = ("run", *HEADLINE, *ATTACK)
+    present = {k for row in rows for k in row}
+    cols = [k for k in lead if k in present] + sorted(present - set(lead))
     csv_path = out_dir / "leaderboard.csv"
     with open(csv_path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols)
@@ -51,8 +66,8 @@ def write_tables(rows: list[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]
     def fmt(v: Any) -> str:
         return "—" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
 
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(fmt(row.get(c)) for c in cols) + " |" for row in rows]
+    lines = ["| " + " | ".join(md_cell(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(md_cell(fmt(row.get(c))) for c in cols) + " |" for row in rows]
     md_path = out_dir / "leaderboard.md"
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return md_path, csv_path
