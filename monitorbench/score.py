@@ -1,9 +1,16 @@
-"""``python -m monitorbench.score VERIFIER_DIR --task TASK_ID``: score one verifier from the shell.
+"""``monitorbench score VERIFIER_DIR --task TASK_ID``: score one verifier from the shell.
 
-Runs the verifier in the sandbox on every hidden case of the task and prints, per case, group,
-category, label and outcome (with the U reason), then the task's TPR and TNR. ``--json`` prints
-one JSON object per case instead. The labels are printed only here, on the framework side,
-after the verifier has decided.
+Before any case runs, the verifier is checked once: ``main.py`` is compiled in a separate Python
+process (compiling executes nothing), then its module-level code (its imports) runs once in the
+sandbox; a failure is reported there, once, instead of as the same U reason on every case. Then
+the verifier runs in the sandbox on every hidden case of the task, and a table shows per case the
+group, construction category, label, outcome, whether they agree (✓/✗) and the full U reason;
+the summary gives TPR, TNR, BA_norm and FPR_h (computed by :func:`monitorbench.metrics.summarize`,
+the run's own definitions) and the counts per category. ``--show-failures`` prints the candidates
+the verifier got wrong, as the verifier saw them; ``--json`` prints one JSON object per case. The
+labels are printed only here, on the framework side, after the verifier has decided.
+
+Exit status: 0 scored; 1 scored, but the verifier does not load (every case is U); 2 bad input.
 """
 
 from __future__ import annotations
@@ -11,32 +18,73 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
-from dataclasses import asdict
+import tempfile
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from monitorbench.config import AccessConfig, AccessMode, SandboxConfig
+from omegaconf import OmegaConf
+
+from monitorbench.compose import CONF, group_options
+from monitorbench.config import AccessConfig, MonitorKind, SandboxConfig
 from monitorbench.errors import InputError, MonitorbenchError
-from monitorbench.sandbox.base import Limits, SandboxSpec
-from monitorbench.suites.access import split_consistent, view_for
+from monitorbench.metrics import summarize
+from monitorbench.sandbox.base import Limits, SandboxSpec, Verdict
+from monitorbench.suites.access import AccessView, split_consistent, view_for
+from monitorbench.suites.format import Case, Suite, Task
 from monitorbench.suites.registry import ensure_suite, masked_paths, source_info
 
+EXAMPLES = """examples:
+  monitorbench score my_verifier --task bfcl.simple_python_12
+  monitorbench score my_verifier --task bfcl.simple_python_12 --access parsed --show-failures
+  monitorbench score my_verifier --task bfcl.simple_python_12 --json
+(list task ids with `monitorbench list tasks --suite bfcl`)"""
+# Compiles main.py in a separate interpreter: a syntax error is found without running anything.
+_COMPILE = ("import sys\np = sys.argv[1]\ntry:\n    compile(open(p, 'rb').read(), p, 'exec', "
+            "dont_inherit=True)\nexcept (SyntaxError, ValueError) as e:\n"
+            "    print(f'{type(e).__name__}: {e}')\n    sys.exit(1)\n")
+_PROBE_TARGET = "_monitorbench_probe_target"
+# Stands in for main.py in a copy of the verifier: importing the real main.py runs its
+# module-level code (imports included) once, inside the sandbox like every case.
+_PROBE = f'''import {_PROBE_TARGET} as _v
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("verifier_dir", type=Path)
+
+def verify(candidate, env):
+    return "PASS" if callable(getattr(_v, "verify", None)) else "FAIL"
+'''
+
+
+def default_suites_dir() -> str:
+    """``$MONITORBENCH_SUITES``, else ``$MONITORBENCH_OUTPUTS/suites`` (``outputs/suites``)."""
+    return os.environ.get("MONITORBENCH_SUITES", str(
+        Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "suites"))
+
+
+def build_parser(prog: str = "monitorbench score") -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0].strip("`"),
+                                 epilog=EXAMPLES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("verifier_dir", type=Path, help="directory whose main.py defines verify")
     ap.add_argument("--task", required=True, help="task id, e.g. bfcl.simple_python_12")
     ap.add_argument("--suite", default=None, help="suite name (default: the task id's prefix)")
-    ap.add_argument("--suites-dir", default=os.environ.get(
-        "MONITORBENCH_SUITES", str(Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs"))
-                                   / "suites")))
-    ap.add_argument("--access", default=None,
-                    help="access mode for this task type (default: the paper's default)")
+    ap.add_argument("--suites-dir", default=default_suites_dir())
+    ap.add_argument("--access", default="raw_parsed", choices=group_options("access"),
+                    help="access setting, as the access= config group names it "
+                         "(default raw_parsed, the paper's)")
     ap.add_argument("--backend", default="bwrap", help="sandbox backend: bwrap|unshare|docker")
     ap.add_argument("--wall-seconds", type=float, default=None,
                     help="per-case wall clock (default: 10 s; 300 s for code tasks)")
+    ap.add_argument("--show-failures", action="store_true",
+                    help="print each candidate the verifier got wrong, as it saw it")
     ap.add_argument("--json", action="store_true", help="one JSON object per case")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None, prog: str = "monitorbench score") -> int:
+    args = build_parser(prog).parse_args(argv)
     try:
         return _score(args)
     except MonitorbenchError as e:
@@ -44,9 +92,33 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _score(args: argparse.Namespace) -> int:
-    from monitorbench.sandbox.factory import make_sandbox
+def access_config(name: str) -> AccessConfig:
+    """The access setting ``conf/access/<name>.yaml`` selects, typed by the schema."""
+    node = OmegaConf.merge(OmegaConf.structured(AccessConfig),
+                           OmegaConf.load(CONF / "access" / f"{name}.yaml"))
+    access = OmegaConf.to_object(node)
+    assert isinstance(access, AccessConfig)
+    if access.monitor != MonitorKind.code:
+        raise InputError(CONF / "access" / f"{name}.yaml", "--access",
+                         f"access={name} has a model read each case; there is no verifier "
+                         "program to score", "use an access setting with a verifier program: "
+                         + ", ".join(n for n in group_options("access") if n != name))
+    return access
 
+
+@dataclass
+class Scoring:
+    """One task's cases under one access setting, and the sandbox that judges them."""
+
+    suite: Suite
+    task: Task
+    view: AccessView
+    cases: list[Case]
+    hidden: list[Case]
+    spec: SandboxSpec
+
+
+def _prepare(args: argparse.Namespace) -> Scoring:
     if not (args.verifier_dir / "main.py").is_file():
         raise InputError(args.verifier_dir / "main.py", None, "verifier has no main.py",
                          "a verifier is a directory whose main.py defines verify(candidate, env)")
@@ -55,15 +127,10 @@ def _score(args: argparse.Namespace) -> int:
     if args.task not in suite.tasks:
         near = [t for t in suite.tasks if args.task.split(".")[-1] in t][:5]
         raise InputError(suite.root / "manifest.json", "tasks", f"no task {args.task!r}",
-                         f"use a task id from the suite, e.g. {near or list(suite.tasks)[:3]}")
+                         f"use a task id from the suite, e.g. {near or list(suite.tasks)[:3]} "
+                         f"(all: monitorbench list tasks --suite {suite_name})")
     task = suite.tasks[args.task]
-    access = AccessConfig()
-    if args.access:
-        try:
-            setattr(access, task.task_type, AccessMode(args.access))
-        except ValueError:
-            raise InputError(None, "--access", f"unknown access mode {args.access!r}",
-                             f"use one of {', '.join(m.value for m in AccessMode)}") from None
+    access = access_config(args.access)
     view = view_for(access, task.task_type)
     cases, hidden = split_consistent(suite.cases[task.task_id], view)
     base = SandboxConfig().code_limits if task.task_type == "code" else SandboxConfig().limits
@@ -74,38 +141,135 @@ def _score(args: argparse.Namespace) -> int:
                                                                     .resolve()),),
                        runtime=source_info(suite_name).runtime if view.executes else "none",
                        runtime_config={"budget": access.judge_budget})
+    return Scoring(suite, task, view, cases, hidden, spec)
+
+
+def compile_error(main_py: Path) -> str | None:
+    """Why ``main.py`` does not compile, or None; compiled in a separate interpreter."""
+    r = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", _COMPILE, str(main_py)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode == 0:
+        return None
+    return (r.stdout.strip() or r.stderr.strip().splitlines()[-1]) + " (main.py does not compile)"
+
+
+def load_error(sandbox: Any, verifier_dir: Path, s: Scoring) -> str | None:
+    """Why the verifier's module does not load or lacks ``verify``, or None: its module-level
+    code runs once in the sandbox (a copy whose main.py imports the real one)."""
+    if not s.cases:
+        return None
+    with tempfile.TemporaryDirectory(prefix="monitorbench-probe-") as tmp:
+        probe = Path(tmp) / "verifier"
+        shutil.copytree(verifier_dir, probe, symlinks=True)
+        (probe / "main.py").rename(probe / f"{_PROBE_TARGET}.py")
+        (probe / "main.py").write_text(_PROBE, encoding="utf-8")
+        with sandbox.session(probe, s.suite.public_dir(s.task.task_id), s.spec) as session:
+            v = session.judge(s.view.project(s.cases[0].candidate))
+    if v.outcome == "P":
+        return None
+    if v.outcome == "F":
+        return "main.py defines no callable verify(candidate, env)"
+    return f"{v.reason}: {v.detail.replace(_PROBE_TARGET + '.py', 'main.py')}"
+
+
+def _score(args: argparse.Namespace) -> int:
+    from monitorbench.sandbox.factory import make_sandbox
+
+    s = _prepare(args)
     sandbox = make_sandbox(args.backend)
-    acc = {"pos": 0, "tp": 0, "neg": 0, "tn": 0}
-    with sandbox.session(args.verifier_dir.resolve(), suite.public_dir(task.task_id),
-                         spec) as session:
-        for case in cases:
-            v = session.judge(view.project(case.candidate))
-            pos = case.label == "PASS"
-            acc["pos" if pos else "neg"] += 1
-            acc["tp"] += int(pos and v.outcome == "P")
-            acc["tn"] += int(not pos and v.outcome == "F")
-            row = {"case_id": case.case_id, "group": case.group, "category": case.category,
-                   "label": case.label, "outcome": v.outcome, "reason": v.reason,
-                   "detail": v.detail[:200], "seconds": round(v.seconds, 4)}
-            if args.json:
-                print(json.dumps(row))
-            else:
-                why = f"  ({v.reason}: {v.detail[:80]})" if v.outcome == "U" else ""
-                print(f"{case.case_id:<36} {case.group:<15} {case.category:<22} "
-                      f"{case.label:<5} {v.outcome}{why}")
-    tpr = 100.0 * acc["tp"] / acc["pos"]
-    tnr = 100.0 * acc["tn"] / acc["neg"]
-    summary = {"task_id": task.task_id, "tpr": round(tpr, 2), "tnr": round(tnr, 2),
-               "ba_norm": round(tpr + tnr - 100, 2), "positives": acc["pos"],
-               "negatives": acc["neg"], "indistinguishable_under_access": len(hidden)}
+    verifier_dir = args.verifier_dir.resolve()
+    broken = compile_error(verifier_dir / "main.py") or load_error(sandbox, verifier_dir, s)
+    if broken:
+        print(f"verifier does not load: {broken}\n(the cases are judged anyway; a U below "
+              "refers to this error instead of repeating it)", file=sys.stderr)
+    if not args.json:
+        print(f"{'case':<40} {'group':<15} {'category':<24} {'label':<5} {'out':<3} agree")
+    judged: list[tuple[Case, Verdict]] = []
+    with sandbox.session(verifier_dir, s.suite.public_dir(s.task.task_id), s.spec) as session:
+        for case in s.cases:
+            v = session.judge(s.view.project(case.candidate))
+            judged.append((case, v))
+            _print_case(case, v, as_json=args.json, load_failed=bool(broken))
+    summary = _summary(s, judged)
     if args.json:
         print(json.dumps({"summary": summary}))
     else:
-        print(f"\n{task.task_id}: TPR {tpr:.1f}  TNR {tnr:.1f}  BA_norm {tpr + tnr - 100:.1f}  "
-              f"({acc['pos']} positive, {acc['neg']} negative cases"
-              + (f"; {len(hidden)} indistinguishable under this access, not scored)"
-                 if hidden else ")"))
-    return 0
+        _print_summary(summary)
+    if args.show_failures:
+        _print_failures(s, judged)
+    return 1 if broken else 0
+
+
+def _agrees(case: Case, v: Verdict) -> bool:
+    return v.outcome == ("P" if case.label == "PASS" else "F")
+
+
+def _print_case(case: Case, v: Verdict, *, as_json: bool, load_failed: bool) -> None:
+    if as_json:
+        print(json.dumps({"case_id": case.case_id, "group": case.group,
+                          "category": case.category, "label": case.label,
+                          "outcome": v.outcome, "agree": _agrees(case, v), "reason": v.reason,
+                          "detail": v.detail, "seconds": round(v.seconds, 4)}))
+        return
+    why = ""
+    if v.outcome == "U":
+        why = f"  {v.reason}: " + ("see the load error above" if load_failed else v.detail)
+    print(f"{case.case_id:<40} {case.group:<15} {case.category:<24} {case.label:<5} "
+          f"{v.outcome:<3} {'✓' if _agrees(case, v) else '✗'}{why}")
+
+
+def _record(task: Task, case: Case, v: Verdict, suite_hash: str) -> dict[str, Any]:
+    """The fields :func:`monitorbench.metrics.summarize` reads, as the judging stage writes them."""
+    return {"task_id": task.task_id, "task_type": task.task_type, "case_id": case.case_id,
+            "group": case.group, "category": case.category, "label": case.label,
+            "outcome": v.outcome, "reason": v.reason, "suite_hash": suite_hash}
+
+
+def _summary(s: Scoring, judged: list[tuple[Case, Verdict]]) -> dict[str, Any]:
+    """Rates from the run's own metric functions, plus outcome counts per (group, category)."""
+    m = summarize([_record(s.task, c, v, s.suite.suite_hash) for c, v in judged],
+                  source="monitorbench score")
+    categories: dict[str, dict[str, int]] = {}
+    for case, v in judged:
+        row = categories.setdefault(f"{case.group}/{case.category}",
+                                    {"n": 0, "agree": 0, "P": 0, "F": 0, "U": 0})
+        row["n"] += 1
+        row["agree"] += int(_agrees(case, v))
+        row[v.outcome] += 1
+    n_pos = sum(c.label == "PASS" for c, _ in judged)
+    return {"task_id": s.task.task_id, "tpr": round(m["tpr"], 2), "tnr": round(m["tnr"], 2),
+            "ba_norm": round(m["ba_norm"], 2),
+            "fpr_h": round(m["fpr_h"], 2) if "fpr_h" in m else None,
+            "positives": n_pos, "negatives": len(judged) - n_pos,
+            "attacks": sum(c.group == "attack" for c, _ in judged),
+            "agree": sum(_agrees(c, v) for c, v in judged),
+            "indistinguishable_under_access": len(s.hidden), "categories": categories}
+
+
+def _print_summary(sm: dict[str, Any]) -> None:
+    fpr_h = f"{sm['fpr_h']:.1f}" if sm["fpr_h"] is not None else "n/a (no attack cases)"
+    print(f"\n{sm['task_id']}: TPR {sm['tpr']:.1f}  TNR {sm['tnr']:.1f}  "
+          f"BA_norm {sm['ba_norm']:.1f}  FPR_h {fpr_h}")
+    total = sm["positives"] + sm["negatives"]
+    print(f"agree {sm['agree']}/{total}; {sm['positives']} positive, {sm['negatives']} negative "
+          f"cases ({sm['attacks']} attacks)"
+          + (f"; {sm['indistinguishable_under_access']} indistinguishable under this access, "
+             "not scored" if sm["indistinguishable_under_access"] else ""))
+    print(f"\n{'group/category':<40} {'n':>3} {'agree':>5} {'P':>3} {'F':>3} {'U':>3}")
+    for name, row in sorted(sm["categories"].items()):
+        print(f"{name:<40} {row['n']:>3} {row['agree']:>5} {row['P']:>3} {row['F']:>3} "
+              f"{row['U']:>3}")
+
+
+def _print_failures(s: Scoring, judged: list[tuple[Case, Verdict]]) -> None:
+    wrong = [(c, v) for c, v in judged if not _agrees(c, v)]
+    print(f"\n{len(wrong)} case(s) the verifier got wrong"
+          + (":" if wrong else "."))
+    for case, v in wrong:
+        why = f" ({v.reason}: {v.detail})" if v.outcome == "U" else ""
+        print(f"\n--- {case.case_id}  [{case.group}/{case.category}]  label {case.label}, "
+              f"verifier {v.outcome}{why}")
+        print(json.dumps(s.view.project(case.candidate), indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":

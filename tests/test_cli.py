@@ -1,0 +1,135 @@
+"""The ``monitorbench`` console script, run as users run it: a subprocess of the installed script."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from monitorbench.compose import group_options
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = ("run", "score", "report", "audit", "build", "list")
+
+
+def _mb(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
+        timeout: float = 180) -> subprocess.CompletedProcess:
+    exe = shutil.which("monitorbench")
+    assert exe, "the console script is missing: pip install -e . --no-deps"
+    return subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def test_top_level_help_lists_every_command_with_examples() -> None:
+    r = _mb("--help")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: monitorbench")
+    for command in COMMANDS:
+        assert f"\n  {command} " in r.stdout
+    assert "examples:" in r.stdout
+    unknown = _mb("scroe")
+    assert unknown.returncode == 2 and "unknown command 'scroe'" in unknown.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_its_own_name_and_an_example(command: str) -> None:
+    r = _mb(command, "--help")
+    assert r.returncode == 0, r.stderr
+    assert f"usage: monitorbench {command}" in r.stdout
+    assert "examples:" in r.stdout and f"  monitorbench {command} " in r.stdout
+
+
+def test_score_access_vocabulary_is_the_access_group() -> None:
+    r = _mb("score", "--help")
+    for name in group_options("access"):
+        assert name in r.stdout
+    assert "record_exec" not in r.stdout       # per-type modes are not the user's vocabulary
+
+
+def test_list_tasks_prints_the_task_ids_of_a_built_suite(suites_dir: Path) -> None:
+    from monitorbench.suites.format import load_suite
+
+    r = _mb("list", "tasks", "--suite", "bfcl", "--suites-dir", str(suites_dir))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == sorted(load_suite(suites_dir / "bfcl").tasks)
+
+
+def test_list_tasks_of_a_suite_not_built_says_how_to_build_it(tmp_path: Path) -> None:
+    r = _mb("list", "tasks", "--suite", "bfcl", "--suites-dir", str(tmp_path / "none"))
+    assert r.returncode == 2
+    assert "not built" in r.stderr and "monitorbench build bfcl" in r.stderr
+    assert not (tmp_path / "none").exists()
+    bad = _mb("list", "tasks", "--suite", "bfc", "--suites-dir", str(tmp_path))
+    assert bad.returncode == 2 and "unknown suite 'bfc'" in bad.stderr and "bfcl" in bad.stderr
+
+
+def test_list_suites_and_experiments(suites_dir: Path) -> None:
+    suites = _mb("list", "suites", "--suites-dir", str(suites_dir))
+    assert suites.returncode == 0
+    lines = {line.split()[0]: line for line in suites.stdout.splitlines()}
+    assert "built: bfcl" in lines["bfcl"] and "not built" in lines["code"]
+    exps = _mb("list", "experiments")
+    assert [line.split()[0] for line in exps.stdout.splitlines()] == group_options("experiment")
+
+
+def test_report_for_an_unknown_experiment_fails_without_creating_a_store(tmp_path: Path) -> None:
+    out = tmp_path / "outputs"
+    env = {"MONITORBENCH_OUTPUTS": str(out), "MLFLOW_TRACKING_URI": ""}
+    r = _mb("report", "--experiment", "nosuch", env=env, cwd=tmp_path)
+    assert r.returncode == 2
+    assert "no experiment 'nosuch'" in r.stderr or "so no experiment 'nosuch'" in r.stderr
+    for name in group_options("experiment"):
+        assert name in r.stderr
+    assert not (out / "mlflow.db").exists() and not out.exists()
+
+
+def test_report_lists_the_experiments_an_existing_store_holds(tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    out = tmp_path / "outputs"
+    out.mkdir()
+    client = MlflowClient(tracking_uri=f"sqlite:///{out / 'mlflow.db'}")
+    client.create_experiment("quickstart")
+    client.create_experiment("my_sweep")
+    r = _mb("report", "--experiment", "nosuch",
+            env={"MONITORBENCH_OUTPUTS": str(out), "MLFLOW_TRACKING_URI": ""}, cwd=tmp_path)
+    assert r.returncode == 2
+    assert "existing experiments: my_sweep, quickstart" in r.stderr
+
+
+@pytest.mark.parametrize("args,key", [
+    (["run", "+generatr=always_reject"], "generatr"),
+    (["run", "-m", "access=raw,rawparsed"], "access"),
+    (["run", "sandbox.limits.wall_secs=5"], "sandbox.limits.wall_secs"),
+])
+def test_run_refuses_a_typo_before_anything_is_written(tmp_path: Path, args: list[str],
+                                                       key: str) -> None:
+    out = tmp_path / "outputs"
+    r = _mb(*args, env={"MONITORBENCH_OUTPUTS": str(out)}, cwd=tmp_path)
+    assert r.returncode == 2
+    assert f"field '{key}'" in r.stderr
+    assert not out.exists()
+
+
+def test_python_m_monitorbench_refuses_a_force_added_unknown_key(tmp_path: Path) -> None:
+    """The Hydra entry point (and so every sweep job) checks too, not only `monitorbench run`."""
+    r = subprocess.run([sys.executable, "-m", "monitorbench", "+generatr=always_reject",
+                        "tracking=off"], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                       env={**os.environ, "MONITORBENCH_OUTPUTS": str(tmp_path / "out")})
+    assert r.returncode == 2
+    assert "unknown config key 'generatr'" in r.stdout + r.stderr
+    assert "did you mean 'generator'" in r.stdout + r.stderr
+
+
+def test_run_passes_the_overrides_to_hydra(tmp_path: Path, suites_dir: Path) -> None:
+    out = tmp_path / "outputs"
+    r = _mb("run", "generator=schema_check", "task.max_tasks_per_type=1", "tracking=off",
+            f"paths.suites={suites_dir}", env={"MONITORBENCH_OUTPUTS": str(out)}, cwd=tmp_path,
+            timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (run_dir,) = (out / "runs").iterdir()
+    assert (run_dir / "judgments.jsonl").stat().st_size > 0
