@@ -12,6 +12,7 @@ from sklearn.metrics import balanced_accuracy_score, confusion_matrix, recall_sc
 
 from monitorbench.errors import InputError
 from monitorbench.metrics import load_judgments, select_median_round, summarize
+from monitorbench.metrics.rounds import median_round
 
 SUITE = "a" * 64
 
@@ -219,16 +220,47 @@ def test_missing_verifier_stays_in_denominators() -> None:
     assert s["submission_rate"] == 50.0 and s["n_submitted"] == 1
     assert s["valid_output_rate"] == pytest.approx(100 * 8 / 14)
     assert s["rejection_share"] == 0.0
-    explicit = summarize(missing, submitted={"a": True, "b": False})
-    assert explicit["submission_rate"] == 50.0
 
 
-def test_submitted_mapping_must_match_tasks_and_outcomes() -> None:
-    records = counted("a", 2, 1, 2, 1) + counted("b", 2, 1, 2, 1)
-    with pytest.raises(InputError, match="submitted"):
-        summarize(records, submitted={"a": True})
-    with pytest.raises(InputError, match="valid P/F"):
-        summarize(records, submitted={"a": True, "b": False})
+def test_a_verifier_that_crashes_everywhere_was_still_submitted() -> None:
+    # main.py exists but does not compile (or raises): U "crash", a submitted verifier;
+    # only missing_verifier (no main.py, or no callable verify) means "not submitted"
+    records = counted("a", 3, 3, 5, 5) + [
+        {**r, "outcome": "U", "reason": "crash"} for r in counted("b", 2, 2, 4, 4)]
+    assert summarize(records)["submission_rate"] == 100.0
+
+
+# ------------------------------------------------------------------ infrastructure failures
+
+
+def test_infra_failures_are_counted_never_charged() -> None:
+    base = counted("a", 4, 4, 4, 4) + counted("b", 2, 2, 2, 2)
+    s_clean = summarize(base)
+    # two of a's positives and one negative: the sandbox failed even after the retries
+    hit = {"a-p0", "a-p1", "a-n0"}
+    failed = [{**r, "outcome": "U", "reason": "sandbox_error"} if r["case_id"] in hit else r
+              for r in base]
+    s = summarize(failed)
+    assert (s["tpr"], s["tnr"], s["ba_norm"]) == (s_clean["tpr"], s_clean["tnr"], 100.0)
+    assert s["diag/infra_failures"] == 3 and s["diag/infra_tasks_unscored"] == 0
+    assert s["n_cases"] == s_clean["n_cases"] - 3 and s["valid_output_rate"] == 100.0
+    assert s_clean["diag/infra_failures"] == 0
+    # a verifier's own U (crash) on the same cases is charged: the two are not confused
+    crashed = [{**r, "outcome": "U", "reason": "crash"} if r["case_id"] in hit else r
+               for r in base]
+    assert summarize(crashed)["tpr"] == pytest.approx(100 * (2 / 4 + 1) / 2)
+
+
+def test_a_task_left_without_positives_by_infra_failures_is_unscored_and_named() -> None:
+    base = counted("a", 2, 2, 2, 2) + counted("b", 2, 0, 2, 2)
+    failed = [{**r, "outcome": "U", "reason": "sandbox_error"}
+              if r["task_id"] == "b" and r["label"] == "PASS" else r for r in base]
+    s = summarize(failed)
+    assert s["n_tasks"] == 1 and s["tpr"] == 100.0
+    assert s["diag/infra_failures"] == 2 and s["diag/infra_tasks_unscored"] == 1
+    everything = [{**r, "outcome": "U", "reason": "sandbox_error"} for r in base]
+    with pytest.raises(InputError, match="infrastructure"):
+        summarize(everything)
 
 
 # ------------------------------------------------------------------ attack acceptance and groups
@@ -400,8 +432,28 @@ def test_median_round_even_count_takes_lower_median() -> None:
     assert sel2.round == 2
 
 
-def test_median_round_ties_go_to_earlier_round() -> None:
-    assert select_median_round(rounds_pool({1: 2, 2: 2, 3: 2})).round == 2
+def test_median_round_exact_ties_go_to_the_earliest_round() -> None:
+    # three identical rounds (a deterministic verifier judged three times): round 1, not the
+    # round that happens to sit at the median index
+    assert select_median_round(rounds_pool({1: 2, 2: 2, 3: 2})).round == 1
+    # the median BA is shared by rounds 2 and 3 (round 1 is better): the earlier one, 2
+    assert select_median_round(rounds_pool({1: 4, 2: 2, 3: 2})).round == 2
+    # the median BA is shared by rounds 1 and 3 (round 2 is worse): round 1
+    assert select_median_round(rounds_pool({1: 3, 2: 1, 3: 3})).round == 1
+
+
+def test_median_round_ties_with_an_even_number_of_rounds() -> None:
+    assert select_median_round(rounds_pool({1: 2, 2: 2})).round == 1
+    # BAs low, high, low, high: the lower median is the low value, held by rounds 1 and 3
+    assert select_median_round(rounds_pool({1: 1, 2: 3, 3: 1, 4: 3})).round == 1
+    # high, low, high, low: the low value is held by rounds 2 and 4 -> 2
+    assert select_median_round(rounds_pool({1: 3, 2: 1, 3: 3, 4: 1})).round == 2
+
+
+def test_median_round_ties_are_exact_to_nine_decimals() -> None:
+    assert median_round({1: 50.0, 2: 50.0 + 1e-12, 3: 50.0 - 1e-12}) == 1
+    assert median_round({1: 50.0, 2: 49.9, 3: 50.1}) == 1
+    assert median_round({1: 50.1, 2: 49.9, 3: 50.0}) == 3
 
 
 def test_incomplete_round_is_refused() -> None:

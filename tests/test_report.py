@@ -140,3 +140,33 @@ def test_missing_experiment_or_unfinished_sweep_is_a_clear_error(tmp_path: Path)
     cli = subprocess.run([sys.executable, "-m", "monitorbench.report", "--experiment", "nope"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert cli.returncode == 2 and "nope" in cli.stderr and "Traceback" not in cli.stderr
+
+
+def test_run_and_report_agree_on_a_main_py_without_verify(tmp_path: Path,
+                                                          suites_dir: Path) -> None:
+    """'Submitted' is defined once (metrics.diagnostics.submitted_tasks): a main.py without a
+    callable verify is no verifier, for the run's metrics and for the report alike."""
+    from monitorbench.audit.exclusions import apply_exclusions
+    from monitorbench.launch.run import select_tasks
+    from monitorbench.report.analysis import Analysis
+    from monitorbench.report.source import Configuration, parse_csv_records
+    from monitorbench.suites.format import load_suite
+
+    overrides = ["generator=replay", f"generator.dir={tmp_path / 'v'}",
+                 "tracking.enabled=false", "task.max_tasks_per_type=3"]
+    cfg = compose_cfg(tmp_path / "out", suites_dir, overrides)
+    tasks = select_tasks(cfg, [("bfcl", apply_exclusions(load_suite(suites_dir / "bfcl")))]).tasks
+    sources = ["def verify(c, env):\n    return 'PASS'\n",        # a verifier
+               "def check(c, env):\n    return 'PASS'\n"]         # main.py, but no verify
+    for t, src in zip(tasks, sources):                           # the third: no directory
+        (tmp_path / "v" / t.task_id).mkdir(parents=True)
+        (tmp_path / "v" / t.task_id / "main.py").write_text(src)
+    m = run_job(cfg)
+    run_dir = next((tmp_path / "out" / "runs").iterdir())
+    config = Configuration("run", {}, m, parse_csv_records(run_dir / "judgments.csv"), "run")
+    s = Analysis([config]).summary(config)
+    assert m["n_submitted"] == 1 and m["submission_rate"] == pytest.approx(100 / 3)
+    assert s["n_submitted"] == m["n_submitted"]
+    assert {k: s[k] for k in s} == {k: m[k] for k in s}  # every rate, not only submission
+    no_verify = [r for r in config.records if r["task_id"] == tasks[1].task_id]
+    assert no_verify and {r["reason"] for r in no_verify} == {"missing_verifier"}

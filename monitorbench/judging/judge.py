@@ -4,16 +4,20 @@ Only the projected candidate crosses into the sandbox; the label, group and cate
 and are joined to the verdict when the record is written. Tasks run in parallel sessions
 (threads: the work happens in the sandboxed processes), judgments go to the store as they are
 made, and cases already in the store are skipped, which is what makes a killed run resumable.
+A sandbox error is infrastructure, not the verifier: the case is retried in a fresh session,
+every attempt is persisted, and one that persists is left for the metrics to count as an
+infrastructure failure (never charged to the verifier) and for the run to check against its
+threshold.
 """
 
 from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from monitorbench.judging.store import JudgmentStore, record_key
 from monitorbench.sandbox.base import MISSING_VERIFIER, SANDBOX_ERROR, SandboxSession, Verdict
@@ -22,7 +26,9 @@ from monitorbench.suites.format import Case, Task
 
 log = logging.getLogger(__name__)
 
-_MAX_SESSION_RESTARTS = 3
+# Cases in a row that fail every attempt before judging stops: one bad case is retried and
+# recorded, but a run of them means the backend itself is broken.
+_MAX_FAILED_IN_A_ROW = 5
 
 
 @dataclass
@@ -60,8 +66,89 @@ def _key(job: TaskJob, case: Case) -> tuple[str, str, int, str, str]:
                        "access": job.access, "verifier_hash": job.verifier_hash})
 
 
-def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession) -> int:
-    """Judge the cases of one task that the store lacks; returns how many were judged."""
+class InfraFailureError(RuntimeError):
+    """Too many judgments of a run failed in the sandbox even after retries: its numbers
+    would rest on a visibly smaller pool than configured, so the run stops instead."""
+
+
+def check_infra_failures(records: Sequence[Mapping[str, Any]], *, max_pct: float,
+                         retries: int) -> None:
+    """Raise :class:`InfraFailureError` when infrastructure failures exceed ``max_pct`` percent
+    of the judged cases (all rounds). Below it they are only counted (``diag/infra_failures``)."""
+    from monitorbench.metrics.records import is_infra_failure
+
+    failed = [r for r in records if is_infra_failure(r)]
+    if not records or 100.0 * len(failed) / len(records) <= max_pct:
+        return
+    eg = "; ".join(f"{r['task_id']}/{r['case_id']} round {r['round']}: {r['detail'][:160]}"
+                   for r in failed[:3])
+    raise InfraFailureError(
+        f"{len(failed)} of {len(records)} judged cases "
+        f"({100.0 * len(failed) / len(records):.1f}%) hit sandbox errors that persisted "
+        f"after {retries} retries in a fresh sandbox, above the limit of {max_pct}% "
+        f"(task.max_infra_failure_pct). These are infrastructure failures, not the "
+        f"verifier's; e.g. {eg}. Fix the sandbox (sandbox.backend, machine load, memory) and "
+        "re-run: only the failed cases are judged again, every other judgment is reused")
+
+
+class SandboxBrokenError(RuntimeError):
+    """The sandbox failed on several cases in a row even with fresh sessions: the backend,
+    not a case, is broken, and judging the rest would only pile up infrastructure failures."""
+
+
+class _Sessions:
+    """The task's current sandbox session, replaced by a fresh one after a sandbox error."""
+
+    def __init__(self, job: TaskJob, open_session: OpenSession) -> None:
+        self._job, self._open = job, open_session
+        self._stack: ExitStack | None = None
+        self._session: SandboxSession | None = None
+
+    def get(self) -> SandboxSession:
+        if self._session is None:
+            stack = ExitStack()
+            self._session = stack.enter_context(self._open(self._job))
+            self._stack = stack
+        return self._session
+
+    def drop(self) -> None:
+        stack, self._stack, self._session = self._stack, None, None
+        if stack is not None:
+            try:
+                stack.close()
+            except Exception as e:  # closing a broken session must not hide the next attempt
+                log.warning("closing the sandbox session of %s failed: %s",
+                            self._job.task.task_id, e)
+
+
+def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentStore,
+                retries: int) -> bool:
+    """Judge one case; a sandbox error is persisted and retried in a fresh session up to
+    ``retries`` times. Returns True when it persisted (an infrastructure failure)."""
+    for attempt in range(1, retries + 2):
+        try:
+            verdict = sessions.get().judge(job.view.project(case.candidate))
+        except Exception as e:  # the sandbox itself failed (start, IPC): not the verifier
+            verdict = Verdict(None, reason=SANDBOX_ERROR, detail=f"{type(e).__name__}: {e}")
+        if verdict.reason != SANDBOX_ERROR:
+            store.append(_record(job, case, verdict))
+            return False
+        log.warning("sandbox error on %s/%s (attempt %d of %d): %s", job.task.task_id,
+                    case.case_id, attempt, retries + 1, verdict.detail[:300])
+        store.append(_record(job, case, replace(
+            verdict, detail=f"attempt {attempt} of {retries + 1}: {verdict.detail}")))
+        sessions.drop()
+    return True
+
+
+def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
+               retries: int = 2) -> int:
+    """Judge the cases of one task that the store lacks; returns how many were judged.
+
+    A sandbox error (worker died, sandbox failed to start, IPC broken) is retried with a fresh
+    session; one that persists stays in the store as ``sandbox_error``, which the metrics count
+    as an infrastructure failure and never charge to the verifier.
+    """
     pending = [c for c in job.cases if _key(job, c) not in store]
     if not pending:
         return 0
@@ -71,39 +158,35 @@ def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession) ->
                                                     detail="no verifier was submitted")))
         store.sync()
         return len(pending)
-    done = 0
-    restarts = 0
-    while done < len(pending):
-        try:
-            with open_session(job) as session:
-                while done < len(pending):
-                    case = pending[done]
-                    verdict = session.judge(job.view.project(case.candidate))
-                    store.append(_record(job, case, verdict))
-                    done += 1
-        except Exception as e:  # the sandbox itself failed; record it and restart the session
-            restarts += 1
-            log.warning("sandbox session for %s failed on case %s: %s", job.task.task_id,
-                        pending[done].case_id if done < len(pending) else "-", e)
-            if done < len(pending):
-                store.append(_record(job, pending[done], Verdict(
-                    None, reason=SANDBOX_ERROR, detail=f"{type(e).__name__}: {e}")))
-                done += 1
-            if restarts > _MAX_SESSION_RESTARTS:
-                raise RuntimeError(
-                    f"the sandbox failed {restarts} times on task {job.task.task_id}: {e}. "
-                    "Check that the sandbox backend (sandbox.backend) works on this machine, "
-                    "e.g. `bwrap --version`, or choose sandbox=unshare") from e
-    store.sync()
-    return done
+    sessions = _Sessions(job, open_session)
+    in_a_row = 0
+    try:
+        for case in pending:
+            in_a_row = in_a_row + 1 if _judge_case(job, case, sessions, store, retries) else 0
+            if in_a_row >= _MAX_FAILED_IN_A_ROW:
+                raise SandboxBrokenError(
+                    f"the sandbox failed on {in_a_row} cases in a row of task "
+                    f"{job.task.task_id}, {retries + 1} attempts each (last: case "
+                    f"{case.case_id}). Check that the sandbox backend (sandbox.backend) works "
+                    "on this machine, e.g. `bwrap --version`, or choose sandbox=unshare; a "
+                    "re-run judges the failed cases again")
+    finally:
+        sessions.drop()
+        store.sync()
+    return len(pending)
 
 
 def judge_all(jobs: Sequence[TaskJob], store: JudgmentStore, open_session: OpenSession, *,
-              workers: int = 2, progress: Callable[[int], None] | None = None) -> int:
-    """Judge every job, ``workers`` sessions at a time; returns the number of new judgments."""
+              workers: int = 2, retries: int = 2,
+              progress: Callable[[int], None] | None = None) -> int:
+    """Judge every job, ``workers`` sessions at a time; returns the number of new judgments.
+
+    ``retries``: fresh-session retries of a case whose sandbox failed (see :func:`judge_task`).
+    """
     total = 0
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(judge_task, job, store, open_session) for job in jobs]
+        futures = [pool.submit(judge_task, job, store, open_session, retries=retries)
+                   for job in jobs]
         for fut in futures:
             n = fut.result()
             total += n

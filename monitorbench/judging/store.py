@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 # A sandbox failure says nothing about the verifier (e.g. Slurm signalled the whole job's process
-# tree on preemption): such a record is kept in the file but does not count as done, so a
-# resumed run judges that case again and the newer record replaces it.
+# tree on preemption): such a record is kept in the file (every attempt is persisted) but does
+# not count as done, so the judging loop's retry, or a resumed run, judges that case again and
+# the newer record replaces it. One that nothing replaced is an infrastructure failure.
 RETRY_REASONS = frozenset({"sandbox_error"})
 
 RECORD_FIELDS = ("task_id", "task_type", "case_id", "group", "category", "label", "outcome",
@@ -86,6 +87,7 @@ class JudgmentStore:
                                                    if k not in self._records]
 
     def append(self, rec: Mapping[str, Any]) -> None:
+        """Persist one judgment (flushed now); a retryable one does not mark its case done."""
         missing = [f for f in RECORD_FIELDS if f not in rec]
         if missing:
             raise ValueError(f"judgment record lacks {missing}")
@@ -96,7 +98,10 @@ class JudgmentStore:
                 return
             self._fh.write(line)
             self._fh.flush()
-            self._records[key] = dict(rec)
+            if rec.get("reason") in RETRY_REASONS:  # kept, but the case is not done: a retry
+                self._retry[key] = dict(rec)       # (now or on resume) may replace it
+            else:
+                self._records[key] = dict(rec)
 
     def sync(self) -> None:
         with self._lock:

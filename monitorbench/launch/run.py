@@ -24,7 +24,7 @@ from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
 from monitorbench.generation.factory import (GenerationCache, generate_all,
                                              generation_workers, make_generator)
-from monitorbench.judging.judge import TaskJob, judge_all
+from monitorbench.judging.judge import TaskJob, check_infra_failures, judge_all
 from monitorbench.judging.model_judge import open_model_judge
 from monitorbench.judging.store import JudgmentStore
 from monitorbench.sandbox.base import Limits, SandboxSpec
@@ -93,12 +93,16 @@ def run_key(cfg: Any, identity: Mapping[str, Any], sel: Selection) -> str:
     return sha256_text(canonical_json({
         "generator": dict(identity),
         "access": OmegaConf.to_container(cfg.access, resolve=True),
-        "task": OmegaConf.to_container(cfg.task, resolve=True),
+        "task": {k: v for k, v in OmegaConf.to_container(cfg.task, resolve=True).items()
+                 if k not in _NOT_IN_KEY},  # how failures are handled changes no judgment
         "limits": OmegaConf.to_container(cfg.sandbox.limits, resolve=True),
         "code_limits": OmegaConf.to_container(cfg.sandbox.code_limits, resolve=True),
         "backend": cfg.sandbox.backend,
         "suites": sorted({s.suite_hash for s in sel.suite_of.values()}),
     }))[:20]
+
+
+_NOT_IN_KEY = ("infra_retries", "max_infra_failure_pct")
 
 
 def _rounds_for(cfg: Any, task_type: str) -> int:
@@ -172,6 +176,8 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     vhashes: dict[str, str] = {}
     for task in sel.tasks:
         view = view_for(access, task.task_type)
+    if tracker is not None:
+        tracker.progress("verifiers_ready", len(generations))
         keep, drop = split_consistent(sel.cases[task.task_id], view)
         indistinguishable += len(drop)
         set_aside_cases += len(drop)
@@ -201,7 +207,8 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         return sandbox.session(job.verifier_dir, job.public_dir, spec_cache[tid])
 
     t_judge = time.time()
-    new = judge_all(jobs, store, open_session, workers=int(cfg.sandbox.workers))
+    new = judge_all(jobs, store, open_session, workers=int(cfg.sandbox.workers),
+                    retries=int(cfg.task.infra_retries))
     judge_seconds = time.time() - t_judge
     store.close()
 
@@ -223,6 +230,8 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         "seconds_total": round(time.time() - t_start, 3),
     })
     if model_judge and hasattr(judge_model, "cache"):
+    check_infra_failures(records, max_pct=float(cfg.task.max_infra_failure_pct),
+                         retries=int(cfg.task.infra_retries))
         metrics.update({f"response_cache/{k}": v for k, v in judge_model.cache.stats().items()})
     if new and judge_seconds > 0:
         metrics["judge_cases_per_second"] = round(new / judge_seconds, 2)

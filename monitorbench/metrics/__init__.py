@@ -7,7 +7,7 @@ selection), :mod:`.summary` (everything as one flat dict), :mod:`.bootstrap` (ta
 
 Public API::
 
-    summarize(records, *, submitted=None, source=None) -> dict[str, float]
+    summarize(records, *, source=None) -> dict[str, float]
     select_median_round(records, *, source=None) -> RoundSelection
     bootstrap_ci(records, *, n_resamples=1000, level=0.95, seed=0, source=None)
         -> dict[str, Interval]

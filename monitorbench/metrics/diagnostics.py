@@ -5,70 +5,54 @@ answer a different question: how often a delivered verifier produced any valid d
 and, among unaccepted positives, how often that was an explicit FAIL rather than a crash, timeout
 or missing verifier. All rates are percentages.
 
-Keys: ``submission_rate`` (100 · tasks with a submitted verifier / all tasks), ``n_submitted``,
+Keys: ``submission_rate`` (100 · tasks with a submitted verifier / all tasks; "submitted" is
+defined once, by :func:`submitted_tasks`), ``n_submitted``,
 ``valid_output_rate`` (100(P+F)/(P+F+U) over all cases), ``rejection_share`` (100F/(F+U) over
 positive cases), and per group ``group/<group>/{n,p,f,u,valid_output_rate}``. A ratio whose
 denominator is zero (``rejection_share`` when every positive was accepted) is left out rather
-than reported as 0 or NaN.
+than reported as 0 or NaN. ``diag/infra_failures`` counts judgments the sandbox failed to make
+even after the run's retries and ``diag/infra_tasks_unscored`` the tasks that left without a
+positive or a negative case; neither is in any other number (they are not the verifier's).
 
 Public API::
 
-    resolve_submitted(table: TaskTable, submitted: Mapping[str, bool] | None,
-                      source: str | Path | None = None) -> np.ndarray
-    pooled_diagnostics(table: TaskTable, submitted: np.ndarray) -> dict[str, float]
+    submitted_tasks(table: TaskTable) -> np.ndarray
+    pooled_diagnostics(table: TaskTable) -> dict[str, float]
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Mapping
-
 import numpy as np
 
-from monitorbench.errors import InputError
 from monitorbench.metrics.records import TaskTable
 from monitorbench.suites.format import GROUPS
 
 _P, _F, _U = 0, 1, 2
 
 
-def resolve_submitted(table: TaskTable, submitted: Mapping[str, bool] | None,
-                      source: str | Path | None = None) -> np.ndarray:
+def submitted_tasks(table: TaskTable) -> np.ndarray:
     """Which tasks have a submitted verifier, as a bool array aligned with ``table.task_ids``.
 
-    Without a mapping, a task counts as not submitted when all its records carry reason
-    ``missing_verifier``. A mapping must cover exactly the scored tasks, and a task marked not
-    submitted cannot have valid decisions (that would mean the records and the generation log
-    disagree, and one of them is wrong).
+    The one definition of "submitted" (run metrics, the sweep leaderboard and ``report`` all
+    come here): a verifier directory whose ``main.py`` the sandbox could load and which defines
+    a callable ``verify``. Judging marks every case of any other task ``missing_verifier`` (no
+    directory, no ``main.py``, an unreadable one, or one without ``verify``), so a task counts
+    as submitted unless all its judgments say ``missing_verifier``. The paper defines
+    submission as "tasks with a submitted verifier" and is silent on a ``main.py`` that defines
+    no ``verify``; it groups missing verifiers with U outcomes, and a file that cannot be called
+    is no verifier under the contract, so it is not counted. A ``main.py`` that does not compile
+    was still submitted (its cases are U ``crash``). Because this reads only the judgments, the
+    run and a report re-derived from its judgments table cannot disagree.
     """
-    if submitted is None:
-        return ~table.missing
-    given = set(submitted)
-    scored = set(table.task_ids)
-    if given != scored:
-        extra, lacking = sorted(given - scored), sorted(scored - given)
-        raise InputError(source, "submitted",
-                         f"does not match the judged tasks (extra: {extra[:5]}, "
-                         f"missing: {lacking[:5]})",
-                         "pass one bool per judged task id")
-    out = np.zeros(table.n_tasks, dtype=bool)
-    for t, tid in enumerate(table.task_ids):
-        value = submitted[tid]
-        if not isinstance(value, (bool, np.bool_)):
-            raise InputError(source, f"submitted[{tid!r}]",
-                             f"expected bool, got {type(value).__name__}", "use True or False")
-        if not value and table.counts[t, :, _U].sum() != table.counts[t].sum():
-            raise InputError(source, f"submitted[{tid!r}]",
-                             "task is marked not submitted but has valid P/F judgments",
-                             "check the generation results: a task without a verifier can only "
-                             "have outcome U (missing_verifier)")
-        out[t] = bool(value)
-    return out
+    return ~table.missing
 
 
-def pooled_diagnostics(table: TaskTable, submitted: np.ndarray) -> dict[str, float]:
+def pooled_diagnostics(table: TaskTable) -> dict[str, float]:
     """Test-case-weighted diagnostics; see the module docstring for the keys."""
+    submitted = submitted_tasks(table)
     out: dict[str, float] = {
+        "diag/infra_failures": float(table.infra_failures),
+        "diag/infra_tasks_unscored": float(len(table.infra_unscored)),
         "submission_rate": 100.0 * float(submitted.sum()) / table.n_tasks,
         "n_submitted": float(submitted.sum()),
     }

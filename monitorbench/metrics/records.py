@@ -14,6 +14,7 @@ Public API::
     load_judgments(path: str | Path) -> list[dict]
     validate_record(record: Mapping, index: int, source: str | Path | None = None) -> None
     build_table(records: Sequence[Mapping], *, source: str | Path | None = None) -> TaskTable
+    is_infra_failure(record: Mapping) -> bool
     metric_key(part: str) -> str
 """
 
@@ -28,7 +29,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from monitorbench.errors import InputError
-from monitorbench.sandbox.base import MISSING_VERIFIER
+from monitorbench.sandbox.base import MISSING_VERIFIER, SANDBOX_ERROR
 from monitorbench.suites.format import GROUPS, LABELS, TASK_TYPES
 
 OUTCOMES = ("P", "F", "U")
@@ -107,6 +108,10 @@ class TaskTable:
     ``group_counts[t, g, o]``: the same by group (order of ``GROUPS``).
     ``attack_counts[t, c, o]``: attack cases by category (order of ``attack_categories``).
     ``missing[t]``: every record of task t has reason ``missing_verifier`` (nothing submitted).
+    ``infra_failures``: judgments set aside as infrastructure failures (reason
+    ``sandbox_error`` after the run's retries); they are in no count above.
+    ``infra_unscored``: tasks dropped because infrastructure failures left them without a
+    positive or without a negative case (their TPR or TNR would be undefined).
     """
 
     task_ids: tuple[str, ...]
@@ -117,6 +122,8 @@ class TaskTable:
     attack_categories: tuple[str, ...]
     attack_counts: np.ndarray
     missing: np.ndarray
+    infra_failures: int = 0
+    infra_unscored: tuple[str, ...] = ()
 
     @property
     def n_tasks(self) -> int:
@@ -134,27 +141,25 @@ class TaskTable:
         return tuple(t for t in TASK_TYPES if t in set(self.task_types))
 
 
-def build_table(records: Sequence[Mapping[str, Any]], *,
-                source: str | Path | None = None) -> TaskTable:
-    """Validate records and count outcomes per task.
+def is_infra_failure(record: Mapping[str, Any]) -> bool:
+    """A judgment the sandbox, not the verifier, failed to make (the one definition).
 
-    Refuses (InputError) an empty pool, a task judged against two suite versions, a case judged
-    twice (several rounds must first be reduced with
-    :func:`monitorbench.metrics.rounds.select_median_round`), a task whose records disagree on its
-    type, and a task without positive or without negative cases
-    (its TPR or TNR would be undefined, and a silent zero would distort the average).
+    The judging loop retries a ``sandbox_error`` with a fresh session; a record that still says
+    ``sandbox_error`` is what remained after those retries. It says nothing about the verifier,
+    so it is never charged to it: no metric counts it, ``diag/infra_failures`` does.
     """
-    if len(records) == 0:
-        raise InputError(source, "records", "no judgment records",
-                         "run the judging stage on at least one task")
-    suite_hashes: set[str] = set()
+    return record.get("reason") == SANDBOX_ERROR
+
+
+def _index(records: Sequence[Mapping[str, Any]], source: str | Path | None
+           ) -> tuple[dict[str, list[int]], dict[str, str]]:
+    """Validate every record; group record indices by task; refuse duplicate cases and a task
+    whose records disagree on its type."""
     by_task: dict[str, list[int]] = {}
     ttype: dict[str, str] = {}
     seen: dict[tuple[str, str], int] = {}
-    categories: set[str] = set()
     for i, rec in enumerate(records):
         validate_record(rec, i, source)
-        suite_hashes.add(rec["suite_hash"])
         tid = rec["task_id"]
         key = (tid, rec["case_id"])
         if key in seen:
@@ -169,8 +174,6 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
                              f"task {tid!r} is {rec['task_type']!r} here but {ttype[tid]!r} "
                              "elsewhere", "give all records of a task the same task_type")
         by_task.setdefault(tid, []).append(i)
-        if rec["group"] == "attack":
-            categories.add(rec["category"])
     # A pool may span suites (tool-call, state and code tasks come from different sources), but
     # one task's judgments must all come from one version of its suite.
     for tid, idxs in by_task.items():
@@ -181,9 +184,56 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
                              f"suite ({', '.join(sorted(h[:12] for h in hashes))})",
                              "score one suite version at a time; filter the records by "
                              "suite_hash")
+    return by_task, ttype
 
+
+def _scored(records: Sequence[Mapping[str, Any]], by_task: dict[str, list[int]],
+            source: str | Path | None) -> tuple[dict[str, list[int]], int, tuple[str, ...]]:
+    """Drop infrastructure failures; drop (and name) tasks they left without a PASS or FAIL
+    case; refuse a task that has no PASS or no FAIL case in the suite itself."""
+    scored: dict[str, list[int]] = {}
+    unscored: list[str] = []
+    n_infra = 0
+    for tid in sorted(by_task):
+        idx = by_task[tid]
+        keep = [i for i in idx if not is_infra_failure(records[i])]
+        n_infra += len(idx) - len(keep)
+        for label in LABELS:
+            if not any(records[i]["label"] == label for i in idx):
+                raise InputError(source, "label", f"task {tid!r} has no {label} cases",
+                                 "every task needs at least one positive and one negative "
+                                 "case; drop the task or fix the suite")
+        if {records[i]["label"] for i in keep} == set(LABELS):
+            scored[tid] = keep
+        else:
+            unscored.append(tid)
+    if not scored:
+        raise InputError(source, "records", f"all {n_infra} judgments are infrastructure "
+                         "failures (sandbox_error): nothing to score",
+                         "fix the sandbox backend and re-run; the failed cases are judged "
+                         "again")
+    return scored, n_infra, tuple(unscored)
+
+
+def build_table(records: Sequence[Mapping[str, Any]], *,
+                source: str | Path | None = None) -> TaskTable:
+    """Validate records and count outcomes per task.
+
+    Refuses (InputError) an empty pool, a task judged against two suite versions, a case judged
+    twice (several rounds must first be reduced with
+    :func:`monitorbench.metrics.rounds.select_median_round`), a task whose records disagree on its
+    type, and a task without positive or without negative cases
+    (its TPR or TNR would be undefined, and a silent zero would distort the average).
+    Infrastructure failures (:func:`is_infra_failure`) are counted, not scored.
+    """
+    if len(records) == 0:
+        raise InputError(source, "records", "no judgment records",
+                         "run the judging stage on at least one task")
+    by_task, ttype = _index(records, source)
+    by_task, n_infra, unscored = _scored(records, by_task, source)
     task_ids = tuple(sorted(by_task))
-    cats = tuple(sorted(categories))
+    cats = tuple(sorted({records[i]["category"] for idx in by_task.values() for i in idx
+                         if records[i]["group"] == "attack"}))
     keys: dict[str, str] = {}
     for c in cats:
         other = keys.setdefault(metric_key(c), c)
@@ -200,20 +250,14 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
     attack_counts = np.zeros((n, len(cats), 3), dtype=np.int64)
     missing = np.zeros(n, dtype=bool)
     for t, tid in enumerate(task_ids):
-        idx = by_task[tid]
-        for i in idx:
+        for i in by_task[tid]:
             rec = records[i]
             o = out_index[rec["outcome"]]
             counts[t, 0 if rec["label"] == "PASS" else 1, o] += 1
             group_counts[t, group_index[rec["group"]], o] += 1
             if rec["group"] == "attack":
                 attack_counts[t, cat_index[rec["category"]], o] += 1
-        missing[t] = all(records[i].get("reason") == MISSING_VERIFIER for i in idx)
-        per_label = counts[t].sum(axis=1)
-        for j, label in enumerate(LABELS):
-            if per_label[j] == 0:
-                raise InputError(source, "label", f"task {tid!r} has no {label} cases",
-                                 "every task needs at least one positive and one negative "
-                                 "case; drop the task or fix the suite")
-    return TaskTable(task_ids, tuple(ttype[t] for t in task_ids), "+".join(sorted(suite_hashes)),
-                     counts, group_counts, cats, attack_counts, missing)
+        missing[t] = all(records[i].get("reason") == MISSING_VERIFIER for i in by_task[tid])
+    hashes = {records[i]["suite_hash"] for idx in by_task.values() for i in idx}
+    return TaskTable(task_ids, tuple(ttype[t] for t in task_ids), "+".join(sorted(hashes)),
+                     counts, group_counts, cats, attack_counts, missing, n_infra, unscored)

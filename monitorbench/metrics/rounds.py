@@ -6,16 +6,20 @@ the aggregate BA is computed over the full pool: the tool-call judgments of roun
 plus every state/code judgment of round r. The round whose aggregate BA is the median determines
 the whole reported row, so no column is picked independently of the others.
 
-Median rule: rounds are ordered by (aggregate BA, round number) and the element at index
-``(k - 1) // 2`` is taken. For an odd k that is the ordinary median; for an even k it is the
-*lower* median, so the choice is always one of the rounds actually judged (an average of two
-rounds would mix two sets of judgments) and never favours the better run. Ties in BA go to the
-earlier round, which makes the choice deterministic.
+Median rule: the rounds' BAs are sorted and the value at index ``(k - 1) // 2`` is the median
+BA. For an odd k that is the ordinary median; for an even k it is the *lower* median, so the
+choice is always one of the rounds actually judged (an average of two rounds would mix two sets
+of judgments) and never favours the better run. The reported round is the *earliest* round whose
+BA equals the median BA: with exact ties (e.g. a deterministic verifier judged three times) that
+is round 1, never whichever tied round happens to sit at the median index. BAs are compared
+after rounding to 9 decimals, so two rounds with the same counts tie even if floating-point
+summation order differs.
 
 Public API::
 
     select_median_round(records: Sequence[Mapping], *, source: str | Path | None = None)
         -> RoundSelection
+    median_round(ba_by_round: Mapping[int, float]) -> int
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from monitorbench.metrics.rates import headline_rates
 from monitorbench.metrics.records import build_table, validate_record
 
 FIXED_ROUND = 1  # the tool-call round held fixed
+_TIE_DECIMALS = 9  # BAs equal to this many decimals are ties
 
 
 @dataclass(frozen=True)
@@ -94,9 +99,16 @@ def select_median_round(records: Sequence[Mapping[str, Any]], *,
                              "re-run the incomplete round so every round judges every "
                              "state and code case")
     ba = {r: _ba(fixed + by_round[r], source) for r in rounds}
-    ordered = sorted(rounds, key=lambda r: (ba[r], r))
-    chosen = ordered[(len(ordered) - 1) // 2]
+    chosen = median_round(ba)
     return RoundSelection(chosen, fixed + by_round[chosen], ba)
+
+
+def median_round(ba_by_round: Mapping[int, float]) -> int:
+    """The earliest round whose BA equals the (lower) median BA; see the module docstring."""
+    tie = {r: round(v, _TIE_DECIMALS) for r, v in ba_by_round.items()}
+    values = sorted(tie.values())
+    median = values[(len(values) - 1) // 2]
+    return min(r for r, v in tie.items() if v == median)
 
 
 def _ba(pool: list[Mapping[str, Any]], source: str | Path | None) -> float:

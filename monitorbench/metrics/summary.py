@@ -2,16 +2,16 @@
 
 Public API::
 
-    summarize(records: Sequence[Mapping], *, submitted: Mapping[str, bool] | None = None,
-              source: str | Path | None = None) -> dict[str, float]
+    summarize(records: Sequence[Mapping], *, source: str | Path | None = None)
+        -> dict[str, float]
 
 Keys (all MLflow-safe: letters, digits, ``_ - . /``; rates in percent):
 
 - ``ba_norm``, ``tpr``, ``tnr``, ``fpr_h`` and ``<task_type>/<metric>`` (equal task weighting;
   :mod:`monitorbench.metrics.rates`), ``fpr_h/<attack_category>``;
 - ``submission_rate``, ``n_submitted``, ``valid_output_rate``, ``rejection_share``,
-  ``group/<group>/{n,p,f,u,valid_output_rate}`` (test-case weighted;
-  :mod:`monitorbench.metrics.diagnostics`);
+  ``group/<group>/{n,p,f,u,valid_output_rate}`` (test-case weighted), ``diag/infra_failures``,
+  ``diag/infra_tasks_unscored`` (:mod:`monitorbench.metrics.diagnostics`);
 - ``all_reject_tasks``, ``false_rejections``, ``q_m``, ``q_m_task``
   (:mod:`monitorbench.metrics.concentration`);
 - ``n_tasks``, ``n_cases``, ``n_attack_tasks``.
@@ -29,21 +29,23 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.metrics.concentration import concentration
-from monitorbench.metrics.diagnostics import pooled_diagnostics, resolve_submitted
+from monitorbench.metrics.diagnostics import pooled_diagnostics
 from monitorbench.metrics.rates import headline_rates
 from monitorbench.metrics.records import build_table
 
 
 def summarize(records: Sequence[Mapping[str, Any]], *,
-              submitted: Mapping[str, bool] | None = None,
               source: str | Path | None = None) -> dict[str, float]:
-    """Every metric of one configuration on one suite; ``source`` names the records' file in
-    error messages. ``submitted`` maps each task id to whether a verifier was delivered; without
-    it, a task whose records all say ``missing_verifier`` counts as not submitted."""
+    """Every metric of one configuration; ``source`` names the records' file in error messages.
+
+    The run (its MLflow metrics, which the sweep leaderboard reads) and ``report`` (from the
+    run's judgments table) both call this on the same records, so every rate, the submission
+    rate included, has exactly one definition. Infrastructure failures are excluded here
+    (:func:`monitorbench.metrics.records.is_infra_failure`) and only counted."""
     table = build_table(records, source=source)
     out: dict[str, float] = {}
     out.update(headline_rates(table))
-    out.update(pooled_diagnostics(table, resolve_submitted(table, submitted, source)))
+    out.update(pooled_diagnostics(table))
     out.update(concentration(table))
     out["n_tasks"] = float(table.n_tasks)
     out["n_cases"] = float(table.n_cases)

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from monitorbench.metrics import Interval, PairedDifference, bootstrap_ci, paired_bootstrap, summarize
+from monitorbench.metrics import (Interval, PairedDifference, bootstrap_ci, build_table,
+                                  paired_bootstrap, summarize)
 from monitorbench.report.source import Configuration
 
 
@@ -56,7 +57,10 @@ class Analysis:
     def paired(self, a: Configuration, b: Configuration) -> Pairing:
         key = (a.run_id, b.run_id)
         if key not in self._pairs:
-            common = {r["task_id"] for r in a.records} & {r["task_id"] for r in b.records}
+            # tasks each configuration scores (build_table drops a task that infrastructure
+            # failures left without a positive or a negative case)
+            common = (set(build_table(a.records, source=a.label).task_ids)
+                      & set(build_table(b.records, source=b.label).task_ids))
             if not common:
                 self._pairs[key] = Pairing({}, 0)
             else:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from monitorbench.metrics import build_table
 from monitorbench.report.analysis import Analysis
 from monitorbench.report.source import Configuration, axis_values, varying_axes
 from monitorbench.suites.format import TASK_TYPES
@@ -195,17 +196,15 @@ def diagnostics_table(an: Analysis, configs: Sequence[Configuration]) -> Table:
 
 
 def _task_scores(c: Configuration) -> dict[str, tuple[int, int, int, int, int]]:
-    """task -> (positives accepted, positives, negatives rejected, negatives, U count)."""
-    out: dict[str, list[int]] = {}
-    for r in c.records:
-        row = out.setdefault(r["task_id"], [0, 0, 0, 0, 0])
-        pos = r["label"] == "PASS"
-        row[1 if pos else 3] += 1
-        if (pos and r["outcome"] == "P") or (not pos and r["outcome"] == "F"):
-            row[0 if pos else 2] += 1
-        if r["outcome"] == "U":
-            row[4] += 1
-    return {k: tuple(v) for k, v in out.items()}  # type: ignore[misc]
+    """task -> (positives accepted, positives, negatives rejected, negatives, U count), read
+    from the metrics' own per-task counts (so infrastructure failures are left out here too)."""
+    table = build_table(c.records, source=c.label)
+    out: dict[str, tuple[int, int, int, int, int]] = {}
+    for t, tid in enumerate(table.task_ids):
+        pos, neg = table.counts[t, 0], table.counts[t, 1]  # outcome columns: P, F, U
+        out[tid] = (int(pos[0]), int(pos.sum()), int(neg[1]), int(neg.sum()),
+                    int(pos[2] + neg[2]))
+    return out
 
 
 def same_cases_table(configs: Sequence[Configuration]) -> Table:

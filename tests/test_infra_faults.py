@@ -1,0 +1,161 @@
+"""Sandbox errors are infrastructure, not the verifier: retried, never charged, counted, bounded.
+
+Every fault here is real: a real bubblewrap worker process is SIGKILLed while it judges a chosen
+case (from outside by the test, or from inside by the verifier's forked child killing its
+parent worker), and the real client notices the dead worker. Nothing in the judging loop, the
+store or the metrics is replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from pipeline_helpers import compose_cfg
+from monitorbench.audit.exclusions import apply_exclusions
+from monitorbench.config import AccessConfig
+from monitorbench.judging.judge import InfraFailureError, TaskJob, judge_task
+from monitorbench.judging.store import JudgmentStore
+from monitorbench.launch.run import run_job, select_tasks
+from monitorbench.metrics import summarize
+from monitorbench.report.source import parse_csv_records
+from monitorbench.sandbox.base import Limits, SandboxSpec
+from monitorbench.sandbox.bwrap import bwrap_usable
+from monitorbench.sandbox.factory import make_sandbox
+from monitorbench.suites.access import view_for
+from monitorbench.suites.format import canonical_json, load_suite
+from monitorbench.suites.registry import masked_paths
+
+pytestmark = pytest.mark.skipif(not bwrap_usable(), reason="needs a working bubblewrap")
+
+# The verifier's child kills its own worker on the chosen candidates: a worker death the
+# judging loop cannot tell from any other (Slurm's signal, the OOM killer). It is deterministic,
+# so every retry dies too and the case ends as an infrastructure failure.
+KILLING_VERIFIER = '''import json, os, signal
+KILL = set(json.loads({chosen!r}))
+def verify(candidate, env):
+    if json.dumps(candidate, sort_keys=True, separators=(",", ":"), ensure_ascii=False) in KILL:
+        os.kill(os.getppid(), signal.SIGKILL)
+    return "PASS"
+'''
+# Sleeps on the chosen candidates so the test's kill lands while the case is being judged.
+SLOW_VERIFIER = '''import json, time
+SLOW = set(json.loads({chosen!r}))
+def verify(candidate, env):
+    if json.dumps(candidate, sort_keys=True, separators=(",", ":"), ensure_ascii=False) in SLOW:
+        time.sleep(1.5)
+    return "PASS"
+'''
+
+
+def _key(candidate: dict[str, Any]) -> str:
+    return canonical_json(candidate)
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_a_worker_killed_mid_case_is_retried_in_a_fresh_session(tmp_path: Path,
+                                                               suites_dir: Path) -> None:
+    suite = apply_exclusions(load_suite(suites_dir / "bfcl"))
+    task = suite.tasks[sorted(suite.tasks)[0]]
+    view = view_for(AccessConfig(), task.task_type)
+    cases = suite.cases[task.task_id]
+    chosen = {c.case_id for c in cases if c.label == "PASS"}
+    assert chosen
+    vdir = tmp_path / "v"
+    vdir.mkdir()
+    (vdir / "main.py").write_text(SLOW_VERIFIER.format(chosen=json.dumps(
+        sorted(_key(view.project(c.candidate)) for c in cases if c.case_id in chosen))))
+    sandbox = make_sandbox("bwrap")
+    spec = SandboxSpec(limits=Limits(), masked_paths=masked_paths("bfcl"))
+    killed: list[str] = []
+
+    @contextmanager
+    def open_session(job: TaskJob) -> Iterator[Any]:
+        """The real bwrap session; on the first attempt of each chosen case, the test SIGKILLs
+        the real worker's process group 0.3 s into the judgment (the verifier sleeps 1.5 s)."""
+        with sandbox.session(job.verifier_dir, job.public_dir, spec) as real:
+            judge = real.judge
+
+            def judge_with_fault(candidate: dict[str, Any]) -> Any:
+                case = next(c.case_id for c in cases if view.project(c.candidate) == candidate)
+                if case not in chosen or case in killed:
+                    return judge(candidate)
+                killed.append(case)
+                timer = threading.Timer(0.3, lambda: os.killpg(real.proc.pid, signal.SIGKILL))
+                timer.start()
+                try:
+                    return judge(candidate)
+                finally:
+                    timer.cancel()
+
+            real.judge = judge_with_fault  # type: ignore[method-assign]
+            yield real
+
+    store = JudgmentStore(tmp_path / "judgments.jsonl")
+    job = TaskJob(task, cases, suite.public_dir(task.task_id), vdir, "vhash", view,
+                  suite.suite_hash, 1, "raw_parsed")
+    assert judge_task(job, store, open_session, retries=2) == len(cases)
+    store.close()
+    assert sorted(killed) == sorted(chosen)
+    lines = _lines(tmp_path / "judgments.jsonl")
+    errors = [r for r in lines if r["reason"] == "sandbox_error"]
+    # one persisted failed attempt per chosen case, then a real verdict from a fresh worker
+    assert sorted(r["case_id"] for r in errors) == sorted(chosen)
+    assert all(r["detail"].startswith("attempt 1 of 3") and "worker exited" in r["detail"]
+               for r in errors)
+    final = JudgmentStore(tmp_path / "judgments.jsonl").records()
+    assert len(final) == len(cases) and all(r["outcome"] == "P" for r in final)
+    s = summarize(final)
+    assert s["tpr"] == 100.0 and s["diag/infra_failures"] == 0 and s["n_cases"] == len(cases)
+
+
+def test_persistent_faults_are_never_charged_and_too_many_fail_the_run(
+        tmp_path: Path, suites_dir: Path) -> None:
+    overrides = ["generator=replay", f"generator.dir={tmp_path / 'v'}", "tracking.enabled=false",
+                 "task.max_tasks_per_type=3"]
+    cfg = compose_cfg(tmp_path / "out", suites_dir, overrides)
+    sel = select_tasks(cfg, [("bfcl", apply_exclusions(load_suite(suites_dir / "bfcl")))])
+    view = view_for(AccessConfig(), "tool_call")
+    # the first gold case of two of the three tasks dies in the sandbox, every attempt
+    chosen = {(t.task_id, next(c.case_id for c in sel.cases[t.task_id] if c.group == "gold"))
+              for t in sel.tasks[:2]}
+    kill = sorted(_key(view.project(c.candidate)) for t in sel.tasks for c in sel.cases[t.task_id]
+                  if (t.task_id, c.case_id) in chosen)
+    for t in sel.tasks:
+        (tmp_path / "v" / t.task_id).mkdir(parents=True)
+        (tmp_path / "v" / t.task_id / "main.py").write_text(
+            KILLING_VERIFIER.format(chosen=json.dumps(kill)))
+    n_cases = sum(len(sel.cases[t.task_id]) for t in sel.tasks)
+    assert 100.0 * len(chosen) / n_cases > 2.0  # above the default limit
+
+    with pytest.raises(InfraFailureError, match=r"2 of \d+ judged cases .* above the limit"):
+        run_job(cfg)
+    run_dir = next((tmp_path / "out" / "runs").iterdir())
+    assert not (run_dir / "metrics.json").exists()  # no numbers from a run that failed
+
+    # The same configuration with a looser limit: same run (the limit is not in the run key),
+    # so only the failed cases are judged again, and they fail again.
+    m = run_job(compose_cfg(tmp_path / "out", suites_dir,
+                            overrides + ["task.max_infra_failure_pct=10"]))
+    lines = _lines(run_dir / "judgments.jsonl")
+    errors = [r for r in lines if r["reason"] == "sandbox_error"]
+    assert {(r["task_id"], r["case_id"]) for r in errors} == chosen
+    assert len(errors) == 2 * 3 * len(chosen)  # two runs x (1 try + 2 retries) per case
+    assert all("worker exited" in r["detail"] for r in errors)
+    assert m["judgments_new"] == len(chosen) and m["judgments_reused"] == n_cases - len(chosen)
+    # never charged: the always-PASS verifier keeps TPR 100 and no U; only counted
+    assert m["diag/infra_failures"] == len(chosen) and m["n_cases"] == n_cases - len(chosen)
+    assert m["tpr"] == 100.0 and m["valid_output_rate"] == 100.0
+    # the report re-derives the same numbers from the run's judgments table
+    table = parse_csv_records(run_dir / "judgments.csv")
+    assert summarize(table) == {k: v for k, v in m.items() if k in summarize(table)}
