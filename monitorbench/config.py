@@ -125,6 +125,12 @@ class TaskConfig:
     sample_seed: int = 0
     rounds_state_code: int = 3                 # paper App. E: 3, the median-BA round reported
     rounds_tool_call: int = 1
+    # A sandbox error (infrastructure, not the verifier) is retried this many times with a fresh
+    # session; if it persists the case is an infrastructure failure: never charged to the
+    # verifier, counted as diag/infra_failures, and the run fails when they exceed this percent
+    # of its judged cases. Neither changes a judgment, so neither is in the run key.
+    infra_retries: int = 2
+    max_infra_failure_pct: float = 2.0
 
 
 @dataclass
@@ -142,12 +148,6 @@ def _code_limits() -> "LimitsConfig":
     """Code verifiers apply a patch and run a library's tests per case: minutes, not seconds."""
     return LimitsConfig(wall_seconds=300.0, cpu_seconds=300, memory_mb=2048, processes=64,
                         file_size_mb=64)
-    # A sandbox error (infrastructure, not the verifier) is retried this many times with a fresh
-    # session; if it persists the case is an infrastructure failure: never charged to the
-    # verifier, counted as diag/infra_failures, and the run fails when they exceed this percent
-    # of its judged cases. Neither changes a judgment, so neither is in the run key.
-    infra_retries: int = 2
-    max_infra_failure_pct: float = 2.0
 
 
 @dataclass

@@ -176,8 +176,6 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     vhashes: dict[str, str] = {}
     for task in sel.tasks:
         view = view_for(access, task.task_type)
-    if tracker is not None:
-        tracker.progress("verifiers_ready", len(generations))
         keep, drop = split_consistent(sel.cases[task.task_id], view)
         indistinguishable += len(drop)
         set_aside_cases += len(drop)
@@ -215,11 +213,11 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     wanted = {(j.task.task_id, c.case_id, j.round, j.verifier_hash) for j in jobs for c in j.cases}
     records = [r for r in store.records()
                if (r["task_id"], r["case_id"], int(r["round"]), r["verifier_hash"]) in wanted]
+    check_infra_failures(records, max_pct=float(cfg.task.max_infra_failure_pct),
+                         retries=int(cfg.task.infra_retries))
     if any(_rounds_for(cfg, t.task_type) > 1 for t in sel.tasks):
         records = list(select_median_round(records).records)
-    submitted = {t.task_id: generations[t.task_id].status == SUBMITTED
-                 for t in sel.tasks if t.task_id in vhashes}
-    metrics = dict(summarize(records, submitted=submitted))
+    metrics = dict(summarize(records))
     metrics.update({
         "judgments_new": new, "judgments_reused": already,
         "cases_indistinguishable": indistinguishable,
@@ -230,8 +228,6 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
         "seconds_total": round(time.time() - t_start, 3),
     })
     if model_judge and hasattr(judge_model, "cache"):
-    check_infra_failures(records, max_pct=float(cfg.task.max_infra_failure_pct),
-                         retries=int(cfg.task.infra_retries))
         metrics.update({f"response_cache/{k}": v for k, v in judge_model.cache.stats().items()})
     if new and judge_seconds > 0:
         metrics["judge_cases_per_second"] = round(new / judge_seconds, 2)
