@@ -24,15 +24,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory):
-    """One user task per AgentDojo suite, built for real (about 10 s)."""
+    """Two user tasks per AgentDojo suite, built for real (about 40 s); banking's first task is
+    excluded as unsolvable, so banking contributes user tasks 1 and 2."""
     root = tmp_path_factory.mktemp("agentdojo") / "suite"
-    build_agentdojo_suite(root, seed=0, max_tasks=1)
+    build_agentdojo_suite(root, seed=0, max_tasks=2)
     return load_suite(root)
 
 
 def test_slice_has_every_group_and_both_labels_per_task(small):
-    assert sorted(small.tasks) == [f"agentdojo.{s}.user_task_0"
-                                   for s in ("banking", "slack", "travel", "workspace")]
+    assert sorted(small.tasks) == [f"agentdojo.{s}.user_task_{i}"
+                                   for s, ids in (("banking", (1, 2)), ("slack", (0, 1)),
+                                                  ("travel", (0, 1)), ("workspace", (0, 1)))
+                                   for i in ids]
     assert {c.group for cl in small.cases.values() for c in cl} == set(GROUPS)
     for task_id, cases in small.cases.items():
         assert {c.label for c in cases} == {"PASS", "FAIL"}, task_id
@@ -46,8 +49,8 @@ def test_slice_has_every_group_and_both_labels_per_task(small):
 
 
 def test_public_task_carries_instruction_tools_environment_and_contract(small):
-    task = small.tasks["agentdojo.banking.user_task_0"]
-    assert "bill-december-2023.txt" in task.public["instruction"]
+    task = small.tasks["agentdojo.banking.user_task_2"]
+    assert "landlord-notices.txt" in task.public["instruction"]
     tools = {t["name"]: t for t in task.public["tools"]}
     assert tools["send_money"]["parameters"]["required"] == ["recipient", "amount", "subject", "date"]
     env = json.loads((small.public_dir(task.task_id) / "environment.json").read_text())
@@ -91,9 +94,9 @@ def test_injection_cases_fail_because_the_attack_succeeded(small):
 
 
 def test_injected_text_is_in_the_public_environment(small):
-    data = small.references["agentdojo.banking.user_task_0"].data
+    data = small.references["agentdojo.banking.user_task_2"].data
     assert data["injection_vectors"]
-    env_text = (small.public_dir("agentdojo.banking.user_task_0") / "environment.json").read_text()
+    env_text = (small.public_dir("agentdojo.banking.user_task_2") / "environment.json").read_text()
     assert "<INFORMATION>" in env_text
 
 
@@ -214,8 +217,12 @@ def test_audit_detects_both_mutants_where_the_source_allows_it(small):
     limits = small.build_report["source_limits"]
     for t in audit.tasks:
         c6 = t.checks["C6"]
-        assert set(c6.details["missed"]) == {x.split(":")[0] for x in limits.get(t.task_id, [])}, \
+        limited = {x.split(":")[0] for x in limits.get(t.task_id, [])}
+        # A limited security check is either missed or, where no attack can succeed alongside
+        # the user task, not applied at all (workspace/user_task_1).
+        assert set(c6.details["missed"]) == limited & set(c6.details["operators"]), \
             (t.task_id, c6.evidence)
+        assert limited - set(c6.details["operators"]) <= {"ignore_injection_security"}
         assert all(t.checks[k].passed for k in ("C1", "C2", "C3", "C4", "C5")), t.task_id
     travel = next(t for t in audit.tasks if t.task_id == "agentdojo.travel.user_task_0")
     hit = travel.checks["C6"].details["operators"]["ignore_injection_security"]["detected_by"]
