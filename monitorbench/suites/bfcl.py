@@ -98,7 +98,9 @@ def build_bfcl_suite(out_dir: Path, *, seed: int = 0,
         entries = load_category(cat)
         available[cat] = len(entries)
         rng = random.Random(f"bfcl:{seed}:{cat}")
-        pool = distractor_pool(entries, rng)
+        # its own generator, so that a change in how distractors are drawn never changes
+        # which tasks are selected
+        pool = distractor_pool(entries, random.Random(f"bfcl:{seed}:{cat}:distractors"))
         order = list(entries)
         rng.shuffle(order)
         kept = 0

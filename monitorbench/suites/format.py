@@ -8,6 +8,12 @@ Layout of a suite directory::
     hidden/<task_id>/reference.json  the reference verifier's id and version for the task
     hidden/build_report.json       what the builder kept, dropped and why
 
+Every task keeps its gold case (group ``gold``): a task whose gold solution the reference
+rejected cannot measure a verifier's TPR against the solution the instruction asks for, so
+``write_suite`` leaves such a task out and lists it under ``tasks_without_gold`` in the build
+report (builders that skip it themselves give the source-specific reason), and ``load_suite``
+refuses a suite in which a task has no gold case.
+
 Public and hidden parts live in separate trees so that the generation side and the sandbox can be
 handed ``public/<task_id>`` alone. The manifest pins every file by sha256; loading re-hashes and
 refuses a suite whose files changed since it was frozen (V4V's provenance check starts here).
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +36,7 @@ TASK_TYPES = ("tool_call", "state", "code")
 GROUPS = ("gold", "valid_variant", "ordinary_error", "attack")
 LABELS = ("PASS", "FAIL")
 _ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+log = logging.getLogger(__name__)
 
 
 def canonical_json(obj: Any) -> str:
@@ -150,6 +158,7 @@ def write_suite(
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
+    tasks, build_report = _keep_tasks_with_gold(tasks, cases, build_report)
 
     def put(rel: str, text: str) -> None:
         p = root / rel
@@ -185,6 +194,29 @@ def write_suite(
     (root / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n",
                                         encoding="utf-8")
     return root
+
+
+def _keep_tasks_with_gold(tasks: Iterable[Task], cases: Mapping[str, list[Case]],
+                          build_report: Mapping[str, Any]
+                          ) -> tuple[list[Task], Mapping[str, Any]]:
+    """The tasks that have a gold case, and the report with the others listed and explained.
+
+    Leaving a task out (rather than failing the whole build) keeps one source's rejected gold
+    from blocking every other task; listing it keeps the exclusion from being silent.
+    """
+    kept, missing = [], []
+    for t in tasks:
+        if any(c.group == "gold" for c in cases.get(t.task_id, [])):
+            kept.append(t)
+        else:
+            missing.append({"task_id": t.task_id, "reason": "no gold case survived the build "
+                            "(the reference rejected the gold solution, or none was made); "
+                            "left out of the suite, though counted in the builder's totals"})
+    if not missing:
+        return kept, build_report
+    log.warning("suite write: %d task(s) without a gold case left out: %s", len(missing),
+                ", ".join(m["task_id"] for m in missing))
+    return kept, {**dict(build_report), "tasks_without_gold": missing}
 
 
 # --------------------------------------------------------------------------------------- loading
@@ -274,6 +306,36 @@ def _parse_case(obj: Any, path: Path, lineno: int, task_id: str) -> Case:
     return Case(case_id, task_id, group, category, label, candidate)
 
 
+def _read_cases(cpath: Path, task_id: str) -> list[Case]:
+    """One task's hidden cases: unique ids, both labels, and the gold case every task keeps."""
+    if not cpath.is_file():
+        raise InputError(cpath, None, "file is missing", "rebuild the suite")
+    clist: list[Case] = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(cpath.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(cpath, f"line {lineno}", f"invalid JSON ({e.msg})",
+                             "rebuild the suite") from None
+        case = _parse_case(obj, cpath, lineno, task_id)
+        if case.case_id in seen:
+            raise InputError(cpath, f"line {lineno}: case_id", f"duplicate id {case.case_id!r}",
+                             "case ids must be unique within a task")
+        seen.add(case.case_id)
+        clist.append(case)
+    labels = {c.label for c in clist}
+    if labels != {"PASS", "FAIL"}:
+        raise InputError(cpath, "label", f"task has only {sorted(labels)} cases",
+                         "every task needs at least one PASS and one FAIL case")
+    if not any(c.group == "gold" for c in clist):
+        raise InputError(cpath, "group", "task has no gold case",
+                         "rebuild the suite: write_suite leaves out tasks without gold")
+    return clist
+
+
 def load_suite(root: Path | str, *, verify_hashes: bool = True) -> Suite:
     """Load and validate a suite; every problem names the file and field."""
     root = Path(root)
@@ -304,30 +366,7 @@ def load_suite(root: Path | str, *, verify_hashes: bool = True) -> Suite:
         public = {k: v for k, v in tobj.items() if k not in ("task_id", "task_type", "source")}
         tasks[task_id] = Task(task_id, ttype, source, public)
 
-        cpath = root / "hidden" / task_id / "cases.jsonl"
-        if not cpath.is_file():
-            raise InputError(cpath, None, "file is missing", "rebuild the suite")
-        clist: list[Case] = []
-        seen: set[str] = set()
-        for lineno, line in enumerate(cpath.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(cpath, f"line {lineno}", f"invalid JSON ({e.msg})",
-                                 "rebuild the suite") from None
-            case = _parse_case(obj, cpath, lineno, task_id)
-            if case.case_id in seen:
-                raise InputError(cpath, f"line {lineno}: case_id", f"duplicate id {case.case_id!r}",
-                                 "case ids must be unique within a task")
-            seen.add(case.case_id)
-            clist.append(case)
-        labels = {c.label for c in clist}
-        if labels != {"PASS", "FAIL"}:
-            raise InputError(cpath, "label", f"task has only {sorted(labels)} cases",
-                             "every task needs at least one PASS and one FAIL case")
-        cases[task_id] = clist
+        cases[task_id] = _read_cases(root / "hidden" / task_id / "cases.jsonl", task_id)
 
         rpath = root / "hidden" / task_id / "reference.json"
         robj = _read_json(rpath)

@@ -44,7 +44,7 @@ class SourceInfo:
 
 SOURCES: dict[str, SourceInfo] = {
     "bfcl": SourceInfo("monitorbench.suites.bfcl", "build_bfcl_suite", "none", ("bfcl_eval",),
-                       builder_version=3),
+                       builder_version=4),
     "agentdojo": SourceInfo("monitorbench.suites.agentdojo", "build_agentdojo_suite",
                             "agentdojo", (), "masked_paths", builder_version=3),
     "code": SourceInfo("monitorbench.suites.code.build", "build_code_suite", "code", (),

@@ -209,3 +209,18 @@ def test_type_operator_is_detected_by_the_wrong_type_cases(bfcl_root: Path, tmp_
     assert not again.checks["C6"].passed
     assert "skip_type_check" in again.checks["C6"].details["missed"]
 
+
+def test_initial_outcome_case_catches_a_reference_that_ignores_missing_calls(
+        bfcl_root: Path, tmp_path: Path, sliced) -> None:
+    """On a one-call task the initial-outcome case (no call at all) is what tells the
+    ignore_missing_calls mutant apart from the reference; without it the audit misses it."""
+    suite = load_suite(bfcl_root)
+    t = next(t for t in sliced.tasks
+             if len(suite.cases[t.task_id][0].candidate["calls"]) == 1)
+    hit = t.checks["C6"].details["operators"]["ignore_missing_calls"]["detected_by"]
+    assert hit["category"] == "initial_state"
+    assert (hit["original"], hit["mutant"]) == ("FAIL", "PASS")
+    stripped = [c for c in suite.cases[t.task_id] if c.category != "initial_state"]
+    root = _rewrite(bfcl_root, tmp_path / "s", tasks=[t.task_id], cases={t.task_id: stripped})
+    again = audit_suite(root).tasks[0]
+    assert "ignore_missing_calls" in again.checks["C6"].details["missed"]

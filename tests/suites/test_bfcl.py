@@ -11,9 +11,10 @@ import pytest
 
 from monitorbench.errors import InputError
 from monitorbench.suites.bfcl import CONTRACT, build_bfcl_suite, task_and_reference
-from monitorbench.suites.bfcl_cases import GROUP_OF, NOTE_TO_VERIFIER
+from monitorbench.suites.bfcl_cases import EMPTY_RAW, GROUP_OF, NOTE_TO_VERIFIER, _wrong_values
 from monitorbench.suites.bfcl_reference import BfclAstReference, decode_raw
 from monitorbench.suites.bfcl_source import answer_key_defect, load_category
+from monitorbench.suites.bfcl_values import near_accepted
 from monitorbench.suites.format import GROUPS, load_suite
 from monitorbench.suites.reference import get_reference
 
@@ -80,10 +81,14 @@ def test_build_report_accounts_for_every_case_and_skip(full_suite: Path) -> None
     assert sum(report["by_group"].values()) == len(kept)
     assert report["by_category"] == {k: sum(c.category == k for c in kept) for k in GROUP_OF}
     assert report["dropped_total"] == len(report["dropped_cases"])
-    # seed 0 meets the answer key of parallel_70, one of the paper's excluded tasks
+    # seed 0 meets the answer key of parallel_multiple_137, whose schema default conflicts
     skipped = {s["task_id"]: s for s in report["tasks_skipped"]}
-    assert skipped["bfcl.parallel_70"]["code"] == "D"
-    assert "'cm'" in skipped["bfcl.parallel_70"]["reason"]
+    assert skipped["bfcl.parallel_multiple_137"]["code"] == "D"
+    assert "'kilometers'" in skipped["bfcl.parallel_multiple_137"]["reason"]
+    # a task whose gold the reference rejects is skipped with the reference's reason, not shipped
+    assert skipped["bfcl.multiple_8"]["code"] == "gold_rejected"
+    assert "value_error" in skipped["bfcl.multiple_8"]["reason"]
+    assert "tasks_without_gold" not in report  # the builder itself left no gold-less task
     assert not set(skipped) & set(suite.tasks)
     # kept case ids and dropped case ids never collide, and ids are stable and meaningful
     dropped_ids = {d["case_id"] for d in report["dropped_cases"]}
@@ -284,3 +289,85 @@ def test_cases_the_reference_contradicts_are_dropped_and_reported(tmp_path: Path
         if c.label == "PASS":
             keys = [json.dumps(call, sort_keys=True) for call in c.candidate["calls"]]
             assert len(set(keys)) == len(keys), c.case_id
+
+
+# ------------------------------------------------------- wrong values are different values
+
+
+@pytest.mark.parametrize("value, options", [
+    ("New York", ["New York City", "NYC"]),        # parallel_multiple_152: a shorter spelling
+    ("NYC", ["New York City"]), ("NY", ["New York"]), ("new-york", ["New York"]),
+    ("CA", ["California"]), ("km", ["kilometers"]), ("kilometres", ["km"]),
+    ("Apple", ["Apple Inc."]), ("The Plaza", ["Plaza Hotel"]), ("USD Extra", ["USD"]),
+    ("Innocent", ["Innocent III"]), (5.0, [5]), ("5", [5]), (0.05, [5]),
+    (["a", "b"], [["a", "b"]]), ({"a": 1.0}, [{"a": [1], "b": [""]}]),
+])
+def test_forms_of_an_accepted_value_are_near(value, options) -> None:
+    assert near_accepted(value, options)
+
+
+@pytest.mark.parametrize("value, options", [
+    ("Boston", ["New York City", "NYC"]), ("Chicago", ["California", "CA"]),
+    ("San Francisco, California", ["Los Angeles", "CA"]), ("CA123457", ["CA123456"]),
+    ("Museum of Modern Art", ["Metropolitan Museum of Art", "The Met"]), (6, [5]),
+    (["a"], [["a", "b"]]), (["b", "a"], [["a", "b"]]), ({"a": 2}, [{"a": [1]}]),
+    (True, [1]), (False, [True]),
+])
+def test_different_values_are_not_near(value, options) -> None:
+    assert not near_accepted(value, options)
+
+
+def test_wrong_value_construction_skips_forms_of_accepted_values() -> None:
+    pool = ["New York", "NYC", "new york city", "Boston", "Chicago"]
+    assert _wrong_values("New York City", ["New York City", "NYC"], pool) == ["Boston", "Chicago"]
+    # an allowed enum value is the most plausible wrong value of an enum parameter
+    assert _wrong_values("ongoing", ["ongoing"], [], ["ongoing", "settled"])[0] == "settled"
+
+
+def test_built_wrong_values_mean_something_else(full_suite: Path) -> None:
+    """Each wrong_value case changes one argument to a value that no answer-key option accepts,
+    even as another spelling, abbreviation, unit or number form (the measured bug: start='New
+    York' for 'New York City' in parallel_multiple_152 was labelled FAIL)."""
+    suite = load_suite(full_suite)
+    checked = 0
+    for task_id, cases in suite.cases.items():
+        key = suite.references[task_id].data["possible_answer"]
+        gold = next(c for c in cases if c.group == "gold").candidate["calls"]
+        for c in cases:
+            if c.category != "wrong_value":
+                continue
+            changed = [(ci, p, v) for ci, (g, call) in enumerate(zip(gold, c.candidate["calls"]))
+                       for p, v in call["arguments"].items() if g["arguments"].get(p) != v]
+            assert len(changed) == 1, c.case_id
+            ci, p, value = changed[0]
+            (_, args), = key[ci].items()
+            assert not near_accepted(value, args[p]), (c.case_id, value, args[p])
+            checked += 1
+    assert checked >= 300
+    starts = [call["arguments"].get("start") for c in suite.cases["bfcl.parallel_multiple_152"]
+              if c.category == "wrong_value" for call in c.candidate["calls"]]
+    assert "New York" not in starts
+
+
+# ----------------------------------------------------------------- the initial outcome
+
+
+def test_every_task_has_the_initial_outcome_as_an_ordinary_error(full_suite: Path) -> None:
+    """No call at all (raw "" or "[]", calls []) is FAIL for every task, as the state and code
+    suites' initial-state cases are; on a one-call task it replaces missing_call (same record)."""
+    suite = load_suite(full_suite)
+    raws = set()
+    for task_id, cases in suite.cases.items():
+        initial = [c for c in cases if c.category == "initial_state"]
+        assert len(initial) == 1, task_id
+        case = initial[0]
+        assert (case.group, case.label, case.candidate["calls"]) == ("ordinary_error", "FAIL", [])
+        assert case.candidate["raw"] in EMPTY_RAW
+        raws.add(case.candidate["raw"])
+        assert REF.decide(suite.tasks[task_id], suite.references[task_id], case.candidate) \
+            == "FAIL"
+        others = [c.candidate for c in cases if c is not case]
+        assert dict(case.candidate) not in others, task_id
+        gold = next(c for c in cases if c.group == "gold").candidate["calls"]
+        assert any(c.category == "missing_call" for c in cases) == (len(gold) > 1), task_id
+    assert raws == set(EMPTY_RAW)

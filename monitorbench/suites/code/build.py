@@ -281,6 +281,17 @@ def _cached_search(spec: LibrarySpec, files: dict[str, str], root: Path, base_pa
     return bugs, pool, stats
 
 
+def _unusable(cases: list[dict[str, Any]]) -> str | None:
+    """Why a task's confirmed cases cannot make a task, or None. Every task keeps its gold case
+    (see suites.format): one whose gold patch the grader rejects is left out."""
+    labels = {c["label"] for c in cases}
+    if labels != {"PASS", "FAIL"}:
+        return f"only {sorted(labels)} cases left"
+    if not any(c["group"] == "gold" for c in cases):
+        return "the grader rejected the gold patch"
+    return None
+
+
 def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = False,
                   cache: Path | None = None) -> dict[str, Any]:
     """Build (or load from the cache) one library's tasks, cases and report."""
@@ -338,10 +349,10 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
             cases.append({"case_id": cid, "task_id": d.task_id, "group": c.group,
                           "category": c.category, "label": c.label,
                           "candidate": {"patch": c.patch}})
-        labels = {c["label"] for c in cases}
-        if labels != {"PASS", "FAIL"}:
+        why = _unusable(cases)
+        if why:
             dropped.append({"case_id": d.task_id, "category": "task", "label": "-",
-                            "reference": "-", "reasons": [f"only {sorted(labels)} cases left"]})
+                            "reference": "-", "reasons": [why]})
             continue
         out_tasks.append({"task_id": d.task_id, "public": _public(spec, _issue(spec, d.bugs,
                                                                             d.fail_to_pass),
