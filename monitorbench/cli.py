@@ -21,7 +21,7 @@ import runpy
 import sys
 from typing import Callable, Sequence
 
-from monitorbench.compose import compose_config, config_groups, group_options
+from monitorbench.compose import compose_config, config_groups, group_options, sweep_checks
 from monitorbench.errors import MonitorbenchError
 
 TOP_HELP = """usage: monitorbench COMMAND [ARGS ...]
@@ -78,17 +78,25 @@ def _wants_help(argv: Sequence[str]) -> bool:
     return any(a in ("-h", "--help") for a in argv)
 
 
-def _hydra_checks(overrides: Sequence[str]) -> list[list[str]]:
-    """The override lists to compose for a pre-check: each swept value on its own."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
+# Hydra flags followed by a value, which is not an override.
+_VALUE_FLAGS = {"--cfg", "-c", "--package", "-p", "--info", "-i", "--shell-completion", "-sc",
+                "--experimental-rerun"}
+# With another primary config the pre-check (which composes conf/config.yaml) does not apply.
+_CONFIG_FLAGS = ("--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd")
 
-    parsed = OverridesParser.create().parse_overrides(list(overrides))
-    fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
-    checks = [fixed]
-    for o in parsed:
-        if o.is_sweep_override():
-            checks += [fixed + [f"{o.get_key_element()}={v}"] for v in o.sweep_string_iterator()]
-    return checks
+
+def _overrides_of(argv: Sequence[str]) -> list[str] | None:
+    """The overrides among Hydra's arguments; None when they name another primary config."""
+    overrides: list[str] = []
+    skip = False
+    for a in argv:
+        if a.startswith(_CONFIG_FLAGS):
+            return None
+        if skip or a.startswith("-"):
+            skip = a in _VALUE_FLAGS
+            continue
+        overrides.append(a)
+    return overrides
 
 
 def run_cmd(argv: Sequence[str]) -> int:
@@ -98,9 +106,10 @@ def run_cmd(argv: Sequence[str]) -> int:
         print(RUN_HELP.format(groups=groups))
         return 0
     argv = ["--help" if a == "--hydra-help" else a for a in argv]
-    if "--help" not in argv:
-        for overrides in _hydra_checks([a for a in argv if not a.startswith("-")]):
-            compose_config(overrides)
+    overrides = _overrides_of(argv)
+    if "--help" not in argv and overrides is not None:
+        for checked in sweep_checks(overrides):
+            compose_config(checked)
     # Exactly `python -m monitorbench`: run as __main__, Hydra finds conf/ next to the file.
     sys.argv = ["monitorbench", *argv]
     runpy.run_module("monitorbench", run_name="__main__", alter_sys=True)

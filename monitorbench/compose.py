@@ -9,8 +9,8 @@ the allowed keys or values:
 
 * :func:`compose_config` — the compose API with those checks (CLI, audit, tests);
 * :func:`check_keys` — the check on an already composed config (``python -m monitorbench`` jobs);
-* :class:`StrictKeysCallback` — the check before a Hydra sweep starts, so a typo never opens an
-  MLflow parent run.
+* :class:`StrictKeysCallback` — every value of a Hydra sweep checked before it starts, so a typo
+  never opens an MLflow parent run (``monitorbench run`` checks the same before calling Hydra).
 """
 
 from __future__ import annotations
@@ -129,12 +129,42 @@ def compose_config(overrides: Sequence[str] = (), *, return_hydra_config: bool =
     return cfg
 
 
+def sweep_checks(overrides: Sequence[str]) -> list[list[str]]:
+    """The override lists that cover a sweep's values: the fixed overrides alone, then with each
+    swept value on its own (a sweep's jobs combine values that each compose)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(list(overrides))
+    fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
+    checks = [fixed]
+    for o in parsed:
+        if o.is_sweep_override():
+            checks += [fixed + [f"{o.get_key_element()}={v}"] for v in o.sweep_string_iterator()]
+    return checks
+
+
 class StrictKeysCallback(Callback):
-    """Checks a sweep's config before any job (and the sweep's MLflow parent run) starts."""
+    """Checks every value of a sweep before any job (and the sweep's MLflow parent run) starts:
+    the command line's sweeps and the experiment's ``hydra.sweeper.params``."""
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from hydra.core.global_hydra import GlobalHydra
+        from hydra.types import RunMode
+
+        app = GlobalHydra.instance().hydra
+        assert app is not None
+        params = config.hydra.sweeper.get("params") or {}
+        swept = [*config.hydra.overrides.task, *(f"{k}={v}" for k, v in params.items())]
         try:
             check_keys(config)
+            for overrides in sweep_checks(swept):
+                try:
+                    job = app.compose_config(config.hydra.job.config_name,
+                                             [*config.hydra.overrides.hydra, *overrides],
+                                             run_mode=RunMode.RUN)
+                except HydraException as e:
+                    raise explain(e) from None
+                check_keys(job)
         except InputError as e:
             log.error("%s", e)
             sys.exit(2)

@@ -105,6 +105,9 @@ def test_report_lists_the_experiments_an_existing_store_holds(tmp_path: Path) ->
     (["run", "+generatr=always_reject"], "generatr"),
     (["run", "-m", "access=raw,rawparsed"], "access"),
     (["run", "sandbox.limits.wall_secs=5"], "sandbox.limits.wall_secs"),
+    (["run", "--cfg", "job", "+generatr=always_reject"], "generatr"),
+    (["audit", "suite=bfcl", "+generatr=always_reject"], "generatr"),
+    (["audit", "bfcl"], "suite"),
 ])
 def test_run_refuses_a_typo_before_anything_is_written(tmp_path: Path, args: list[str],
                                                        key: str) -> None:
@@ -133,3 +136,34 @@ def test_run_passes_the_overrides_to_hydra(tmp_path: Path, suites_dir: Path) -> 
     assert r.returncode == 0, r.stdout + r.stderr
     (run_dir,) = (out / "runs").iterdir()
     assert (run_dir / "judgments.jsonl").stat().st_size > 0
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "+generatr=always_accept,always_reject"],
+    ["-m", "access=raw,rawparsed"],
+    ["+experiment=g4adv", "hydra.sweeper.params.access='raw,rawparsed'"],
+])
+def test_a_sweep_with_a_typo_in_any_value_stops_before_its_mlflow_parent_run(
+        tmp_path: Path, args: list[str]) -> None:
+    """StrictKeysCallback: the sweep's values are checked before the MLflow sweep callback would
+    open a parent run (which would create outputs/mlflow.db)."""
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "monitorbench", *args], capture_output=True,
+                       text=True, cwd=ROOT, timeout=180,
+                       env={**os.environ, "MONITORBENCH_OUTPUTS": str(out),
+                            "MLFLOW_TRACKING_URI": ""})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "generatr" in r.stderr + r.stdout or "'rawparsed'" in r.stderr + r.stdout
+    assert not (out / "mlflow.db").exists()
+
+
+def test_a_valid_sweep_passes_the_check_and_runs_every_job(tmp_path: Path,
+                                                           suites_dir: Path) -> None:
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "monitorbench", "-m",
+                        "generator=always_accept,always_reject", "access=raw_parsed,parsed",
+                        "task.max_tasks_per_type=1", "tracking=off", f"paths.suites={suites_dir}"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300,
+                       env={**os.environ, "MONITORBENCH_OUTPUTS": str(out)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(list((out / "runs").iterdir())) == 4
