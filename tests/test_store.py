@@ -106,3 +106,17 @@ def test_sandbox_failures_are_judged_again_on_resume(tmp_path: Path) -> None:
     s3 = JudgmentStore(p)
     assert len(s3) == 2
     assert [r["outcome"] for r in s3.records() if r["case_id"] == "c0001"] == ["F"]
+
+
+def test_a_sandbox_error_is_not_done_within_the_run_either(tmp_path: Path) -> None:
+    """The judging loop retries a sandbox error at once: the failed attempt is persisted, but the
+    case stays pending in this process too, and the retry's judgment replaces it."""
+    p = tmp_path / "j.jsonl"
+    s = JudgmentStore(p)
+    s.append(_rec(0, outcome="U", reason="sandbox_error", detail="attempt 1 of 3: worker exited"))
+    assert record_key(_rec(0)) not in s and len(s) == 0
+    assert [r["reason"] for r in s.records()] == ["sandbox_error"]  # reported until replaced
+    s.append(_rec(0, outcome="P"))
+    assert record_key(_rec(0)) in s and [r["outcome"] for r in s.records()] == ["P"]
+    s.close()
+    assert [json.loads(x)["reason"] for x in p.read_text().splitlines()] == ["sandbox_error", ""]
