@@ -203,4 +203,6 @@ def test_interrupted_sweep_marks_its_parent_run_killed(tmp_path: Path, suites_di
     client, runs = _mlflow_runs(tmp_path, "default")
     parents = [r for r in runs if r.data.tags.get("monitorbench.role") == "sweep"]
     assert [p.info.status for p in parents] == ["KILLED"], err[-2000:]
-    assert all(r.info.status == "FINISHED" for r in runs if r not in parents)
+    # Runs open when their job starts: the job cut short ends KILLED, the others FINISHED.
+    children = sorted(r.info.status for r in runs if r not in parents)
+    assert children in (["KILLED"], ["FINISHED", "KILLED"]), children

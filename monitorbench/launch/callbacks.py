@@ -21,8 +21,9 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from monitorbench.errors import MonitorbenchError
+from monitorbench.tracking.job import SWEEP_AXES_ENV
 from monitorbench.tracking.mlflow_logger import (PARENT_FILE, client_for, experiment_id,
-                                                 start_run, tracking_uri)
+                                                 log_params_metrics, start_run, tracking_uri)
 
 log = logging.getLogger(__name__)
 PARENT_ENV = "MONITORBENCH_PARENT_RUN_ID"
@@ -69,14 +70,30 @@ class MlflowSweepCallback(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         if not config.tracking.enabled:
             return
+        try:
+            self._open_parent(config)
+        except Exception as e:
+            # Hydra would only warn and run the sweep untracked, with no parent run: stop.
+            log.error("could not open the sweep's MLflow parent run: %s: %s",
+                      type(e).__name__, e)
+            raise SystemExit(2) from e
+
+    def _open_parent(self, config: DictConfig) -> None:
         outputs = Path(config.paths.outputs)
         client = client_for(tracking_uri(config.tracking.tracking_uri, outputs))
         name = config.tracking.experiment_name or config.experiment_name
         exp = experiment_id(client, name, outputs)
         sweep_dir = Path(str(config.hydra.sweep.dir))
+        swept, fixed = sweep_overrides(config)
+        os.environ[SWEEP_AXES_ENV] = ",".join(swept)
         run_id = start_run(client, exp, f"{name} sweep {time.strftime('%Y-%m-%d %H:%M:%S')}",
                            {"monitorbench.sweep_dir": str(sweep_dir),
-                            "monitorbench.role": "sweep"})
+                            "monitorbench.role": "sweep",
+                            "monitorbench.sweep_axes": ", ".join(swept) or "none"})
+        log_params_metrics(client, run_id, {"experiment": str(config.experiment_name),
+                                            **{f"sweep.{k}": v for k, v in swept.items()},
+                                            **{f"override.{k}": v for k, v in fixed.items()}},
+                           {})
         sweep_dir.mkdir(parents=True, exist_ok=True)
         (sweep_dir / PARENT_FILE).write_text(run_id + "\n")
         os.environ[PARENT_ENV] = run_id
@@ -97,6 +114,30 @@ class MlflowSweepCallback(Callback):
         outputs = Path(config.paths.outputs)
         client = client_for(tracking_uri(config.tracking.tracking_uri, outputs))
         finish_parent(client, run_id, Path(str(config.hydra.sweep.dir)))
+
+
+def sweep_overrides(config: DictConfig) -> tuple[dict[str, str], dict[str, str]]:
+    """The sweep's overrides, from the command line and the experiment's ``hydra.sweeper.params``,
+    split into the swept ones (``generator -> always_accept,always_reject``) and the fixed ones.
+    Hydra's own override parser decides what is a sweep (``a,b``, ``range(..)``, ``glob(..)``)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    lines = list(config.hydra.overrides.task)
+    params = config.hydra.sweeper.get("params") or {}
+    lines += [f"{k}={v}" for k, v in params.items()]
+    swept: dict[str, str] = {}
+    fixed: dict[str, str] = {}
+    for o in OverridesParser.create().parse_overrides(lines):
+        key = o.get_key_element().lstrip("+~")
+        if key.startswith("hydra"):
+            continue
+        if o.is_sweep_override():
+            swept[key] = ",".join(o.sweep_string_iterator())
+        else:
+            fixed[key] = o.get_value_element_as_str()
+    for key in swept:
+        fixed.pop(key, None)
+    return swept, fixed
 
 
 def _exit_on_sigterm(signum: int, frame: Any) -> None:

@@ -112,6 +112,19 @@ def _rounds_for(cfg: Any, task_type: str) -> int:
 
 def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
     """Run one configuration end to end and return its metrics."""
+    from contextlib import nullcontext
+
+    from monitorbench.tracking.job import JobRun
+
+    # The MLflow run opens first, so a job that fails anywhere leaves a FAILED run with the
+    # error, and the UI shows the job RUNNING for as long as it works.
+    with JobRun(cfg, parent_run_id) if cfg.tracking.enabled else nullcontext() as tracker:
+        return _run_job(cfg, tracker=tracker)
+
+
+def _run_job(cfg: DictConfig, *, tracker: Any) -> dict[str, float]:
+    """The body of :func:`run_job`; ``tracker`` is the job's open MLflow run (None when
+    tracking is off)."""
     from monitorbench.metrics.rounds import select_median_round
     from monitorbench.metrics.summary import summarize
     from monitorbench.sandbox.factory import make_sandbox
@@ -161,6 +174,8 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
             [(t, sel.suite_of[t.task_id].public_dir(t.task_id)) for t in sel.tasks],
             workers=generation_workers(gen_cfg))
     gen_seconds = time.time() - t_gen
+    if tracker is not None:
+        tracker.progress("verifiers_ready", len(generations))
 
     key = run_key(cfg, identity, sel)
     run_dir = outputs / "runs" / key
@@ -259,11 +274,9 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
              key, len(sel.tasks), len(records), new, metrics.get("ba_norm", float("nan")),
              metrics.get("tpr", float("nan")), metrics.get("tnr", float("nan")))
 
-    if cfg.tracking.enabled:
-        from monitorbench.tracking.job import log_job
-
-        log_job(cfg, run_dir=run_dir, run_key=key, metrics=metrics, records=records,
-                generations=generations, parent_run_id=parent_run_id)
+    if tracker is not None:
+        tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
+                       generations=generations)
     return metrics
 
 

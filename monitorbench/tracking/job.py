@@ -1,10 +1,16 @@
-"""Log one finished job to MLflow: params, metrics, config, judgments, verifiers, plot, traces."""
+"""One job's MLflow run: opened when the job starts, progress while it works, results at the end.
+
+Params, metrics, config, judgments, verifiers, plots and traces are logged to it; its name is
+short and tells the runs of a sweep apart; every axis is also a tag to group by.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -17,61 +23,150 @@ from monitorbench.tracking.mlflow_logger import (client_for, experiment_id, flat
 log = logging.getLogger(__name__)
 
 
+SWEEP_AXES_ENV = "MONITORBENCH_SWEEP_AXES"   # set by the sweep callback, read in every job
+AXES = ("generator", "scaffold", "access", "task")
+HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
+
+
+def _axis_value(cfg: DictConfig, key: str) -> str:
+    """A config group -> the option this job chose (``parsed``); a key -> ``leaf=value``
+    (``max_tasks_per_type=5``)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    choices = HydraConfig.get().runtime.choices if HydraConfig.initialized() else {}
+    if key in choices:
+        return str(choices[key])
+    if key in AXES:
+        return str(cfg[key].name)
+    return f"{key.rsplit('.', 1)[-1]}={OmegaConf.select(cfg, key, default=None)}"
+
+
 def run_name(cfg: DictConfig) -> str:
-    return f"{cfg.generator.name}|{cfg.scaffold.name}|{cfg.access.name}|{cfg.task.name}"
+    """A short name that tells the runs of one sweep apart in MLflow's runs table.
+
+    In a sweep it is the values of the settings the sweep varies (the callback exports them in
+    ``$MONITORBENCH_SWEEP_AXES``), e.g. ``schema_check · parsed``; a single run names its
+    generator, access and task setting. A task sample is always named (``5/type``), so a
+    5-task run never looks like a full one.
+    """
+    axes = [a for a in os.environ.get(SWEEP_AXES_ENV, "").split(",") if a]
+    if axes:
+        parts = [_axis_value(cfg, a) for a in axes]
+    else:
+        parts = [str(cfg.generator.name), str(cfg.access.name), str(cfg.task.name)]
+    n = cfg.task.max_tasks_per_type
+    if n is not None and "task.max_tasks_per_type" not in axes:
+        parts.append(f"{n}/type")
+    return " · ".join(parts)
 
 
-def log_job(cfg: DictConfig, *, run_dir: Path, run_key: str, metrics: Mapping[str, float],
-            records: list[Mapping[str, Any]], generations: Mapping[str, GenerationResult],
-            parent_run_id: str | None) -> str:
-    """Create the job's MLflow run (under the sweep's parent when there is one)."""
+def job_params(cfg: DictConfig) -> dict[str, str]:
+    """The flattened config as plain strings (enum values, not ``AccessMode.raw`` reprs)."""
+    params = flatten(OmegaConf.to_container(cfg, resolve=True, enum_to_str=True))
+    return {k: v for k, v in params.items() if not k.startswith("paths.")}
+
+
+def rounded(metrics: Mapping[str, float]) -> dict[str, float]:
+    """Metrics as MLflow shows them: rates to two decimals (metrics.json keeps full precision)."""
+    return {k: (round(float(v), 2) if isinstance(v, float) else v) for k, v in metrics.items()}
+
+
+class JobRun:
+    """The job's MLflow run, open from the job's first step to its last.
+
+    Created RUNNING when the job starts (so the UI shows the job in progress and its real
+    duration), fed progress metrics with steps while it works, and closed FINISHED with the
+    results or FAILED with the error recorded in the ``monitorbench.error`` tag. A job that
+    crashes therefore still leaves a run that says why.
+    """
+
+    def __init__(self, cfg: DictConfig, parent_run_id: str | None) -> None:
+        outputs = Path(cfg.paths.outputs)
+        self.cfg = cfg
+        self.client = client_for(tracking_uri(cfg.tracking.tracking_uri, outputs))
+        exp = experiment_id(self.client, cfg.tracking.experiment_name or cfg.experiment_name,
+                            outputs)
+        tags = {f"monitorbench.{a}": str(cfg[a].name) for a in AXES}
+        if cfg.task.max_tasks_per_type is not None:
+            tags["monitorbench.tasks_per_type"] = str(cfg.task.max_tasks_per_type)
+        self.name = run_name(cfg)
+        self.run_id = start_run(self.client, exp, self.name, tags, parent_run_id)
+        log_params_metrics(self.client, self.run_id, job_params(cfg), {})
+        self._steps: dict[str, int] = {}
+
+    def __enter__(self) -> "JobRun":
+        return self
+
+    def __exit__(self, kind: Any, error: BaseException | None, tb: Any) -> None:
+        if error is not None:
+            self.fail(error)
+
+    def progress(self, key: str, value: float) -> None:
+        """One point of a progress curve (``progress/<key>``), its step counting up per key."""
+        step = self._steps.get(key, 0)
+        self._steps[key] = step + 1
+        self.client.log_metric(self.run_id, f"progress/{key}", float(value),
+                               int(time.time() * 1000), step)
+
+    def fail(self, error: BaseException) -> None:
+        """FAILED with the error as a tag; KILLED when the job was interrupted (Ctrl-C, SIGTERM),
+        which is not a fault of the job and resumes on a re-run."""
+        interrupted = isinstance(error, (KeyboardInterrupt, SystemExit))
+        try:
+            self.client.set_tag(self.run_id, "monitorbench.error",
+                                f"{type(error).__name__}: {error}"[:5000])
+        finally:
+            self.client.set_terminated(self.run_id, "KILLED" if interrupted else "FAILED")
+
+    def finish(self, *, run_dir: Path, run_key: str, metrics: Mapping[str, float],
+               records: list[Mapping[str, Any]],
+               generations: Mapping[str, GenerationResult]) -> str:
+        """Log the results and close the run FINISHED (FAILED if logging itself breaks)."""
+        try:
+            self.client.set_tag(self.run_id, "monitorbench.run_key", run_key)
+            log_params_metrics(self.client, self.run_id, {}, rounded(metrics))
+            _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
+                           generations)
+            self.client.set_terminated(self.run_id, "FINISHED")
+        except BaseException as e:
+            self.fail(e)
+            raise
+        log.info("logged MLflow run %s to %s", self.run_id, self.client.tracking_uri)
+        return self.run_id
+
+
+def _log_artifacts(client: Any, run_id: str, name: str, run_dir: Path,
+                   metrics: Mapping[str, float], records: list[Mapping[str, Any]],
+                   generations: Mapping[str, GenerationResult]) -> None:
+    """Config, judgments (file and table), verifier sources, traces and the per-run plots."""
     from monitorbench.tracking.plots import plot_tpr_tnr, plot_type_bars
 
-    outputs = Path(cfg.paths.outputs)
-    client = client_for(tracking_uri(cfg.tracking.tracking_uri, outputs))
-    exp = experiment_id(client, cfg.tracking.experiment_name or cfg.experiment_name, outputs)
-    tags = {"monitorbench.run_key": run_key, "monitorbench.generator": str(cfg.generator.name),
-            "monitorbench.scaffold": str(cfg.scaffold.name),
-            "monitorbench.access": str(cfg.access.name), "monitorbench.task": str(cfg.task.name)}
-    run_id = start_run(client, exp, run_name(cfg), tags, parent_run_id)
-    try:
-        params = flatten(OmegaConf.to_container(cfg, resolve=True))
-        params = {k: v for k, v in params.items() if not k.startswith("paths.")}
-        log_params_metrics(client, run_id, params, metrics)
-        client.log_artifact(run_id, str(run_dir / "config.yaml"))
-        client.log_artifact(run_id, str(run_dir / "judgments.csv"), "judgments")
-        client.log_artifact(run_id, str(run_dir / "metrics.json"))
-        if (run_dir / "attack").is_dir():
-            client.log_artifacts(run_id, str(run_dir / "attack"), "attack")
-        client.log_table(run_id, data=_columns(records), artifact_file="judgments/table.json")
-        with tempfile.TemporaryDirectory() as tmp:
-            vroot = Path(tmp) / "verifiers"
-            troot = Path(tmp) / "traces"
-            for tid, g in sorted(generations.items()):
-                if g.verifier_dir and Path(g.verifier_dir).is_dir():
-                    shutil.copytree(g.verifier_dir, vroot / tid,
-                                    ignore=shutil.ignore_patterns("__pycache__"))
-                if g.trace_path and Path(g.trace_path).is_file():
-                    troot.mkdir(exist_ok=True)
-                    shutil.copy(g.trace_path, troot / f"{tid}.jsonl")
-            if vroot.exists():
-                client.log_artifacts(run_id, str(vroot), "verifiers")
-            if troot.exists():
-                client.log_artifacts(run_id, str(troot), "traces")
-            if "tpr" in metrics and "tnr" in metrics:
-                name = run_name(cfg)
-                client.log_artifact(run_id, str(plot_tpr_tnr(
-                    {name: metrics}, Path(tmp) / "tpr_vs_tnr.png",
-                    title=f"{name}: TPR vs TNR")), "plots")
-                client.log_artifact(run_id, str(plot_type_bars(
-                    metrics, Path(tmp) / "per_type.png", title=f"{name}: per task type")),
-                    "plots")
-        client.set_terminated(run_id, "FINISHED")
-    except BaseException:
-        client.set_terminated(run_id, "FAILED")
-        raise
-    log.info("logged MLflow run %s to %s", run_id, client.tracking_uri)
-    return run_id
+    client.log_artifact(run_id, str(run_dir / "config.yaml"))
+    client.log_artifact(run_id, str(run_dir / "judgments.csv"), "judgments")
+    client.log_artifact(run_id, str(run_dir / "metrics.json"))
+    if (run_dir / "attack").is_dir():
+        client.log_artifacts(run_id, str(run_dir / "attack"), "attack")
+    client.log_table(run_id, data=_columns(records), artifact_file="judgments/table.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        vroot = Path(tmp) / "verifiers"
+        troot = Path(tmp) / "traces"
+        for tid, g in sorted(generations.items()):
+            if g.verifier_dir and Path(g.verifier_dir).is_dir():
+                shutil.copytree(g.verifier_dir, vroot / tid,
+                                ignore=shutil.ignore_patterns("__pycache__"))
+            if g.trace_path and Path(g.trace_path).is_file():
+                troot.mkdir(exist_ok=True)
+                shutil.copy(g.trace_path, troot / f"{tid}.jsonl")
+        if vroot.exists():
+            client.log_artifacts(run_id, str(vroot), "verifiers")
+        if troot.exists():
+            client.log_artifacts(run_id, str(troot), "traces")
+        if "tpr" in metrics and "tnr" in metrics:
+            client.log_artifact(run_id, str(plot_tpr_tnr(
+                {name: metrics}, Path(tmp) / "tpr_vs_tnr.png", title=f"{name}: TPR vs TNR")),
+                "plots")
+            client.log_artifact(run_id, str(plot_type_bars(
+                metrics, Path(tmp) / "per_type.png", title=f"{name}: per task type")), "plots")
 
 
 def _columns(records: list[Mapping[str, Any]]) -> dict[str, list[Any]]:

@@ -1,0 +1,106 @@
+"""MLflow runs the way its users read them: opened when a job starts, short distinct names from
+what the sweep varies, plain-string params, rounded headline metrics, a parent run that carries
+the sweep's settings, and a failed job that still leaves a run saying why."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline_helpers import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def _sweep(outputs: Path, suites: Path, args: list[str], *, check: bool = True
+           ) -> subprocess.CompletedProcess:
+    env = dict(os.environ, MONITORBENCH_OUTPUTS=str(outputs))
+    for k in ("MLFLOW_TRACKING_URI", "MONITORBENCH_PARENT_RUN_ID", "MONITORBENCH_SWEEP_AXES"):
+        env.pop(k, None)
+    out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}",
+                          "sandbox.workers=1"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=600)
+    if check:
+        assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return out
+
+
+def _runs(outputs: Path, experiment: str = "default") -> list:
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{outputs}/mlflow.db")
+    exp = client.get_experiment_by_name(experiment)
+    assert exp is not None
+    return client.search_runs([exp.experiment_id])
+
+
+def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_parent(
+        tmp_path: Path, suites_dir: Path) -> None:
+    _sweep(tmp_path, suites_dir, ["-m", "generator=always_accept,schema_check",
+                                  "access=raw_parsed,parsed", "task.max_tasks_per_type=3"])
+    runs = _runs(tmp_path)
+    [parent] = [r for r in runs if r.data.tags.get("monitorbench.role") == "sweep"]
+    children = [r for r in runs if r is not parent]
+    names = sorted(c.info.run_name for c in children)
+    # The swept values name each run; the sample size is named too (3 tasks per type).
+    assert names == ["always_accept · parsed · 3/type", "always_accept · raw_parsed · 3/type",
+                     "schema_check · parsed · 3/type", "schema_check · raw_parsed · 3/type"]
+    for c in children:
+        assert c.info.status == "FINISHED"
+        assert c.data.tags["mlflow.parentRunId"] == parent.info.run_id
+        assert c.data.tags["monitorbench.access"] in ("raw_parsed", "parsed")
+        params = c.data.params
+        assert params["access.state"] == "record_exec"          # an enum value, not its repr
+        assert not [v for v in params.values() if "AccessMode." in v or "Effort." in v]
+        for key in ("ba_norm", "tpr", "tnr"):
+            value = c.data.metrics[key]
+            assert value == round(value, 2), (key, value)
+        assert c.data.metrics["progress/verifiers_ready"] == 3.0
+        assert c.info.end_time - c.info.start_time > 0
+    assert parent.data.params["sweep.generator"] == "always_accept,schema_check"
+    assert parent.data.params["sweep.access"] == "raw_parsed,parsed"
+    assert parent.data.params["override.task.max_tasks_per_type"] == "3"
+    assert parent.data.tags["monitorbench.sweep_axes"] == "generator, access"
+
+
+def test_a_job_that_fails_leaves_a_failed_run_with_the_error(tmp_path: Path,
+                                                           suites_dir: Path) -> None:
+    missing = tmp_path / "no-such-verifiers"
+    out = _sweep(tmp_path, suites_dir, ["generator=replay", f"generator.dir={missing}",
+                                        "task.max_tasks_per_type=2"], check=False)
+    assert out.returncode != 0
+    [run] = _runs(tmp_path)
+    assert run.info.status == "FAILED"
+    assert "no-such-verifiers" in run.data.tags["monitorbench.error"]
+
+
+def test_the_run_is_running_while_the_job_works(tmp_path: Path, suites_dir: Path) -> None:
+    """The run exists, RUNNING, before the job's judgments are done (not created at the end)."""
+    env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
+    env.pop("MLFLOW_TRACKING_URI", None)
+    proc = subprocess.Popen([sys.executable, "-m", "monitorbench", "generator=always_accept",
+                             f"paths.suites={suites_dir}", "sandbox.workers=1"], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        seen = None
+        deadline = time.time() + 180
+        while time.time() < deadline and proc.poll() is None:
+            judged = list((tmp_path / "runs").glob("*/judgments.jsonl"))
+            if judged and judged[0].stat().st_size > 2000:
+                seen = [r.info.status for r in _runs(tmp_path)]
+                break
+            time.sleep(0.3)
+        assert seen == ["RUNNING"], seen
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert [r.info.status for r in _runs(tmp_path)] == ["FINISHED"]
