@@ -69,13 +69,26 @@ class GeneratorConfig:
 
 
 @dataclass
+class HarnessConfig:
+    """A real agent program (Pi, mini-swe-agent, opencode, ...) run isolated against the
+    generator's endpoint (``monitorbench/generation/harnesses``). ``name`` None: no harness."""
+
+    name: Optional[str] = None                  # pi|mini_swe|opencode|codex|claude_code|...
+    version: Optional[str] = None               # None: the pinned version of that harness
+    context_window: int = 8192                  # the endpoint model's window (harness settings)
+    tool_calls: bool = False                    # endpoint emits native tool calls (else text)
+    output_bytes: int = 4_000_000               # harness stdout+stderr cap: more = flooding
+
+
+@dataclass
 class ScaffoldConfig:
-    name: str = "oneshot"                       # oneshot|agent|challenge|external
+    name: str = "oneshot"                       # oneshot|agent|challenge|external|<harness>
     max_steps: int = 30
     run_public_budget: int = 20                 # executions during generation (paper: 20)
     self_test_limit: int = 20
     max_total_tokens: int = 200000
     prompt_version: str = "v1"
+    harness: HarnessConfig = field(default_factory=HarnessConfig)
 
 
 class AccessMode(str, Enum):

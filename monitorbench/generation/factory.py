@@ -31,6 +31,9 @@ def make_generator(gen: GeneratorConfig, scaffold: ScaffoldConfig, *, sandbox: S
         return ScriptedGenerator(str(gen.baseline))
     if kind is GeneratorKind.replay:
         return ReplayGenerator(gen.dir)
+    if scaffold.harness.name:  # a real agent program drives the model (generation/harnesses)
+        from monitorbench.generation.harnesses.generator import build_harness_generator
+        return build_harness_generator(gen, scaffold, sandbox=sandbox, spec_for=spec_for)
     try:
         from monitorbench.generation.model_generator import build_model_generator
     except ImportError as e:

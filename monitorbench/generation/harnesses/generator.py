@@ -1,0 +1,162 @@
+"""The generator for harness scaffolds: a real agent program writes the verifier.
+
+One generation = install the pinned harness (first use only), prepare its workspace, run it in
+the harness sandbox against the generator's endpoint through the budgeted proxy, keep its native
+trajectory (under ``home/`` in the generation's directory) and convert it into trace events,
+and deliver ``main.py`` with its helper files. The identity holds the harness name, version and
+package, the model's identity, the condition and the scaffold, so a cache entry is only reused
+for the same program, version and model.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
+
+from monitorbench.config import GeneratorConfig, ScaffoldConfig
+from monitorbench.errors import InputError
+from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
+from monitorbench.generation.harnesses.bridge import (ENDPOINT_SOCK, LAUNCHER, RUN_PUBLIC_SOCK,
+                                                      EndpointProxy, RunPublicServer)
+from monitorbench.generation.harnesses.install import Package, ensure_installed, install_record
+from monitorbench.generation.harnesses.registry import HARNESSES
+from monitorbench.generation.harnesses.sandbox import (Mounts, base_env, harness_argv,
+                                                       run_bounded)
+from monitorbench.generation.harnesses.spec import Harness, HarnessRun
+from monitorbench.generation.harnesses.workspace import (collect_verifier, harness_prompt,
+                                                         prepare_workspace)
+from monitorbench.generation.model_generator import plain
+from monitorbench.generation.models.base import ChatModel
+from monitorbench.generation.models.factory import make_chat_model
+from monitorbench.generation.prompts import prompts_sha256
+from monitorbench.generation.scaffolds.context import RunContext
+from monitorbench.sandbox.base import Sandbox, SandboxSpec
+from monitorbench.suites.format import Task
+
+# Bump when what this module makes of the same harness run changes (prompt assembly,
+# delivery rules, budget enforcement), so cached verifiers of the old rules are not reused.
+HARNESS_SCAFFOLD_VERSION = 1
+
+
+class HarnessGenerator:
+    """Implements :class:`monitorbench.generation.base.Generator` with a harness program."""
+
+    def __init__(self, harness: Harness, model: ChatModel, gen_cfg: GeneratorConfig,
+                 scaffold_cfg: ScaffoldConfig, *, api_key: str | None, sandbox: Sandbox | None,
+                 spec_for: Callable[[Task], SandboxSpec] | None,
+                 install_root: Path | None = None) -> None:
+        version = scaffold_cfg.harness.version or harness.package.version
+        self.harness = harness
+        self.package = Package(harness.package.manager, harness.package.name, version)
+        self.model, self.gen_cfg, self.scaffold_cfg = model, gen_cfg, scaffold_cfg
+        self.api_key, self.sandbox, self.spec_for = api_key, sandbox, spec_for
+        self.install_root = install_root
+        self._identity = {
+            "kind": "harness", "harness": harness.name, "version": version,
+            "package": self.package.spec, "model": dict(model.identity),
+            "condition": plain(gen_cfg.condition), "scaffold": plain(scaffold_cfg),
+            "harness_scaffold_version": HARNESS_SCAFFOLD_VERSION,
+            "prompts": {"version": scaffold_cfg.prompt_version,
+                        "sha256": prompts_sha256(scaffold_cfg.prompt_version)},
+        }
+
+    @property
+    def identity(self) -> Mapping[str, Any]:
+        return self._identity
+
+    def install(self) -> Path:
+        """The harness's install directory (installed on first use)."""
+        return ensure_installed(self.harness.name, self.package, self.install_root)
+
+    def generate(self, task: Task, public_dir: Path, out_dir: Path) -> GenerationResult:
+        install_dir = self.install()
+        ctx = RunContext(task=task, public_dir=Path(public_dir), out_dir=Path(out_dir),
+                         model=self.model, condition=self.gen_cfg.condition,
+                         scaffold=self.scaffold_cfg, sandbox=self.sandbox,
+                         spec_for=self.spec_for)
+        ctx.log("start", scaffold=self.scaffold_cfg.name, task_id=task.task_id,
+                harness=self.harness.name, package=self.package.spec,
+                install=install_record(install_dir))
+        workspace, home = ctx.out_dir / "workspace", ctx.out_dir / "home"
+        prepare_workspace(workspace, ctx.public_dir, self.scaffold_cfg.prompt_version)
+        home.mkdir()
+        prompt = harness_prompt(self.scaffold_cfg.prompt_version, task.task_id, task.task_type,
+                                ctx.public_dir, self.scaffold_cfg.run_public_budget)
+        with tempfile.TemporaryDirectory(prefix="mbh.", dir="/tmp") as tmp:  # short socket paths
+            outcome, limit = self._run(ctx, install_dir, workspace, home, prompt, Path(tmp))
+        for event, fields in self.harness.native_events(home):
+            if event == "format_error":
+                ctx.counters["format_errors"] += 1
+            ctx.log(event, native=True, **fields)
+        ctx.counters["steps"] = ctx.counters["model_calls"]
+        return _deliver(ctx, workspace, outcome, limit)
+
+    def _run(self, ctx: RunContext, install_dir: Path, workspace: Path, home: Path,
+             prompt: str, tmp: Path) -> tuple[Any, str | None]:
+        url = urlsplit(str(self.gen_cfg.base_url))
+        port = url.port or (443 if url.scheme == "https" else 80)
+        inside_url = f"http://127.0.0.1:{port}{url.path.rstrip('/')}"
+        run = HarnessRun(install_dir=install_dir, home=home, base_url=inside_url,
+                         model=str(self.gen_cfg.model), prompt=prompt,
+                         scaffold=self.scaffold_cfg, condition=self.gen_cfg.condition)
+        argv, extra_env = self.harness.command(run)
+        (tmp / "sock").mkdir()
+        (tmp / "launch.py").write_text(LAUNCHER)
+        lock = threading.Lock()
+        proxy = EndpointProxy(ctx, str(self.gen_cfg.base_url), tmp / "sock" / ENDPOINT_SOCK,
+                              lock, api_key=self.api_key)
+        runner = RunPublicServer(ctx, tmp / "sock" / RUN_PUBLIC_SOCK, lock)
+        try:
+            mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py")
+            full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv)
+            outcome = run_bounded(full, ctx.out_dir / "harness_output.log",
+                                  wall_seconds=float(self.gen_cfg.condition.wall_seconds),
+                                  output_bytes=int(self.scaffold_cfg.harness.output_bytes))
+        finally:
+            proxy.close()
+            runner.close()
+        return outcome, proxy.limit_reason
+
+
+def _deliver(ctx: RunContext, workspace: Path, outcome: Any, limit: str | None
+             ) -> GenerationResult:
+    """The result: a hung or flooding harness delivers nothing; otherwise main.py if written."""
+    ctx.log("harness_exit", returncode=outcome.returncode, reason=outcome.reason,
+            seconds=outcome.seconds, output_tail=outcome.output_tail[-1500:])
+    if outcome.reason:
+        ctx.log("limit", limit=outcome.reason, detail=f"harness stopped: {outcome.reason}")
+        return ctx.finish(NO_SUBMISSION, f"{outcome.reason}: harness stopped after "
+                                         f"{outcome.seconds:.0f} s")
+    if not collect_verifier(workspace, ctx.verifier_dir):
+        shutil.rmtree(ctx.verifier_dir, ignore_errors=True)
+        why = f"; {limit}" if limit else ""
+        return ctx.finish(NO_SUBMISSION, f"no main.py in the workspace (harness exit "
+                                         f"{outcome.returncode}{why})")
+    ctx.write_draft((ctx.verifier_dir / "main.py").read_text(encoding="utf-8", errors="replace"))
+    return ctx.finish(SUBMITTED, f"main.py delivered (harness exit {outcome.returncode})")
+
+
+def build_harness_generator(gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConfig, *,
+                            sandbox: Sandbox | None,
+                            spec_for: Callable[[Task], SandboxSpec] | None) -> HarnessGenerator:
+    """Entry point for ``generation.factory`` when ``scaffold.harness.name`` is set."""
+    where = f"conf/scaffold/{scaffold_cfg.name}.yaml"
+    name = scaffold_cfg.harness.name
+    if name not in HARNESSES:
+        raise InputError(where, "scaffold.harness.name", f"unknown harness {name!r}",
+                         f"use one of {', '.join(sorted(HARNESSES))}")
+    if gen_cfg.provider != "openai" or not gen_cfg.base_url or not gen_cfg.model:
+        raise InputError("conf/generator", "generator.provider",
+                         f"harness {name!r} needs an HTTP endpoint, got provider "
+                         f"{gen_cfg.provider!r}",
+                         "use generator=openai with generator.base_url and generator.model "
+                         "(e.g. a local llama.cpp server)")
+    model = make_chat_model(gen_cfg)
+    api_key = os.environ.get(gen_cfg.api_key_env) if gen_cfg.api_key_env else None
+    return HarnessGenerator(HARNESSES[name], model, gen_cfg, scaffold_cfg, api_key=api_key,
+                            sandbox=sandbox, spec_for=spec_for)

@@ -1,0 +1,9 @@
+"""The harness programs monitorbench can run, by the name ``scaffold.harness.name`` uses."""
+
+from __future__ import annotations
+
+from monitorbench.generation.harnesses.mini_swe import MINI_SWE
+from monitorbench.generation.harnesses.pi import PI
+from monitorbench.generation.harnesses.spec import Harness
+
+HARNESSES: dict[str, Harness] = {h.name: h for h in (PI, MINI_SWE)}

@@ -1,0 +1,59 @@
+"""What a harness module declares: its pinned package, how it is pointed at the endpoint, and
+how its native trajectory becomes trace events."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from monitorbench.config import ConditionConfig, ScaffoldConfig
+from monitorbench.generation.harnesses.install import Package
+
+Event = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class HarnessRun:
+    """One harness invocation as its module needs to configure it."""
+
+    install_dir: Path      # host path (bound at the same path inside)
+    home: Path             # host path of the scratch HOME (bound at sandbox.HOME)
+    base_url: str          # the endpoint as the harness sees it, e.g. http://127.0.0.1:8080/v1
+    model: str             # model name sent to the endpoint
+    prompt: str
+    scaffold: ScaffoldConfig
+    condition: ConditionConfig
+
+
+@dataclass(frozen=True)
+class Harness:
+    """A harness program. ``command`` writes its config files under ``run.home`` and returns
+    (argv inside the sandbox, extra environment); ``native_events`` reads the trajectory it
+    left under HOME. ``reach`` says how it reaches a custom endpoint (README table)."""
+
+    name: str
+    package: Package
+    reach: str
+    command: Callable[[HarnessRun], tuple[list[str], dict[str, str]]]
+    native_events: Callable[[Path], Iterable[Event]]
+
+
+def write_json(path: Path, obj: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=1))
+
+
+def jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file; lines that do not parse are skipped (a harness
+    killed mid-write leaves a torn last line)."""
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out

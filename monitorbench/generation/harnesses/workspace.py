@@ -1,0 +1,63 @@
+"""The harness's workspace: what goes in (task copy, contract, prompt, run_public) and what
+comes out (``main.py`` and the helper files the harness wrote beside it)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from monitorbench.generation.harnesses.bridge import RUN_PUBLIC_SCRIPT
+from monitorbench.generation.harnesses.sandbox import WORKSPACE
+from monitorbench.generation.prompts import oneshot_messages, templates
+
+TASK_DIR = "task"
+CONTRACT_FILE = "CONTRACT.md"
+RUN_PUBLIC_FILE = "run_public.py"
+PROVIDED = (TASK_DIR, CONTRACT_FILE, RUN_PUBLIC_FILE)
+HELPER_SUFFIXES = (".py", ".json", ".txt")
+HELPER_MAX_BYTES = 1_000_000
+
+WORKSPACE_NOTE = """\
+You work in the directory {workspace}. The public task files are under {task_dir}/ (the same
+files the verifier can read under /task when it runs); {contract} repeats the verifier contract.
+Write the verifier as the file main.py in {workspace} (helper modules you write beside it are
+delivered with it). `python3 {run_public} '<JSON keyword arguments>'` runs env.run_public in the
+task environment ({budget} executions in total). Finish once main.py is complete."""
+
+
+def harness_prompt(version: str, task_id: str, task_type: str, public_dir: Path,
+                   run_public_budget: int) -> str:
+    """The paper's task prompt (contract, instruction, environment: the oneshot user message)
+    plus where things are in the workspace. Part of the generator identity via prompt hashes."""
+    t = templates(version)
+    task_message = oneshot_messages(version, task_id, task_type, public_dir)[1]["content"]
+    note = WORKSPACE_NOTE.format(workspace=WORKSPACE, task_dir=TASK_DIR, contract=CONTRACT_FILE,
+                                 run_public=RUN_PUBLIC_FILE, budget=run_public_budget)
+    return f"{t['contract']}\n\n{task_message}\n\n{note}"
+
+
+def prepare_workspace(workspace: Path, public_dir: Path, version: str) -> None:
+    """Copy the public directory and write the contract and the run_public command."""
+    workspace.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(public_dir, workspace / TASK_DIR)
+    (workspace / CONTRACT_FILE).write_text(templates(version)["contract"] + "\n")
+    (workspace / RUN_PUBLIC_FILE).write_text(RUN_PUBLIC_SCRIPT)
+
+
+def collect_verifier(workspace: Path, verifier_dir: Path) -> bool:
+    """Copy ``main.py`` and the helper files the harness wrote into ``verifier_dir``. False
+    when there is no ``main.py`` (nothing is delivered then)."""
+    main = workspace / "main.py"
+    if not main.is_file() or main.is_symlink():
+        return False
+    verifier_dir.mkdir(parents=True, exist_ok=True)
+    for p in sorted(workspace.rglob("*")):
+        rel = p.relative_to(workspace)
+        if rel.parts[0] in PROVIDED or any(part.startswith(".") or part == "__pycache__"
+                                           for part in rel.parts):
+            continue
+        if p.is_file() and not p.is_symlink() and p.suffix in HELPER_SUFFIXES \
+                and p.stat().st_size <= HELPER_MAX_BYTES:
+            (verifier_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(p, verifier_dir / rel)
+    return True
