@@ -168,7 +168,8 @@ def _wrong_values(value: Any, options: list[Any], pool: Sequence[str],
         if len(value) >= 2:
             cands.append(value[:-1])
         if value:
-            cands += [[w] + value[1:] for w in _wrong_values(value[0], [], pool)[:2]]
+            others = [w for w in _wrong_values(value[0], [], pool) if w not in value]
+            cands += [[w] + value[1:] for w in others[:2]]
         else:
             cands.append(["unexpected"])
     elif isinstance(value, dict):
@@ -242,9 +243,18 @@ class _Ctx:
         return calls
 
     def wrong_value_calls(self, k: int) -> list[list[Call]]:
-        """Up to ``k`` distinct single-argument errors, spread over different arguments first."""
+        """Up to ``k`` distinct single-argument errors, spread over different arguments first.
+
+        A list or dict argument, when there is one, goes first: an error inside a container is
+        the only ordinary error that tells a checker skipping container contents apart (the
+        audit's ``skip_container_checks`` mutant).
+        """
         targets = self.targets()
         self.rng.shuffle(targets)
+        containers = [i for i, (ci, p) in enumerate(targets)
+                      if isinstance(self.gold[ci]["arguments"][p], (list, dict))]
+        if containers:
+            targets.insert(0, targets.pop(containers[0]))
         per_target = []
         for ci, p in targets:
             distractors = (self.pool.get(p, []) + self.pool.get(_kind_key(p), [])
@@ -429,7 +439,8 @@ def distractor_pool(entries: Sequence[BfclEntry], rng: random.Random) -> dict[st
         for call in e.ground_truth:
             (_, args), = call.items()
             for p, opts in args.items():
-                strings = {o for o in opts if isinstance(o, str) and o}
+                items = [x for o in opts for x in (o if isinstance(o, list) else [o])]
+                strings = {x for x in items if isinstance(x, str) and x}  # list items too
                 by_param.setdefault(p, set()).update(strings)
                 by_param.setdefault(_kind_key(p), set()).update(strings)
     pool = {p: rng.sample(sorted(v), min(6, len(v))) for p, v in sorted(by_param.items())}

@@ -333,6 +333,9 @@ def test_built_wrong_values_mean_something_else(full_suite: Path) -> None:
     for task_id, cases in suite.cases.items():
         key = suite.references[task_id].data["possible_answer"]
         gold = next(c for c in cases if c.group == "gold").candidate["calls"]
+        containers = {(ci, p) for ci, g in enumerate(gold) for p, v in g["arguments"].items()
+                      if isinstance(v, (list, dict))}
+        hit_container = False
         for c in cases:
             if c.category != "wrong_value":
                 continue
@@ -342,7 +345,10 @@ def test_built_wrong_values_mean_something_else(full_suite: Path) -> None:
             ci, p, value = changed[0]
             (_, args), = key[ci].items()
             assert not near_accepted(value, args[p]), (c.case_id, value, args[p])
+            hit_container = hit_container or (ci, p) in containers
             checked += 1
+        # an error inside a list/dict argument, when the task has one (audit C6 needs it)
+        assert hit_container == bool(containers), task_id
     assert checked >= 300
     starts = [call["arguments"].get("start") for c in suite.cases["bfcl.parallel_multiple_152"]
               if c.category == "wrong_value" for call in c.candidate["calls"]]
