@@ -3,8 +3,9 @@
 ``suite=NAME`` picks ``conf/audit/NAME.yaml`` (which suite, with the options runs use, so the
 exclusions land next to the suite runs load); every other argument is a Hydra override of the
 main config, e.g. ``task.max_tasks_per_type=3 tracking=off paths.outputs=/tmp/out``. Prints the
-report's markdown path and the totals; exit status 0 even when tasks are excluded (exclusion is
-the audit's normal output), 2 on bad input.
+totals as JSON on stdout and every excluded task with its reasons and evidence on stderr; exit
+status 0 even when tasks are excluded (exclusion is the audit's normal output), 2 on bad input.
+``-h``/``--help`` prints this text, the checks and the known suites.
 """
 
 from __future__ import annotations
@@ -39,12 +40,25 @@ def overrides(argv: Sequence[str]) -> list[str]:
             *[a for a in argv if not a.startswith("suite=")]]
 
 
+def usage() -> str:
+    """The --help text: how to call the command, what it checks, which suites it knows."""
+    from monitorbench.audit.model import CHECK_NAMES
+
+    known = sorted(p.stem for p in (CONF / "audit").glob("*.yaml"))
+    checks = ", ".join(f"{k} {v}" for k, v in CHECK_NAMES.items())
+    return (f"usage: python -m monitorbench.audit suite=NAME [OVERRIDE ...]\n\n{__doc__}\n"
+            f"checks: {checks}\nsuites: {', '.join(known)}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from monitorbench.audit.run import run_audit
 
+    args = list(sys.argv[1:] if argv is None else argv)
+    if any(a in ("-h", "--help") for a in args):
+        print(usage())
+        return 0
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     register_configs()
-    args = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
             with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):

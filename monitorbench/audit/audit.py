@@ -1,4 +1,5 @@
-"""Audit one frozen suite: the six V4V checks and the defect hunts for every task.
+"""Audit one frozen suite: the six V4V checks, instruction fidelity (C7) and the defect hunts
+for every task.
 
 The suite is loaded without the loader's all-or-nothing hash check so that provenance (C3) can
 be judged, and reported, per task. Reference verifiers come from the registry by the id in each
@@ -17,6 +18,7 @@ from typing import Any, Sequence
 from tqdm import tqdm
 
 from monitorbench.audit import checks, defects
+from monitorbench.audit.fidelity import check_fidelity
 from monitorbench.audit.model import CHECKS, TaskAudit
 from monitorbench.audit.mutation import check_mutation
 from monitorbench.errors import InputError
@@ -72,7 +74,7 @@ def _suite_hash_problem(suite: Suite) -> str | None:
 
 
 def audit_task(suite: Suite, task_id: str, repeats: int) -> TaskAudit:
-    """All six checks and the defect hunt for one task."""
+    """All seven checks and the defect hunt for one task."""
     t0 = time.perf_counter()
     task = suite.tasks[task_id]
     reference = suite.references[task_id]
@@ -96,6 +98,7 @@ def audit_task(suite: Suite, task_id: str, repeats: int) -> TaskAudit:
     result.checks["C4"] = checks.check_consistency(task, cases)
     result.checks["C5"] = checks.check_baselines(task, cases)
     result.checks["C6"] = check_mutation(task, reference, cases, runs[0])
+    result.checks["C7"] = check_fidelity(task, reference, cases)
     result.defects = defects.hunt(task, reference, verifier, cases)
     result.seconds = time.perf_counter() - t0
     return result

@@ -48,7 +48,7 @@ def markdown(audit: SuiteAudit) -> str:
     if not audit.failed():
         lines.append("| | (none) | | |")
     lines += ["", "Reason codes: " + "; ".join(f"{k} {v}" for k, v in DEFECT_CODES.items())
-              + "; C1-C6 the failed check.", "", "## Per source", "",
+              + "; C1-C7 the failed check.", "", "## Per source", "",
               "| source | tasks | excluded | mutation configurations | operators undetected |",
               "|---|---|---|---|---|"]
     per: dict[str, list] = defaultdict(list)
@@ -63,7 +63,25 @@ def markdown(audit: SuiteAudit) -> str:
         lines.append(f"| {src} | {len(ts)} | {sum(not t.passed for t in ts)} | {configs} | "
                      + (", ".join(f"{k} ({v} tasks)" for k, v in sorted(missed.items())) or "none")
                      + " |")
+    lines += fidelity_section(audit)
     return "\n".join(lines) + "\n"
+
+
+def fidelity_section(audit: SuiteAudit) -> list[str]:
+    """Markdown lines listing every C7 finding of the tasks C7 flags (the table cell is cut)."""
+    flagged = [t for t in audit.tasks if "C7" in t.checks and not t.checks["C7"].passed]
+    lines = ["", "## Instruction fidelity (C7)", "",
+             f"{len(flagged)} of {len(audit.tasks)} tasks flagged."]
+    for t in flagged:
+        c7 = t.checks["C7"]
+        lines += ["", f"- `{t.task_id}`: {_cell(c7.evidence.split(':')[0], 120)}"]
+        asked = c7.details.get("answer_seeking", [])
+        if asked:
+            lines.append("  - asks: " + "; ".join(f"{a['cue']}: {_cell(a['sentence'], 80)}"
+                                                  for a in asked))
+        lines += [f"  - {f['case_id']} ({f['group']}): {_cell(f['finding'], 200)}"
+                  for f in c7.details.get("findings", [])[:10]]
+    return lines
 
 
 def write_report(audit: SuiteAudit, out_dir: Path) -> dict[str, Path]:

@@ -72,6 +72,14 @@ def _log_mlflow(cfg: Any, audit: SuiteAudit, files: Mapping[str, Path], exclusio
     return run_id
 
 
+def log_exclusions(audit: SuiteAudit) -> None:
+    """One log line per reason of every excluded task, evidence included, so the shell shows
+    what the audit flagged (C7 findings first-hand, not only a count)."""
+    for t in audit.failed():
+        for r in t.reasons():
+            log.info("excluded %s [%s] %s", t.task_id, r["code"], r["evidence"])
+
+
 def run_audit(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
     """Audit every suite in ``cfg.task.suites``; returns ``<suite>/<metric>`` numbers and
     totals (``tasks``, ``tasks_excluded``, ``seconds``)."""
@@ -92,6 +100,7 @@ def run_audit(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str,
                  audit.seconds, files["md"],
                  f"; exclusions {exclusions}" if exclusions else
                  f" (slice: {AUDIT_FILE} not written)")
+        log_exclusions(audit)
         if cfg.tracking.enabled:
             _log_mlflow(cfg, audit, files, exclusions, parent_run_id)
         out.update({f"{audit.name}/{k}": v for k, v in m.items()})

@@ -23,11 +23,10 @@ def audited(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_state_tasks_pass_all_checks(audited) -> None:
-    """C1-C6 and the defect hunt; C7 reads each gold against its instruction and is tested on
-    its own in test_audit_fidelity.py (AgentDojo's own slack user_task_0 gold answers nothing)."""
+    """All seven checks, C7 included: both golds answer what their instruction asks."""
     assert len(audited.tasks) == 2
     for t in audited.tasks:
-        assert all(t.checks[k].passed for k in CHECKS if k != "C7"), t.to_json()["reasons"]
+        assert all(t.checks[k].passed for k in CHECKS), t.to_json()["reasons"]
         assert not t.defects
         ops = t.checks["C6"].details["operators"]
         assert set(ops) == {"ignore_injection_security", "ignore_final_state"}

@@ -53,3 +53,16 @@ def test_cli_bad_override_is_one_readable_error(capsys: pytest.CaptureFixture) -
     assert main(["suite=bfcl", "task.no_such_key=1"]) == 2
     err = capsys.readouterr().err
     assert "no_such_key" in err and "Fix:" in err
+
+
+def test_help_names_the_checks_and_suites(capsys: pytest.CaptureFixture) -> None:
+    import subprocess
+    import sys
+
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "suite=NAME" in out and "C7 instruction fidelity" in out
+    assert "suites: agentdojo, bfcl, code" in out
+    proc = subprocess.run([sys.executable, "-m", "monitorbench.audit", "--help"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0 and proc.stdout == out, proc.stderr
