@@ -36,13 +36,13 @@ _SAME_WORD = {
 }
 # Words whose presence does not change what a name refers to ("The Plaza" / "Plaza Hotel").
 _FILLER = {"the", "a", "an", "of", "hotel", "city"}
-_WORD_RE = re.compile(r"[0-9a-z]+")
+_WORD_RE = re.compile(r"[^\W_]+")  # letters and digits of any script ("거실" is a word)
 _NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 def _squash(text: str) -> str:
-    """Lower case, letters and digits only."""
-    return "".join(_WORD_RE.findall(text.lower()))
+    """Case-folded, letters and digits only."""
+    return "".join(_WORD_RE.findall(text.casefold()))
 
 
 def _word(token: str) -> str:
@@ -53,7 +53,7 @@ def _word(token: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {_word(t) for t in _WORD_RE.findall(text.lower())} - _FILLER
+    return {_word(t) for t in _WORD_RE.findall(text.casefold())} - _FILLER
 
 
 
@@ -64,7 +64,7 @@ def _number(text: str) -> float | None:
 
 def _initials_match(short: str, long: str) -> bool:
     """``short`` is the initials (or their start) of ``long``'s words: "NY" / "New York City"."""
-    words = _WORD_RE.findall(long.lower())
+    words = _WORD_RE.findall(long.casefold())
     squashed = _squash(short)
     return len(words) >= 2 and len(squashed) >= 2 and \
         "".join(w[0] for w in words).startswith(squashed)

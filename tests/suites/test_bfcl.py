@@ -312,6 +312,7 @@ def test_forms_of_an_accepted_value_are_near(value, options) -> None:
     ("Museum of Modern Art", ["Metropolitan Museum of Art", "The Met"]), (6, [5]),
     (["a"], [["a", "b"]]), (["b", "a"], [["a", "b"]]), ({"a": 2}, [{"a": [1]}]),
     (True, [1]), (False, [True]),
+    ("거실, 에어컨, 실행", ["침실, 공기청정기, 중지"]),  # live_parallel_multiple_2: other rooms
 ])
 def test_different_values_are_not_near(value, options) -> None:
     assert not near_accepted(value, options)
