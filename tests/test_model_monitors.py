@@ -108,7 +108,8 @@ def test_embedded_smollm2_writes_judged_verifiers_and_a_rerun_regenerates_nothin
     """The real model, not a stand-in: SmolLM2-135M through the agent scaffold on one BFCL task.
     Its verifier is usually wrong; what is asserted is the path (replies, trace, judgments, caches)."""
     pytest.importorskip("transformers")
-    overrides = ["+experiment=smollm2", "task=bfcl", "task.max_tasks_per_type=1",
+    overrides = ["+experiment=smollm2", "generator=smollm2", "task=bfcl",
+                 "task.max_tasks_per_type=1",
                  "scaffold.max_steps=2", "generator.condition.max_tokens=96",
                  "tracking.enabled=false"]
     first = run_job(compose_cfg(tmp_path, suites_dir, overrides))

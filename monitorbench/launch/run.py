@@ -111,20 +111,23 @@ def _rounds_for(cfg: Any, task_type: str) -> int:
 
 
 def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
-    """Run one configuration end to end and return its metrics."""
+    """Run one configuration end to end and return its metrics, with the generator's local
+    model server (``generator.serve``) up for the whole job and stopped afterwards."""
     from contextlib import nullcontext
 
+    from monitorbench.generation.models.local_server import serving
     from monitorbench.tracking.job import JobRun
 
-    # The MLflow run opens first, so a job that fails anywhere leaves a FAILED run with the
-    # error, and the UI shows the job RUNNING for as long as it works.
-    with JobRun(cfg, parent_run_id) if cfg.tracking.enabled else nullcontext() as tracker:
-        return _run_job(cfg, tracker=tracker)
+    # The MLflow run opens first, so a job that fails anywhere (the server included) leaves a
+    # FAILED run with the error, and the UI shows the job RUNNING for as long as it works.
+    with (JobRun(cfg, parent_run_id) if cfg.tracking.enabled else nullcontext()) as tracker, \
+            serving(OmegaConf.to_object(cfg.generator)) as gen_cfg:
+        return _run_job(cfg, gen_cfg, tracker=tracker)
 
 
-def _run_job(cfg: DictConfig, *, tracker: Any) -> dict[str, float]:
-    """The body of :func:`run_job`; ``tracker`` is the job's open MLflow run (None when
-    tracking is off)."""
+def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]:
+    """The body of :func:`run_job`; ``gen_cfg`` carries the started server's endpoint,
+    ``tracker`` is the job's open MLflow run (None when tracking is off)."""
     from monitorbench.metrics.rounds import select_median_round
     from monitorbench.metrics.summary import summarize
     from monitorbench.sandbox.factory import make_sandbox
@@ -152,7 +155,6 @@ def _run_job(cfg: DictConfig, *, tracker: Any) -> dict[str, float]:
                            runtime=info.runtime if executes else "none",
                            runtime_config={"budget": int(access.judge_budget)})
 
-    gen_cfg = OmegaConf.to_object(cfg.generator)
     scaffold_cfg = OmegaConf.to_object(cfg.scaffold)
     model_judge = MonitorKind(access.monitor) is MonitorKind.model
     t_gen = time.time()

@@ -112,8 +112,7 @@ def openai_cfg(base_url: str, model: str = "scripted-model", **condition: Any) -
     return GeneratorConfig(name="openai", kind=GeneratorKind.model, baseline=None,
                            provider="openai", model=model, base_url=base_url, api_key_env=None,
                            condition=ConditionConfig(max_tokens=256, **condition),
-                           request=RequestConfig(timeout_seconds=10, retries=2,
-                                                 backoff_seconds=0.01, concurrency=2))
+                           request=RequestConfig(timeout_seconds=10, retries=2, concurrency=2))
 
 
 

@@ -20,6 +20,10 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
     """Instantiate the provider named by ``gen_cfg.provider`` (no cache around it)."""
     cfg_file = config_file_of(gen_cfg)
     if gen_cfg.provider == "openai":
+        if gen_cfg.serve and not gen_cfg.base_url:
+            raise InputError(cfg_file, "generator.base_url", f"the {gen_cfg.serve} server of this "
+                             "generator is not running", "run it through `python -m "
+                             "monitorbench`, or wrap the code in models.local_server.serving()")
         if not gen_cfg.base_url or not gen_cfg.model:
             raise InputError(cfg_file, "generator.base_url" if not gen_cfg.base_url
                              else "generator.model", "is required for provider openai",
@@ -32,12 +36,7 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
                                  f"environment variable {gen_cfg.api_key_env} is not set",
                                  f"export {gen_cfg.api_key_env}=..., or set "
                                  "generator.api_key_env=null for a server without auth")
-        from monitorbench.generation.models.openai_http import OpenAIChatModel
-
-        r = gen_cfg.request
-        return OpenAIChatModel(base_url=gen_cfg.base_url, model=gen_cfg.model, api_key=key,
-                               timeout_seconds=r.timeout_seconds, retries=r.retries,
-                               backoff_seconds=r.backoff_seconds, concurrency=r.concurrency)
+        return _openai_model(gen_cfg, key, cfg_file)
     if gen_cfg.provider == "transformers":
         if not gen_cfg.model:
             raise InputError(cfg_file, "generator.model", "is required for provider transformers",
@@ -55,3 +54,23 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
         return RecordedChatModel(gen_cfg.recording, model=gen_cfg.model, config_file=cfg_file)
     raise InputError(cfg_file, "generator.provider", f"{gen_cfg.provider!r} is not a provider",
                      f"use one of {', '.join(PROVIDERS)}")
+
+
+def _openai_model(gen_cfg: GeneratorConfig, key: str | None, cfg_file: str) -> ChatModel:
+    """The SDK client; a served model is identified by its weights, not by its port."""
+    from monitorbench.generation.models.openai_sdk import DIALECTS, OpenAIChatModel
+
+    r = gen_cfg.request
+    if r.dialect not in DIALECTS:
+        raise InputError(cfg_file, "generator.request.dialect", f"{r.dialect!r} is not a dialect",
+                         f"use one of {', '.join(DIALECTS)} (README, Model endpoints)")
+    endpoint = None
+    if gen_cfg.serve:
+        from monitorbench.generation.models.local_server import N_CTX, gguf_of, served_identity
+
+        endpoint = served_identity(gguf_of(gen_cfg, cfg_file), N_CTX)
+    assert gen_cfg.base_url and gen_cfg.model
+    return OpenAIChatModel(base_url=gen_cfg.base_url, model=gen_cfg.model, api_key=key,
+                           timeout_seconds=r.timeout_seconds, retries=r.retries,
+                           concurrency=r.concurrency, dialect=r.dialect,
+                           endpoint_identity=endpoint)
