@@ -26,6 +26,7 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException, MissingConfigException
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
 from monitorbench.config import MonitorbenchConfig, register_configs
 from monitorbench.errors import InputError
@@ -100,7 +101,7 @@ def explain(e: HydraException) -> InputError:
     full_key = getattr(cause, "full_key", None)
     text = str(cause) if cause is not None else str(e)
     first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
-    if full_key and "not in" in text:          # a key the schema does not define
+    if full_key and isinstance(cause, (ConfigKeyError, ConfigAttributeError)):  # unknown key
         return InputError(CONF / "config.yaml", full_key, f"unknown config key '{full_key}'",
                           _fix_for(full_key))
     if full_key:                               # a value of the wrong type or outside an enum

@@ -1,4 +1,4 @@
-"""The ``monitorbench`` console script, run as users run it: a subprocess of the installed script."""
+"""The `monitorbench` console script, run as users run it: a subprocess of the installed script."""
 
 from __future__ import annotations
 
@@ -167,3 +167,13 @@ def test_a_valid_sweep_passes_the_check_and_runs_every_job(tmp_path: Path,
                        env={**os.environ, "MONITORBENCH_OUTPUTS": str(out)})
     assert r.returncode == 0, r.stdout + r.stderr
     assert len(list((out / "runs").iterdir())) == 4
+
+
+def test_audit_runs_the_v4v_audit_of_a_suite(tmp_path: Path, suites_dir: Path) -> None:
+    suites = tmp_path / "suites"        # a copy: the audit rewrites the suite's audit.json
+    shutil.copytree(suites_dir / "bfcl", suites / "bfcl")
+    r = _mb("audit", "suite=bfcl", "task.max_tasks_per_type=1", "tracking=off",
+            f"paths.suites={suites}", env={"MONITORBENCH_OUTPUTS": str(tmp_path / "out")},
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '"tasks": 1' in r.stdout
