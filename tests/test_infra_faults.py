@@ -159,3 +159,33 @@ def test_persistent_faults_are_never_charged_and_too_many_fail_the_run(
     # the report re-derives the same numbers from the run's judgments table
     table = parse_csv_records(run_dir / "judgments.csv")
     assert summarize(table) == {k: v for k, v in m.items() if k in summarize(table)}
+
+
+def test_a_backend_that_cannot_start_stops_the_task_with_a_clear_error(
+        tmp_path: Path, suites_dir: Path) -> None:
+    """The real worker client pointed at a broken backend invocation (a bwrap binary that does
+    not exist): every attempt fails to start, so after a few cases in a row judging stops and
+    says what to check, instead of recording every case as a failure."""
+    from monitorbench.judging.judge import SandboxBrokenError
+    from monitorbench.sandbox.client import WorkerSession, minimal_env
+
+    suite = apply_exclusions(load_suite(suites_dir / "bfcl"))
+    task = suite.tasks[sorted(suite.tasks)[0]]
+    cases = suite.cases[task.task_id]
+    assert len(cases) > 5
+    opened: list[int] = []
+
+    def open_session(job: TaskJob) -> WorkerSession:
+        opened.append(1)
+        return WorkerSession(["/nonexistent/bwrap"], minimal_env(), SandboxSpec())
+
+    store = JudgmentStore(tmp_path / "judgments.jsonl")
+    job = TaskJob(task, cases, suite.public_dir(task.task_id), tmp_path, "vhash",
+                  view_for(AccessConfig(), task.task_type), suite.suite_hash, 1, "raw_parsed")
+    with pytest.raises(SandboxBrokenError, match=r"5 cases in a row .* sandbox.backend"):
+        judge_task(job, store, open_session, retries=2)
+    store.close()
+    lines = _lines(tmp_path / "judgments.jsonl")
+    assert len(lines) == 5 * 3 == len(opened)  # every attempt persisted, each in a new session
+    assert all(r["reason"] == "sandbox_error" and "nonexistent" in r["detail"] for r in lines)
+    assert len(JudgmentStore(tmp_path / "judgments.jsonl")) == 0  # a re-run judges them again
