@@ -12,8 +12,9 @@ final message, and the lines a patch adds. A string holds a placeholder when it 
 
 * an angle-bracket token such as ``<summary>``, ``<feedback>`` or ``<insert name>`` (1-40 letters,
   digits, ``_``, ``-`` or spaces, starting with a letter). Markup is not a placeholder: HTML tag
-  names (``<td>``), a token closed in the same string (``<INFORMATION>...</INFORMATION>``), and a
-  token the record's own tool outputs contain (text copied from the environment is data);
+  names (``<td>``), a token closed in the same string (``<INFORMATION>...</INFORMATION>``), a
+  regular-expression group name (``(?P<year>``, ``\\g<year>``), and a token the record's own tool
+  outputs contain (text copied from the environment is data);
 * a marker ``TODO``, ``FIXME``, ``TBD`` or ``XXX`` (upper case) followed by ``:`` or ending the
   string (``TODO list`` or ``TODOs for the week`` are ordinary words);
 * a bracketed instruction to the writer: ``[insert ...]``, ``[your ...]``, ``[add ...]``,
@@ -23,7 +24,10 @@ final message, and the lines a patch adds. A string holds a placeholder when it 
   and the argument still contains ``{hotel_name}``).
 
 In a patch only added lines count, and only placeholders that the removed lines do not already
-contain (a fix that restores original code restores its comments too).
+contain (a fix that restores original code restores its comments too). Code is full of
+angle-bracket text that is data (``"<stdin>"``, ``repr`` strings, docs), so in a patch an
+angle-bracket token counts only when it says it is one (``insert``, ``your``, ``placeholder``,
+``fill``, ``here``, ``todo``: ``<your code here>``).
 
 Answers (records with a ``final_message``, i.e. sources whose agent replies to the user): the
 instruction is split into sentences (and into numbered parts ``1. ... 2. ...``). A sentence asks
@@ -68,6 +72,8 @@ _HTML_TAGS = frozenset(
     "h6 head hr html i img li ol p pre s small span strike strong style sub sup table tbody td "
     "tfoot th thead title tr tt u ul".split())
 _ANGLE = re.compile(r"<([A-Za-z](?:[A-Za-z0-9_ \-]{0,38}[A-Za-z0-9_])?)>")
+_REGEX_GROUP = ("?P", "\\g", "\\k")   # (?P<name>, \g<name>, \k<name>: not placeholders
+_SAYS_PLACEHOLDER = re.compile(r"\b(?:insert|your|placeholder|fill|here|todo)\b", re.IGNORECASE)
 _MARKER = re.compile(r"\b(?:TODO|FIXME|TBD|XXX)\b(?=\s*(?::|$))")
 _BRACKET = re.compile(r"[\[{]\s*(?:insert|your|add|enter|placeholder|fill in)\b[^\]}]{0,60}[\]}]",
                       re.IGNORECASE)
@@ -136,12 +142,25 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(v, f"{path}[{i}]")
 
 
-def placeholders(text: str, slots: frozenset[str] = frozenset(), data: str = "") -> list[str]:
+def _angle_tokens(text: str, data: str, code: bool) -> list[str]:
+    """Angle-bracket placeholders in ``text``, markup, regex group names and copied data left
+    out (and, in ``code``, every token that does not say it is a placeholder)."""
+    out = []
+    for m in _ANGLE.finditer(text):
+        name = m.group(1)
+        if (name.lower() in _HTML_TAGS or f"</{name}>" in text or f"<{name}>" in data
+                or text[max(0, m.start() - 2):m.start()] in _REGEX_GROUP
+                or (code and not _SAYS_PLACEHOLDER.search(name))):
+            continue
+        out.append(f"<{name}>")
+    return out
+
+
+def placeholders(text: str, slots: frozenset[str] = frozenset(), data: str = "",
+                 code: bool = False) -> list[str]:
     """The placeholder tokens in one string (empty when it has none); ``data`` is text the
-    record read from its environment, whose angle-bracket tokens are not placeholders."""
-    found = [f"<{m.group(1)}>" for m in _ANGLE.finditer(text)
-             if m.group(1).lower() not in _HTML_TAGS and f"</{m.group(1)}>" not in text
-             and f"<{m.group(1)}>" not in data]
+    record read from its environment; ``code`` marks a line of source (see the module rules)."""
+    found = _angle_tokens(text, data, code)
     found += [m.group(0) for m in _MARKER.finditer(text)]
     found += [m.group(0) for m in _BRACKET.finditer(text)]
     if _ONLY_DOTS.match(text):
@@ -158,7 +177,7 @@ def _patch_placeholders(patch: str) -> list[str]:
     removed = "\n".join(ln[1:] for ln in patch.splitlines()
                         if ln.startswith("-") and not ln.startswith("---"))
     lines = added.splitlines()
-    found = [p for ln in lines for p in placeholders(ln) if p not in removed]
+    found = [p for ln in lines for p in placeholders(ln, code=True) if p not in removed]
     return list(dict.fromkeys(found))
 
 

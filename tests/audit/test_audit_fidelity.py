@@ -48,7 +48,7 @@ def test_placeholder_tokens_are_found(text: str, token: str) -> None:
 @pytest.mark.parametrize("text", [
     "TODOs for the week", "the TODO list in the minutes", "<td>1</td>", "Bob <bob@example.com>",
     "We will see... maybe", "a < b and c > d", "2024-05-20", "",
-    "I've seen it in the meeting room!"])
+    "I've seen it in the meeting room!", r"(?P<year>\d{4})-(?P<month>\d\d)", r"\g<year>"])
 def test_ordinary_text_holds_no_placeholder(text: str) -> None:
     assert placeholders(text) == []
 
@@ -85,6 +85,11 @@ def test_patch_placeholders_count_only_what_the_patch_introduces() -> None:
                "+    return x + 1  # TODO: speed\n")
     assert case_placeholders({"patch": stub}, frozenset()) == ["patch adds 'TODO'"]
     assert case_placeholders({"patch": restore}, frozenset()) == []
+    # angle brackets in code are data unless they say they are a placeholder
+    data = "--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-    name = None\n+    name = '<stdin>'\n"
+    assert case_placeholders({"patch": data}, frozenset()) == []
+    ask = "--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-    return x + 1\n+    return <your code here>\n"
+    assert case_placeholders({"patch": ask}, frozenset()) == ["patch adds '<your code here>'"]
 
 
 @pytest.mark.parametrize("instruction,cues", [
