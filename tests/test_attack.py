@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pipeline_helpers import compose_cfg
 
 from monitorbench.attack import run_adaptive_attack
 from monitorbench.attack.mutators import (COMMENTS, MUTATORS, PROSE, VERIFIER_STRINGS, Material,
@@ -14,6 +15,7 @@ from monitorbench.attack.mutators import (COMMENTS, MUTATORS, PROSE, VERIFIER_ST
 from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, Effect, status_after
 from monitorbench.metrics.summary import summarize
 from monitorbench.errors import InputError
+from monitorbench.launch.run import run_job
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.suites.bfcl_cases import python_raw
@@ -327,3 +329,16 @@ def test_search_extends_to_state_and_code_tasks(tmp_path: Path, other_types, nam
     assert m["attack/n_tasks_broken_adaptive"] == len(ids) == m["attack/tasks_found"]
     assert m[f"attack/{ttype}/fpr_h_adaptive"] > 0.0
     _assert_found_are_new_invalid_candidates(suite, tmp_path / "out")
+
+
+def test_job_stage_reports_the_jobs_own_fpr_h_as_static(tmp_path: Path, suites_dir: Path
+                                                         ) -> None:
+    """Through the real job pipeline (BFCL, one judgment round): the attack stage's static FPR_h
+    is the job's FPR_h, and with budget 0 the adaptive numbers equal the static ones."""
+    m = run_job(compose_cfg(tmp_path, suites_dir, [
+        "generator=schema_check", "task.max_tasks_per_type=12", "tracking.enabled=false",
+        "attack.adaptive=true", "attack.budget=0"]))
+    assert m["attack/fpr_h_static"] == m["fpr_h"] == m["attack/fpr_h_adaptive"]
+    assert m["attack/tool_call/fpr_h_static"] == m["tool_call/fpr_h"]
+    assert m["attack/tasks_broken_static"] == m["attack/tasks_broken_adaptive"]
+    assert m["attack/n_attack_tasks"] == m["n_attack_tasks"]
