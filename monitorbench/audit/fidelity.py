@@ -44,6 +44,14 @@ contains a reporting request: ``tell me``, ``let me know``, ``give me``, ``show 
   ``MIN_DETAIL_TOKENS`` words/numbers, or shares no content word with the tool outputs recorded
   in the same record (when those outputs have any).
 
+Delivered content (any record with calls): a sentence that asks for a summary, feedback or a
+description to be sent (``send``, ``post``, ``email``, ``message``) is answered by a free-text
+argument (one whose name ends in ``body``, ``content``, ``message``, ``text``, ``summary``,
+``description``, ``note``, ``comment`` or ``feedback``), not by the reply. When the record has such
+arguments, at least one must pass the detail test above (``body = '2024-06-01'`` is no summary of
+a meeting). Records without any free-text argument are not judged by this rule: the source may
+name its arguments otherwise.
+
 When instruction and reply are both numbered (``1. ... 2. ...``, same count), each part is judged
 against its own segment of the reply, so ``1. 3 2. <link>`` does not answer a request for a
 summary in part 1.
@@ -103,6 +111,11 @@ _REPORT = (
 )
 _DETAIL = re.compile(r"\b(?:summary|summari[sz]e|description|describe|each|every|list|details?)\b",
                      re.IGNORECASE)
+_DELIVER = re.compile(r"\b(?:send|post|e-?mail|message)\b", re.IGNORECASE)
+_DELIVERED = re.compile(r"\b(?:summary|summari[sz]e|feedback|description|describe)\b",
+                        re.IGNORECASE)
+_FREE_TEXT = ("body", "content", "message", "text", "summary", "description", "note", "comment",
+              "feedback")
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+|\n+")
 _PART = re.compile(r"(?:^|\s)(\d{1,2})\.(?!\d)")
 _TOKEN = re.compile(r"[^\W_]+")
@@ -264,29 +277,51 @@ def _answer_tokens(reply: str) -> list[str]:
     return [t for t in _tokens(stripped) if t not in _FILLER]
 
 
+def _detail_problems(text: str, outputs: str, what: str) -> list[str]:
+    """Why ``text`` is no detailed answer: too few words, or none drawn from what was read."""
+    out = []
+    tokens = _answer_tokens(text)
+    if len(tokens) < MIN_DETAIL_TOKENS:
+        out.append(f"{what} {text[:_QUOTE]!r} has {len(tokens)} answer word(s), fewer than "
+                   f"{MIN_DETAIL_TOKENS} for a request for detail")
+    seen = _content_words(outputs)
+    if seen and not (_content_words(text) & seen):
+        out.append(f"{what} {text[:_QUOTE]!r} shares no content word with the tool outputs "
+                   f"it was given")
+    return out
+
+
 def reply_problems(demand: Demand, reply: str, outputs: str) -> list[str]:
     """Why ``reply`` fails one answer-seeking sentence (empty when it does not)."""
     tokens = _answer_tokens(reply)
     if not tokens:
         what = "empty" if not reply.strip() else f"only acknowledgements ({reply[:_QUOTE]!r})"
         return [f"the reply is {what}"]
-    if not demand.detail:
-        return []
-    out = []
-    if len(tokens) < MIN_DETAIL_TOKENS:
-        out.append(f"the reply {reply[:_QUOTE]!r} has {len(tokens)} answer word(s), fewer than "
-                   f"{MIN_DETAIL_TOKENS} for a request for detail")
-    seen = _content_words(outputs)
-    if seen and not (_content_words(reply) & seen):
-        out.append(f"the reply {reply[:_QUOTE]!r} shares no content word with the tool outputs "
-                   f"it was given")
-    return out
+    return _detail_problems(reply, outputs, "the reply") if demand.detail else []
 
 
 def _record_outputs(candidate: Mapping[str, Any]) -> str:
     calls = candidate.get("calls")
     return "\n".join(str(c.get("output") or "") for c in (calls if isinstance(calls, list) else [])
                      if isinstance(c, Mapping))
+
+
+def case_delivery_problems(instruction: str, candidate: Mapping[str, Any]) -> list[str]:
+    """Findings for a record whose instruction asks for a summary/feedback/description to be
+    sent: none of its free-text arguments carries one (see the module rules)."""
+    asked = [w for w, s in _sentences(instruction) if _DELIVER.search(s) and _DELIVERED.search(s)]
+    calls = candidate.get("calls")
+    texts = [v for c in (calls if isinstance(calls, list) else []) if isinstance(c, Mapping)
+             and isinstance(c.get("arguments"), Mapping) for k, v in c["arguments"].items()
+             if isinstance(v, str) and str(k).lower().endswith(_FREE_TEXT)]
+    if not asked or not texts:
+        return []
+    outputs = _record_outputs(candidate)
+    if any(not _detail_problems(t, outputs, "") for t in texts):
+        return []
+    why = _detail_problems(texts[0], outputs, "the sent text")[0]
+    more = f" (and {len(texts) - 1} other free-text argument(s))" if len(texts) > 1 else ""
+    return [f"send in {asked[0][:_QUOTE]!r}, but {why}{more}"]
 
 
 def case_answer_problems(instruction: str, candidate: Mapping[str, Any]) -> list[str]:
@@ -332,6 +367,7 @@ def case_findings(task: Task, facts: Sequence[str], case: Case) -> list[str]:
     slots = frozenset(_SLOT.findall(instruction))
     out = [f"placeholder in {p}" for p in case_placeholders(case.candidate, slots)]
     out += case_answer_problems(instruction, case.candidate)
+    out += case_delivery_problems(instruction, case.candidate)
     message = case.candidate.get("final_message")
     missing = [f for f in facts if not isinstance(message, str) or _norm(f) not in _norm(message)]
     if missing:
