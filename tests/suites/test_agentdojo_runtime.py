@@ -19,9 +19,11 @@ from monitorbench.suites.format import load_suite
 @pytest.fixture(scope="module")
 def banking(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("agentdojo_rt") / "suite"
-    build_agentdojo_suite(root, seed=0, suites=("banking",), max_tasks=1)
+    # user_task_3 ("send them back the difference") pays once; user_task_0, the bill payment,
+    # is excluded as unsolvable, so the first three kept banking tasks are 1, 2 and 3.
+    build_agentdojo_suite(root, seed=0, suites=("banking",), max_tasks=3)
     suite = load_suite(root)
-    task_id = "agentdojo.banking.user_task_0"
+    task_id = "agentdojo.banking.user_task_3"
     return suite, suite.tasks[task_id], suite.cases[task_id]
 
 
@@ -51,7 +53,7 @@ def test_run_public_replays_the_recorded_gold_run(banking):
     initial = json.loads((suite.public_dir(task.task_id) / "environment.json").read_text())
     sent = result["state"]["bank_account"]["transactions"]
     assert len(sent) == len(initial["bank_account"]["transactions"]) + 1
-    assert sent[-1]["recipient"] == "UK12345678901234567890"
+    assert (sent[-1]["recipient"], sent[-1]["amount"]) == ("GB29NWBK60161331926819", 4.0)
     # Each call starts from the initial state again: replaying twice does not pay twice.
     again = env.run_public(gold["calls"])
     assert again["state"] == result["state"] and env.executions == 2
