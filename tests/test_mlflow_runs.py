@@ -66,6 +66,31 @@ def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_paren
     assert parent.data.params["sweep.access"] == "raw_parsed,parsed"
     assert parent.data.params["override.task.max_tasks_per_type"] == "3"
     assert parent.data.tags["monitorbench.sweep_axes"] == "generator, access"
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
+    import json
+
+    assert '"type": "table"' in parent.data.tags["mlflow.loggedArtifacts"]
+    table = json.loads(Path(client.download_artifacts(
+        parent.info.run_id, "leaderboard_table.json", str(tmp_path / "dl"))).read_text())
+    rows = [dict(zip(table["columns"], row)) for row in table["data"]]
+    assert sorted(r["run"] for r in rows) == names
+    assert {r["tasks"] for r in rows if "raw_parsed" in r["run"]} == {3}
+    smaller = [r["run"] for r in rows if r["tasks"] < 3]  # parsed-only can set tasks aside
+    board = Path(client.download_artifacts(parent.info.run_id, "leaderboard.md",
+                                           str(tmp_path / "dl"))).read_text()
+    assert all(f"{run} (" in board for run in smaller)
+    assert ("Task pools differ" in board) == bool(smaller)
+
+
+def test_leaderboard_flags_rows_scored_on_a_smaller_task_pool() -> None:
+    from monitorbench.tracking.sweep_report import pool_note
+
+    rows = [{"run": "a · raw_parsed", "tasks": 141}, {"run": "a · parsed", "tasks": 115}]
+    note = pool_note(rows)
+    assert note is not None and "141" in note and "a · parsed (115)" in note
+    assert pool_note([{"run": "x", "tasks": 5}, {"run": "y", "tasks": 5}]) is None
 
 
 def test_a_job_that_fails_leaves_a_failed_run_with_the_error(tmp_path: Path,

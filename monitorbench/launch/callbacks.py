@@ -112,8 +112,24 @@ class MlflowSweepCallback(Callback):
         from monitorbench.tracking.sweep_report import finish_parent
 
         outputs = Path(config.paths.outputs)
-        client = client_for(tracking_uri(config.tracking.tracking_uri, outputs))
-        finish_parent(client, run_id, Path(str(config.hydra.sweep.dir)))
+        uri = tracking_uri(config.tracking.tracking_uri, outputs)
+        client = client_for(uri)
+        sweep_dir = Path(str(config.hydra.sweep.dir))
+        finish_parent(client, run_id, sweep_dir)
+        _print_summary(sweep_dir, uri, client.get_run(run_id).info.experiment_id)
+
+
+def _print_summary(sweep_dir: Path, uri: str, experiment: str) -> None:
+    """The leaderboard and where to look next, at the end of the sweep's output."""
+    board = sweep_dir / "leaderboard.md"
+    if board.is_file():
+        print("\n" + board.read_text(encoding="utf-8"), flush=True)
+    print(f"Outputs: {sweep_dir}", flush=True)
+    if uri.startswith("sqlite:"):
+        print(f"MLflow:  mlflow ui --backend-store-uri {uri}  then open "
+              f"http://127.0.0.1:5000/#/experiments/{experiment}/runs", flush=True)
+    else:
+        print(f"MLflow:  {uri}/#/experiments/{experiment}/runs", flush=True)
 
 
 def sweep_overrides(config: DictConfig) -> tuple[dict[str, str], dict[str, str]]:

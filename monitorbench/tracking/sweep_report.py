@@ -36,6 +36,8 @@ def leaderboard_rows(runs: list[Any]) -> list[dict[str, Any]]:
     for r in runs:
         m = r.data.metrics
         row: dict[str, Any] = {"run": r.data.tags.get("mlflow.runName", r.info.run_id)}
+        if "n_tasks" in m:
+            row["tasks"] = int(m["n_tasks"])
         for k in (*HEADLINE, *attacked):
             row[k] = m.get(k)
         for k in sorted(m):
@@ -53,8 +55,20 @@ def md_cell(text: str) -> str:
     return text.replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
 
 
+def pool_note(rows: list[dict[str, Any]]) -> str | None:
+    """Rows scored on fewer tasks than the largest pool (e.g. ``access=parsed`` sets BFCL tasks
+    aside) are not ranked like for like: say so under the table, naming them."""
+    sizes = {row["run"]: row["tasks"] for row in rows if row.get("tasks") is not None}
+    if len(set(sizes.values())) <= 1:
+        return None
+    most = max(sizes.values())
+    fewer = ", ".join(f"{md_cell(run)} ({n})" for run, n in sizes.items() if n < most)
+    return (f"Task pools differ: the largest has {most} tasks; scored on fewer: {fewer}. "
+            "Rates over different pools are not directly comparable.")
+
+
 def write_tables(rows: list[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]:
-    lead = ("run", *HEADLINE, *ATTACK)
+    lead = ("run", "tasks", *HEADLINE, *ATTACK)
     present = {k for row in rows for k in row}
     cols = [k for k in lead if k in present] + sorted(present - set(lead))
     csv_path = out_dir / "leaderboard.csv"
@@ -68,6 +82,9 @@ def write_tables(rows: list[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]
 
     lines = ["| " + " | ".join(md_cell(c) for c in cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(md_cell(fmt(row.get(c))) for c in cols) + " |" for row in rows]
+    note = pool_note(rows)
+    if note:
+        lines += ["", note]
     md_path = out_dir / "leaderboard.md"
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return md_path, csv_path
@@ -83,6 +100,10 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path) -> None:
             rows = leaderboard_rows(runs)
             for p in write_tables(rows, sweep_dir):
                 client.log_artifact(parent_run_id, str(p))
+            # As an MLflow table too, so the UI shows the leaderboard as a table, not a file.
+            cols = list(dict.fromkeys(k for row in rows for k in row))
+            client.log_table(parent_run_id, data={c: [row.get(c) for row in rows] for c in cols},
+                             artifact_file="leaderboard_table.json")
             summaries = {r.data.tags.get("mlflow.runName", r.info.run_id): r.data.metrics
                          for r in runs if "tpr" in r.data.metrics}
             if summaries:
