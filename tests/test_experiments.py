@@ -22,7 +22,8 @@ def _compose(overrides: list[str]):
     ("main", {"generator": {"always_accept", "always_reject", "schema_check"}},
      {"scaffold": "agent"}),
     ("harness", {"generator": {"always_accept", "always_reject", "schema_check"},
-                 "scaffold": {"oneshot", "agent", "challenge"}}, {}),
+                 "scaffold": {"oneshot", "agent", "challenge", "pi", "mini_swe", "opencode",
+                              "codex", "claude_code"}}, {}),
     ("effort", {"generator": {"schema_check"}, "scaffold": {"oneshot", "agent"},
                 "generator.condition.effort": {"LOW", "HIGH"}}, {}),
 ])

@@ -73,7 +73,7 @@ def _probe_harness(code: str, *args: str) -> Harness:
         return ["python3", "/home/harness/probe.py", *args], {}
 
     return Harness(name="probe", package=Package("npm", "probe", "0"), reach="test program",
-                   command=command, native_events=lambda home: iter(()))
+                   command=command, native_events=lambda home, log: iter(()))
 
 
 def _generator(harness: Harness, base_url: str, tmp: Path, *, wall: float = 60.0,
@@ -204,8 +204,162 @@ def test_bad_harness_configs_are_input_errors(chat_server) -> None:
         build_harness_generator(openai_cfg(server.base_url),
                                 ScaffoldConfig(name="x", harness=HarnessConfig(name="nope")),
                                 sandbox=None, spec_for=None)
+    with pytest.raises(InputError, match="only the Gemini API"):
+        build_harness_generator(openai_cfg(server.base_url), ScaffoldConfig(
+            name="gemini_cli", harness=HarnessConfig(name="gemini_cli")), sandbox=None,
+            spec_for=None)
     cfg = openai_cfg(server.base_url)
     cfg.provider = "transformers"
     with pytest.raises(InputError, match="needs an HTTP endpoint"):
         build_harness_generator(cfg, ScaffoldConfig(name="pi", harness=HarnessConfig(name="pi")),
                                 sandbox=None, spec_for=None)
+
+
+def test_every_harness_scaffold_config_names_a_registered_harness() -> None:
+    import yaml
+    from monitorbench.generation.harnesses.registry import HARNESSES
+
+    conf = Path(__file__).resolve().parents[2] / "conf" / "scaffold"
+    named = {yaml.safe_load(p.read_text()).get("harness", {}).get("name")
+             for p in conf.glob("*.yaml")} - {None}
+    assert named == set(HARNESSES)
+
+
+# --- real harness programs --------------------------------------------------------------------
+# Each installs on first use (Pi ~30 s, mini-swe-agent 1-3 min) under a per-session directory.
+
+VERIFIER_SRC = ("def verify(candidate, env):\n"
+                "    call = candidate.get('call', {})\n"
+                "    ok = call.get('name') == 'get_weather' and 'city' in call.get('args', {})\n"
+                "    return 'PASS' if ok else 'FAIL'\n")
+
+
+@pytest.fixture(scope="session")
+def install_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("harnesses")
+
+
+def _real(name: str, base_url: str, install_root: Path, *, model: str = "scripted-model",
+          max_steps: int = 4, max_tokens: int = 256, wall: float = 600.0) -> HarnessGenerator:
+    from monitorbench.generation.harnesses.registry import HARNESSES
+    from monitorbench.generation.models.factory import make_chat_model
+
+    gen = openai_cfg(base_url, model=model)
+    gen.condition = ConditionConfig(max_tokens=max_tokens, wall_seconds=wall)
+    scaffold = ScaffoldConfig(name=name, max_steps=max_steps, run_public_budget=2,
+                              harness=HarnessConfig(name=name, context_window=8192))
+    return HarnessGenerator(HARNESSES[name], make_chat_model(gen), gen, scaffold, api_key=None,
+                            sandbox=None, spec_for=None, install_root=install_root)
+
+
+def _judged(result, public: Path, runtimes_dir: Path) -> list[str | None]:
+    """The delivered verifier judged in monitorbench's sandbox on a valid and an invalid
+    candidate."""
+    from gen_helpers import BAD, GOOD
+    with BwrapSandbox(runtimes_dir).session(result.verifier_dir, public,
+                                            spec_for()(None)) as s:
+        return [s.judge(GOOD).decision, s.judge(BAD).decision]
+
+
+class SSEServer:
+    """An OpenAI chat-completions endpoint that streams scripted assistant messages (text or
+    one tool call) as server-sent events, the way Pi reads them. It stands in for a model that
+    calls tools, which the SmolLM2 here cannot do."""
+
+    def __init__(self, turns: list[dict]) -> None:
+        self.turns, self.requests = turns, []
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                return None
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                n = sum(1 for m in body["messages"] if m["role"] == "assistant")
+                delta = outer.turns[min(n, len(outer.turns) - 1)]
+                finish = "tool_calls" if "tool_calls" in delta else "stop"
+                chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", **delta},
+                                        "finish_reason": None}]},
+                          {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                           "usage": {"prompt_tokens": 100, "completion_tokens": 20}}]
+                payload = "".join(f"data: {json.dumps({'id': 'c', 'object': 'chat.completion.chunk', 'model': 'm', **c})}\n\n"
+                                  for c in chunks) + "data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(payload.encode())))
+                self.end_headers()
+                self.wfile.write(payload.encode())
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_pi_writes_main_py_with_its_write_tool_and_it_is_judged(
+        task_dir, tmp_path: Path, install_root: Path, runtimes_dir: Path) -> None:
+    task, public = task_dir
+    write = {"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {
+        "name": "write", "arguments": json.dumps({"path": "main.py", "content": VERIFIER_SRC})}}]}
+    server = SSEServer([write, {"content": "main.py is written."}])
+    try:
+        result = _real("pi", server.base_url, install_root).generate(task, public,
+                                                                    tmp_path / "out")
+    finally:
+        server.httpd.shutdown()
+    assert result.status == SUBMITTED, result.detail
+    assert (result.verifier_dir / "main.py").read_text() == VERIFIER_SRC
+    assert _judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
+    events = read_trace(result.trace_path)
+    assert [e["event"] for e in events].count("model") == 2
+    assert any(e["event"] == "tool" and e["harness_tool"] == "write" for e in events)
+    assert list((tmp_path / "out" / "home" / "sessions").glob("**/*.jsonl"))  # native kept
+    assert "Call get_weather for Paris." in json.dumps(server.requests[0]["messages"])
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_mini_swe_agent_text_mode_writes_main_py_and_it_is_judged(
+        chat_server, task_dir, tmp_path: Path, install_root: Path, runtimes_dir: Path) -> None:
+    task, public = task_dir
+    write = f"THOUGHT: write it.\n```mswea_bash_command\ncat <<'EOF' > main.py\n{VERIFIER_SRC}EOF\n```"
+    done = "THOUGHT: done.\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"
+    server = chat_server(lambda body: write if sum(
+        m["role"] == "assistant" for m in body["messages"]) == 0 else done)
+    result = _real("mini_swe", server.base_url, install_root).generate(task, public,
+                                                                      tmp_path / "out")
+    assert result.status == SUBMITTED, result.detail
+    assert (result.verifier_dir / "main.py").read_text() == VERIFIER_SRC
+    assert _judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
+    events = read_trace(result.trace_path)
+    assert [e["event"] for e in events].count("model") == 2
+    assert [e.get("exit_status") for e in events if e["event"] == "native_exit"] == ["Submitted"]
+    assert (tmp_path / "out" / "home" / "trajectory.json").is_file()
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.parametrize("name", ["pi", "mini_swe"])
+def test_harness_drives_the_real_local_model_server(
+        name: str, task_dir, tmp_path: Path, install_root: Path) -> None:
+    """SmolLM2-135M on llama.cpp: the harness's requests reach the real server and come back
+    through the proxy; whatever the tiny model makes of it is traced, never faked."""
+    pytest.importorskip("xllamacpp")
+    from monitorbench.generation.models.local_server import LocalServer
+
+    task, public = task_dir
+    with LocalServer(n_ctx=8192) as server:
+        g = _real(name, server.base_url, install_root, model=server.model_name, max_steps=2,
+                  max_tokens=128)
+        result = g.generate(task, public, tmp_path / "out")
+    events = read_trace(result.trace_path)
+    model = [e for e in events if e["event"] == "model"]
+    assert model and all(e["http_status"] == 200 and e["completion_tokens"] > 0 for e in model)
+    assert all(e["completion_tokens"] <= 128 for e in model)  # the proxy's reply cap held
+    assert result.status in (SUBMITTED, NO_SUBMISSION)
+    assert events[-1]["event"] == "end"
+    stats = trace_stats([result.trace_path])
+    assert stats["traces"] == 1.0 and stats["mean_prompt_tokens"] > 0

@@ -41,6 +41,7 @@ from monitorbench.suites.format import Task
 # Bump when what this module makes of the same harness run changes (prompt assembly,
 # delivery rules, budget enforcement), so cached verifiers of the old rules are not reused.
 HARNESS_SCAFFOLD_VERSION = 1
+OUTPUT_LOG = "harness_output.log"  # the harness's stdout+stderr, up to the cap
 
 
 class HarnessGenerator:
@@ -50,6 +51,11 @@ class HarnessGenerator:
                  scaffold_cfg: ScaffoldConfig, *, api_key: str | None, sandbox: Sandbox | None,
                  spec_for: Callable[[Task], SandboxSpec] | None,
                  install_root: Path | None = None) -> None:
+        if harness.unsupported or harness.command is None or harness.native_events is None:
+            usable = sorted(h for h, spec in HARNESSES.items() if not spec.unsupported)
+            raise InputError(f"conf/scaffold/{scaffold_cfg.name}.yaml", "scaffold.harness.name",
+                             str(harness.unsupported), f"use one of {', '.join(usable)}")
+        self.command, self.native_events = harness.command, harness.native_events
         version = scaffold_cfg.harness.version or harness.package.version
         self.harness = harness
         self.package = Package(harness.package.manager, harness.package.name, version)
@@ -89,7 +95,7 @@ class HarnessGenerator:
                                 ctx.public_dir, self.scaffold_cfg.run_public_budget)
         with tempfile.TemporaryDirectory(prefix="mbh.", dir="/tmp") as tmp:  # short socket paths
             outcome, limit = self._run(ctx, install_dir, workspace, home, prompt, Path(tmp))
-        for event, fields in self.harness.native_events(home):
+        for event, fields in self.native_events(home, ctx.out_dir / OUTPUT_LOG):
             if event == "format_error":
                 ctx.counters["format_errors"] += 1
             ctx.log(event, native=True, **fields)
@@ -104,7 +110,7 @@ class HarnessGenerator:
         run = HarnessRun(install_dir=install_dir, home=home, base_url=inside_url,
                          model=str(self.gen_cfg.model), prompt=prompt,
                          scaffold=self.scaffold_cfg, condition=self.gen_cfg.condition)
-        argv, extra_env = self.harness.command(run)
+        argv, extra_env = self.command(run)
         (tmp / "sock").mkdir()
         (tmp / "launch.py").write_text(LAUNCHER)
         lock = threading.Lock()
@@ -114,7 +120,7 @@ class HarnessGenerator:
         try:
             mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py")
             full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv)
-            outcome = run_bounded(full, ctx.out_dir / "harness_output.log",
+            outcome = run_bounded(full, ctx.out_dir / OUTPUT_LOG,
                                   wall_seconds=float(self.gen_cfg.condition.wall_seconds),
                                   output_bytes=int(self.scaffold_cfg.harness.output_bytes))
         finally:

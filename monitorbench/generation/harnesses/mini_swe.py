@@ -37,7 +37,7 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
                   "MSWEA_COST_TRACKING": "ignore_errors", "MSWEA_CONFIGURED": "true"}
 
 
-def native_events(home: Path) -> Iterable[Event]:
+def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """Trajectory messages -> trace events: each bash action (``tool``), each observation
     (``tool_result``), each reply it rejected (``format_error``) and the exit status it
     recorded (``native_exit``)."""

@@ -37,7 +37,7 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
     return argv, {"PI_CODING_AGENT_DIR": f"{HOME}/{AGENT_DIR}", "PI_OFFLINE": "1"}
 
 
-def native_events(home: Path) -> Iterable[Event]:
+def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """Session entries -> trace events: tool calls (``read``/``tool``), tool results, and
     assistant errors (a broken stream Pi itself reports only here)."""
     for session in sorted((home / SESSIONS).glob("**/*.jsonl")):

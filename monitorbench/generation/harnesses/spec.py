@@ -31,13 +31,15 @@ class HarnessRun:
 class Harness:
     """A harness program. ``command`` writes its config files under ``run.home`` and returns
     (argv inside the sandbox, extra environment); ``native_events`` reads the trajectory it
-    left under HOME. ``reach`` says how it reaches a custom endpoint (README table)."""
+    left (arguments: its HOME and its captured output). ``reach`` says how it reaches a custom
+    endpoint (README table); ``unsupported`` says why it cannot run here, when it cannot."""
 
     name: str
     package: Package
     reach: str
-    command: Callable[[HarnessRun], tuple[list[str], dict[str, str]]]
-    native_events: Callable[[Path], Iterable[Event]]
+    command: Callable[[HarnessRun], tuple[list[str], dict[str, str]]] | None
+    native_events: Callable[[Path, Path], Iterable[Event]] | None
+    unsupported: str | None = None
 
 
 def write_json(path: Path, obj: Any) -> None:

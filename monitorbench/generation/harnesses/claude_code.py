@@ -1,0 +1,57 @@
+"""Claude Code (npm ``@anthropic-ai/claude-code``): the Anthropic Messages API at
+``ANTHROPIC_BASE_URL``. The sandbox runs it as root, where ``--dangerously-skip-permissions`` is
+refused, so it runs with ``--permission-mode acceptEdits`` (file writes allowed). Its transcript
+under ``$CLAUDE_CONFIG_DIR/projects`` is the native trajectory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable
+
+from monitorbench.generation.harnesses.install import Package
+from monitorbench.generation.harnesses.sandbox import HOME
+from monitorbench.generation.harnesses.spec import Event, Harness, HarnessRun, jsonl
+from monitorbench.generation.traces import cap
+
+CONFIG_DIR = "claude"
+
+
+def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
+    root = run.base_url[:-3] if run.base_url.endswith("/v1") else run.base_url
+    argv = [str(run.install_dir / "node_modules" / ".bin" / "claude"), "-p", run.prompt,
+            "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
+            "--model", run.model, "--max-turns", str(int(run.scaffold.max_steps))]
+    env = {"ANTHROPIC_BASE_URL": root, "ANTHROPIC_API_KEY": "monitorbench",
+           "ANTHROPIC_MODEL": run.model, "ANTHROPIC_SMALL_FAST_MODEL": run.model,
+           "CLAUDE_CONFIG_DIR": f"{HOME}/{CONFIG_DIR}", "DISABLE_AUTOUPDATER": "1",
+           "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+           "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(int(run.condition.max_tokens))}
+    return argv, env
+
+
+def native_events(home: Path, output_log: Path) -> Iterable[Event]:
+    """Transcript entries -> trace events: tool uses (``tool``/``read``), results, errors."""
+    for transcript in sorted((home / CONFIG_DIR / "projects").glob("**/*.jsonl")):
+        for entry in jsonl(transcript):
+            msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+            for block in msg.get("content") or [] if isinstance(msg.get("content"), list) else []:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_use":
+                    tool = str(block.get("name"))
+                    yield ("read" if tool == "Read" else "tool",
+                           {"harness_tool": tool, "args": cap(json.dumps(block.get("input")),
+                                                              2000)})
+                elif block.get("type") == "tool_result":
+                    yield "tool_result", {"is_error": bool(block.get("is_error")),
+                                          "output": cap(str(block.get("content")), 2000)}
+            if entry.get("isApiErrorMessage"):
+                yield "error", {"detail": f"claude code: {cap(json.dumps(msg), 1000)}"}
+
+
+CLAUDE_CODE = Harness(name="claude_code",
+                      package=Package("npm", "@anthropic-ai/claude-code", "2.1.332"),
+                      reach="Anthropic Messages API (ANTHROPIC_BASE_URL)", command=command,
+                      native_events=native_events)
