@@ -23,7 +23,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-pip_q=(python -m pip install -q --disable-pip-version-check --root-user-action=ignore)
+# --no-warn-conflicts: bfcl-eval is installed --no-deps (below), so pip would otherwise print a
+# page of "bfcl-eval requires numpy==1.26.4, but you have ..." after every install. Those pins
+# belong to parts of bfcl-eval monitorbench never imports (model handlers, vendor SDKs); the
+# modules it does import are pinned in pyproject.toml and tested.
+pip_q=(python -m pip install -q --disable-pip-version-check --root-user-action=ignore
+       --no-warn-conflicts)
 # bfcl-eval's declared dependencies pull a 6 GB CUDA torch and vendor SDKs; its questions, answer
 # keys, AST checker and decoder need only the modules pinned in pyproject.toml.
 python -c "import bfcl_eval" 2>/dev/null || "${pip_q[@]}" --no-deps "bfcl-eval==2026.3.23"
