@@ -272,13 +272,16 @@ def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]
             fields_for=lambda t: view_for(access, t.task_type).fields))
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
     _write_table(records, run_dir / "judgments.csv")
-    log.info("run %s: %d tasks, %d judgments (%d new), BA_norm %.1f, TPR %.1f, TNR %.1f",
-             key, len(sel.tasks), len(records), new, metrics.get("ba_norm", float("nan")),
-             metrics.get("tpr", float("nan")), metrics.get("tnr", float("nan")))
-
+    log.info("run_key %s: %d tasks scored, %d judgments (%d new)", key,
+             int(metrics.get("n_tasks", 0)), len(records), new)
     if tracker is not None:
         tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
                        generations=generations)
+    from monitorbench.tracking.console import job_summary
+    from monitorbench.tracking.job import run_name
+
+    print(job_summary(run_name(cfg), metrics, str(run_dir),
+                      tracker.ui_hint() if tracker is not None else None), flush=True)
     return metrics
 
 

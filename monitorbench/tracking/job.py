@@ -90,6 +90,7 @@ class JobRun:
         if cfg.task.max_tasks_per_type is not None:
             tags["monitorbench.tasks_per_type"] = str(cfg.task.max_tasks_per_type)
         self.name = run_name(cfg)
+        self.experiment_id = exp
         self.run_id = start_run(self.client, exp, self.name, tags, parent_run_id)
         log_params_metrics(self.client, self.run_id, job_params(cfg), {})
         self._steps: dict[str, int] = {}
@@ -100,6 +101,14 @@ class JobRun:
     def __exit__(self, kind: Any, error: BaseException | None, tb: Any) -> None:
         if error is not None:
             self.fail(error)
+
+    def ui_hint(self) -> str:
+        """How to open this run in the MLflow UI (the command for a local store)."""
+        page = f"#/experiments/{self.experiment_id}/runs/{self.run_id}"
+        uri = self.client.tracking_uri
+        if uri.startswith("sqlite:"):
+            return f"mlflow ui --backend-store-uri {uri}  then open http://127.0.0.1:5000/{page}"
+        return f"{uri.rstrip('/')}/{page}"
 
     def progress(self, key: str, value: float) -> None:
         """One point of a progress curve (``progress/<key>``), its step counting up per key."""

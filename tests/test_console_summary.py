@@ -1,0 +1,28 @@
+"""The end-of-job table prints the logged numbers: rows per scored type, absent rates as "—"."""
+
+from __future__ import annotations
+
+from monitorbench.tracking.console import job_summary, summary_table
+
+
+def test_summary_table_rows_and_absent_rates() -> None:
+    metrics = {"n_tasks": 5.0, "n_cases": 90.0, "ba_norm": 41.94, "tpr": 100.0, "tnr": 41.94,
+               "tool_call/ba_norm": 50.0, "tool_call/tpr": 100.0, "tool_call/tnr": 50.0,
+               "tool_call/fpr_h": 20.0, "state/ba_norm": 10.0, "state/tpr": 60.0,
+               "state/tnr": 50.0}
+    lines = summary_table(metrics).splitlines()
+    assert lines[0] == "| type | tasks | cases | BA_norm | TPR | TNR | FPR_h |"
+    assert lines[2] == "| all | 5 | 90 | 41.9 | 100.0 | 41.9 | — |"   # no pooled FPR_h
+    assert lines[3] == "| tool_call |  |  | 50.0 | 100.0 | 50.0 | 20.0 |"
+    assert lines[4] == "| state |  |  | 10.0 | 60.0 | 50.0 | — |"
+    assert len(lines) == 5  # no code row: the job scored no code task
+    assert all(line.count("|") == lines[0].count("|") for line in lines)
+
+
+def test_job_summary_points_to_outputs_and_mlflow() -> None:
+    text = job_summary("schema_check · parsed", {"n_tasks": 1.0, "tpr": 1.0, "tnr": 1.0,
+                                                 "submission_rate": 100.0}, "/o/runs/k",
+                       "mlflow ui --backend-store-uri sqlite:///x")
+    assert "schema_check · parsed" in text and "Outputs: /o/runs/k" in text
+    assert "MLflow:  mlflow ui --backend-store-uri sqlite:///x" in text
+    assert "submitted 100.0%" in text and "infra failures 0" in text
