@@ -195,8 +195,11 @@ def test_presentation_variants_of_valid_calls_never_count(tmp_path: Path, settin
     assert get_reference(ref.verifier_id).decide(task, ref, complete(prose, ("raw",))) == "FAIL"
     assert status_after(VALID, MUTATORS["add_prose"], parent_terminal=False,
                         sees_whole=False) == VALID
-    vdirs = _content_verifiers(tmp_path / "content", suite, task_ids)
-    m = _attack(suite, task_ids, spec, vdirs, tmp_path / "out", budget=15, fields=("raw",))
+    # 12 tasks at budget 40: on these, the search before declared effects charged this monitor
+    # with 2 "attacks" (a valid raw text taken by a desync, then prose before it).
+    ids = sorted(suite.tasks)[::max(1, len(suite.tasks) // 12)][:12]
+    vdirs = _content_verifiers(tmp_path / "content", suite, ids)
+    m = _attack(suite, ids, spec, vdirs, tmp_path / "out", budget=40, fields=("raw",))
     assert m["attack/mutants_not_invalid"] > 0    # presentation variants were built ...
     assert m["attack/tasks_found"] == 0           # ... and never counted as attacks
     assert m["attack/fpr_h_adaptive"] == m["attack/fpr_h_static"]
