@@ -72,7 +72,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 '''
 
 # Written into the workspace: the harness's run_public command.
-RUN_PUBLIC_SCRIPT = r'''"""run_public: executes in the task environment (monitorbench's sandbox), budgeted.
+RUN_PUBLIC_SCRIPT = r'''"""run_public: runs env.run_public in monitorbench's sandbox, budgeted.
 
 Usage: python3 run_public.py '{"key": "value"}'   (JSON keyword arguments for env.run_public)
 """

@@ -24,8 +24,7 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
         f"model = {json.dumps(run.model)}\nmodel_provider = \"{PROVIDER}\"\n"
-        f"model_context_window = {window}\nmodel_max_output_tokens = "
-        f"{min(int(run.condition.max_tokens), window // 2)}\n"
+        f"model_context_window = {window}\n"  # reply length: capped at the proxy
         f"check_for_update_on_startup = false\n\n[model_providers.{PROVIDER}]\n"
         f"name = \"{PROVIDER}\"\nbase_url = {json.dumps(run.base_url)}\n"
         f"wire_api = \"responses\"\nenv_key = \"MONITORBENCH_KEY\"\n")
