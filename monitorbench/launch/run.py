@@ -30,7 +30,7 @@ from monitorbench.judging.store import JudgmentStore
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.suites.access import split_consistent, view_for
 from monitorbench.suites.format import GROUPS, Case, Suite, Task, canonical_json, sha256_text
-from monitorbench.suites.registry import ensure_suite, masked_paths, source_info
+from monitorbench.suites.registry import ensure_suites, masked_paths, source_info
 
 log = logging.getLogger(__name__)
 
@@ -137,9 +137,9 @@ def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]
     access: AccessConfig = OmegaConf.to_object(cfg.access)  # type: ignore[assignment]
 
     # Tasks that failed the V4V audit (audit.json beside the manifest) are never judged.
-    suites = [(s.name, apply_exclusions(ensure_suite(
-        Path(cfg.paths.suites), s.name, OmegaConf.to_container(s.options, resolve=True))))
-        for s in cfg.task.suites]
+    suites = [(s.name, apply_exclusions(suite)) for s, suite in zip(cfg.task.suites, ensure_suites(
+        Path(cfg.paths.suites), [(s.name, OmegaConf.to_container(s.options, resolve=True))
+                                 for s in cfg.task.suites]))]
     sel = select_tasks(cfg, suites)
 
     sandbox = make_sandbox(cfg.sandbox.backend, image=cfg.sandbox.image)

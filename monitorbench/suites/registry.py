@@ -12,12 +12,14 @@ import importlib.util
 import inspect
 import json
 import logging
+import multiprocessing
 import shutil
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from filelock import FileLock
 
@@ -143,6 +145,39 @@ def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None
     root = build_suite(suites_root, name, options)
     check_builder_version(root, name)
     return load_suite(root)
+
+
+def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, Any] | None]]
+                  ) -> list[Suite]:
+    """:func:`ensure_suite` for several suites, building the missing ones concurrently.
+
+    Each missing suite is built in its own process (spawned: the caller may hold threads or
+    an open MLflow run), through :func:`build_suite` and so under its file lock: a suite that
+    another job is building is waited for, not built twice. Builds are mostly test runs and
+    subprocesses, so on a small machine they overlap well; the suites are loaded in order.
+    """
+    missing = [(n, dict(o or {})) for n, o in wanted
+               if not suite_dir(suites_root, n, dict(o or {})).exists()]
+    if len(missing) > 1:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=len(missing), mp_context=ctx) as pool:
+            futures = [pool.submit(_build_reporting, suites_root, n, o) for n, o in missing]
+            for f in futures:
+                err = f.result()
+                if err is not None:  # the first builder's InputError, as the builder said it
+                    raise InputError(*err)
+    return [ensure_suite(suites_root, n, o) for n, o in wanted]
+
+
+def _build_reporting(suites_root: Path, name: str, options: dict[str, Any]
+                     ) -> tuple[str | None, str | None, str, str] | None:
+    """:func:`build_suite` in a worker process; an InputError comes back as its four fields
+    (it cannot be unpickled across processes as itself)."""
+    try:
+        build_suite(suites_root, name, options)
+    except InputError as e:
+        return e.file, e.field, e.problem, e.fix
+    return None
 
 
 def check_builder_version(root: Path, name: str) -> None:

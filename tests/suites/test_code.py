@@ -327,3 +327,68 @@ def test_masked_paths_hide_the_build_cache_and_installed_pristine_sources():
     assert str(cache_root()) in paths
     import six  # installed system-wide here: its pristine source would leak six tasks' fixes
     assert six.__file__ in paths
+
+
+# ------------------------------------------------------------------------------ pinned bugs
+
+def _pinned_toolz_entry() -> tuple[str, dict]:
+    from monitorbench.suites.code.build import pin_key, read_pins
+    key = pin_key(SPEC, 0, 6)  # tasks_per_library=2, as conf/task/mixed_small.yaml builds
+    entry = read_pins().get(key)
+    assert entry is not None, "pinned_bugs.json lacks the mixed_small toolz entry"
+    return key, entry
+
+
+def test_pinned_bug_that_no_longer_verifies_is_an_input_error(task, tmp_path, monkeypatch):
+    """A pinned entry whose bugs fail other tests than recorded (here: one recorded test dropped)
+    is refused with one real test run; the error names the pinned file and --search."""
+    from monitorbench.suites.code import build
+    key, entry = _pinned_toolz_entry()
+    bad = json.loads(json.dumps(entry))
+    bad["bugs"][0]["fail_to_pass"] = bad["bugs"][0]["fail_to_pass"][1:] or ["x.py::nope"]
+    monkeypatch.setattr(build, "PINNED_FILE", tmp_path / "pins.json")
+    files = checkout_files(SPEC)
+    with pytest.raises(InputError) as e:
+        build.replay_pin(SPEC, files, task["root"], task["base_pass"], 0, key, bad,
+                         entry["sdist_sha256"])
+    assert e.value.file == str(tmp_path / "pins.json")
+    assert "no longer verify" in e.value.problem and "--search" in e.value.fix
+    with pytest.raises(InputError) as e:
+        build.replay_pin(SPEC, files, task["root"], task["base_pass"], 0, key, entry, "0" * 64)
+    assert e.value.field.endswith(".sdist_sha256") and "--search" in e.value.fix
+
+
+def test_pinned_bugs_replay_verified(task):
+    """The shipped toolz pins verify against the real test suite: one run, exact F2P union."""
+    from monitorbench.suites.code import build
+    key, entry = _pinned_toolz_entry()
+    bugs, pool, stats = build.replay_pin(SPEC, checkout_files(SPEC), task["root"],
+                                         task["base_pass"], 0, key, entry,
+                                         entry["sdist_sha256"])
+    assert len(bugs) == 6 and stats == entry["stats"]
+    assert [m.key for m in pool[:stats["neutral_kept"]]] == entry["neutral"]
+
+
+@pytest.mark.slow
+def test_build_from_pins_is_byte_identical_to_build_from_search(tmp_path, monkeypatch):
+    """toolz, 2 tasks (the mixed_small slice's toolz part): a build that searches (no pinned
+    file) and one that replays the shipped pins, from separate caches, write the same manifest,
+    and the search finds exactly the shipped pins."""
+    from monitorbench.suites.code import build
+    key, entry = _pinned_toolz_entry()
+    tar = fetch_sdist(SPEC)
+    manifests = []
+    for i, pins in enumerate([tmp_path / "fresh-pins.json", build.PINNED_FILE]):
+        cache = tmp_path / f"cache{i}"
+        (cache / "sdists").mkdir(parents=True)
+        shutil.copy(tar, cache / "sdists" / tar.name)
+        monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
+        monkeypatch.setattr(build, "PINNED_FILE", pins)
+        out = build_code_suite(tmp_path / f"suite{i}", libraries=["toolz"], tasks_per_library=2)
+        manifests.append((out / "manifest.json").read_bytes())
+    assert manifests[0] == manifests[1]
+    # The search found exactly the shipped pins (its outcome is cached beside the build).
+    (searched,) = (tmp_path / "cache0" / "code_build").glob("search-toolz-*.json")
+    outcome = json.loads(searched.read_text())
+    assert outcome == {k: entry[k] for k in ("bugs", "neutral", "stats")}
+    assert not list((tmp_path / "cache1" / "code_build").glob("search-*.json"))

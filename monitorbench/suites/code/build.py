@@ -10,8 +10,13 @@ a rebuild with the same seed reuses the work; the suite written from it is byte-
 Pass-to-pass tests per task: every baseline-passing test in the test files the fail-to-pass tests
 live in, plus a seeded sample of ``P2P_SAMPLE`` others, so grading stays around two seconds.
 
+The search's outcome is pinned in ``pinned_bugs.json`` (per library, seed and bugs needed): a
+build replays the pinned bugs and verifies them with one full test run per library (they must
+fail exactly their fail-to-pass tests) instead of searching; ``--search`` reruns the search and
+rewrites the file. A configuration that is not pinned is searched as before.
+
 Run: ``python -m monitorbench.suites.code.build OUT_DIR [--seed N] [--libraries a,b]
-[--tasks-per-library N]``.
+[--tasks-per-library N] [--search]``.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ from monitorbench.suites.code.mutate import Mutation, sample_mutations
 from monitorbench.suites.code.sdists import (cache_root, checkout_files, fetch_sdist,
                                              pristine_checkout)
 from monitorbench.suites.code.testrun import TestRun, run_pytest
-from monitorbench.suites.format import Case, Reference, Task, sha256_file, write_suite
+from monitorbench.suites.format import (Case, Reference, Task, canonical_json, sha256_file,
+                                        sha256_text, write_suite)
 
 BUILD_VERSION = "code-build/2"  # 2: skips_tests, breaks_collection, kills_test_run cases
 # The bug search is versioned on its own: new case kinds reuse the (slow) cached searches.
@@ -47,6 +53,15 @@ MAX_F2P = 30
 P2P_SAMPLE = 20
 MAX_TRIES_PER_TASK = 40
 GRADE_WORKERS = 2
+# The search's outcome per (library, seed, bugs needed), so a build replays and verifies known
+# bugs (one test run per library) instead of searching (dozens of runs); see replay_pin.
+PINNED_FILE = Path(__file__).with_name("pinned_bugs.json")
+PINNED_ABOUT = ("Bug-search outcomes of the code suite builder (monitorbench.suites.code.build): "
+                "per library, seed and number of bugs needed, the mutations that survived the "
+                "fail-to-pass/pass-to-pass screen. Rewritten by `python -m "
+                "monitorbench.suites.build code --search`; do not edit by hand.")
+SEARCH_FIX = ("rerun the bug search, which rewrites the pinned file: python -m "
+              "monitorbench.suites.build code --search")
 
 
 def _log(progress: bool) -> Callable[[str], None]:
@@ -77,6 +92,7 @@ def _safe_id(nodeid: str) -> bool:
 
 
 _SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 
 
 def _failure_excerpt(output: str, tests: Sequence[str], limit: int = 900) -> str:
@@ -92,7 +108,9 @@ def _failure_excerpt(output: str, tests: Sequence[str], limit: int = 900) -> str
             current = m.group(1)
         elif current in wanted and line.startswith("E "):
             lines.append(line)
-    return "\n".join(lines[:12])[:limit]
+    # Object reprs carry memory addresses (``<function f at 0x7f...>``): masked, or two searches
+    # of the same seed would write different issue texts.
+    return _ADDRESS.sub("0x...", "\n".join(lines[:12]))[:limit]
 
 
 def _run_mutant(root: Path, spec: LibrarySpec, texts: dict[str, str], targets: Sequence[str],
@@ -265,19 +283,91 @@ def _cached_search(spec: LibrarySpec, files: dict[str, str], root: Path, base_pa
     """:func:`find_bugs`, saved to ``path`` so a build interrupted later resumes after it."""
     if path.is_file():
         saved = json.loads(path.read_text(encoding="utf-8"))
-        bugs = [Bug(Mutation(**b["mutation"]), tuple(b["fail_to_pass"]), b["failure"])
-                for b in saved["bugs"]]
-        pool = sample_mutations(source_files(spec, files), seed)
-        by_key = {m.key: m for m in pool}
-        neutral = [by_key[k] for k in saved["neutral"]]
-        return bugs, neutral + [m for m in pool if m not in neutral], saved["stats"]
+        return _restore(spec, files, seed, saved)
     bugs, pool, stats = find_bugs(spec, files, root, base_pass, seed, need, log)
-    neutral = pool[:stats.get("neutral_kept", 0)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "bugs": [{"mutation": asdict(b.mutation), "fail_to_pass": list(b.fail_to_pass),
-                  "failure": b.failure} for b in bugs],
-        "neutral": [m.key for m in neutral], "stats": stats}, sort_keys=True), encoding="utf-8")
+    path.write_text(json.dumps(_outcome(bugs, pool, stats), sort_keys=True), encoding="utf-8")
+    return bugs, pool, stats
+
+
+def _outcome(bugs: list[Bug], pool: list[Mutation], stats: dict[str, int]) -> dict[str, Any]:
+    """A search's outcome as JSON: the bugs, the neutral mutations' keys, the counters."""
+    return {"bugs": [{"mutation": asdict(b.mutation), "fail_to_pass": list(b.fail_to_pass),
+                      "failure": b.failure} for b in bugs],
+            "neutral": [m.key for m in pool[:stats.get("neutral_kept", 0)]], "stats": stats}
+
+
+def _restore(spec: LibrarySpec, files: dict[str, str], seed: int, saved: dict[str, Any]
+             ) -> tuple[list[Bug], list[Mutation], dict[str, int]]:
+    """The (bugs, pool, stats) :func:`find_bugs` returned, from its :func:`_outcome`; the pool
+    is re-enumerated (seeded), neutral mutations first, exactly as the search ordered it."""
+    bugs = [Bug(Mutation(**b["mutation"]), tuple(b["fail_to_pass"]), b["failure"])
+            for b in saved["bugs"]]
+    pool = sample_mutations(source_files(spec, files), seed)
+    by_key = {m.key: m for m in pool}
+    neutral = [by_key[k] for k in saved["neutral"]]
+    return bugs, neutral + [m for m in pool if m not in neutral], saved["stats"]
+
+
+def pin_key(spec: LibrarySpec, seed: int, need: int) -> str:
+    """The pinned file's entry for one library's search: the search depends on nothing else
+    (the sdist is pinned by its hash inside the entry)."""
+    return f"{spec.pin} seed={seed} need={need}"
+
+
+def read_pins(path: Path | None = None) -> dict[str, Any]:
+    """The pinned search outcomes (``pinned_bugs.json``); an absent file pins nothing."""
+    path = Path(path or PINNED_FILE)
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return dict(data["entries"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise InputError(path, "entries", f"unreadable pinned bug file ({e})", SEARCH_FIX) from e
+
+
+def write_pin(key: str, entry: dict[str, Any], path: Path | None = None) -> None:
+    """Replace one entry of the pinned file (the others are kept), sorted and indented so a
+    re-search that finds the same bugs leaves the file byte-identical."""
+    path = Path(path or PINNED_FILE)
+    entries = read_pins(path)
+    entries[key] = entry
+    path.write_text(json.dumps({"about": PINNED_ABOUT, "search_version": SEARCH_VERSION,
+                                "entries": dict(sorted(entries.items()))},
+                               sort_keys=True, indent=1) + "\n", encoding="utf-8")
+
+
+def replay_pin(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: set[str],
+               seed: int, key: str, entry: dict[str, Any], sdist_sha: str
+               ) -> tuple[list[Bug], list[Mutation], dict[str, int]]:
+    """The pinned search outcome, verified by one full test run of all pinned bugs together:
+    the tests that fail must be exactly the union of the bugs' fail-to-pass tests (each bug's
+    tests fail, every other baseline-passing test still passes); anything else is an error."""
+    where = f"entries[{key!r}]"
+    if entry.get("sdist_sha256") != sdist_sha:
+        raise InputError(PINNED_FILE, f"{where}.sdist_sha256",
+                         f"pinned for another sdist of {spec.pin} (this one is {sdist_sha})",
+                         SEARCH_FIX)
+    try:
+        bugs, pool, stats = _restore(spec, files, seed, entry)
+    except (KeyError, TypeError) as e:
+        raise InputError(PINNED_FILE, where, f"pinned mutation {e} is not a mutation of "
+                         "this checkout", SEARCH_FIX) from e
+    known = {m.key: m for m in pool}
+    stale = [b.mutation.key for b in bugs if known.get(b.mutation.key) != b.mutation]
+    texts: dict[str, str] = {}
+    for b in sorted(bugs, key=lambda b: (b.mutation.file, -b.mutation.start)):
+        texts[b.mutation.file] = b.mutation.apply(texts.get(b.mutation.file,
+                                                            files[b.mutation.file]))
+    run = _run_mutant(root, spec, texts, list(spec.test_paths)) if not stale else None
+    failed, why = _broken(run, base_pass) if run else ([], f"stale mutations {stale}")
+    want = sorted({t for b in bugs for t in b.fail_to_pass})
+    if why or failed != want:
+        diff = why or (f"failing now but not pinned: {sorted(set(failed) - set(want))[:5]}; "
+                       f"pinned but passing now: {sorted(set(want) - set(failed))[:5]}")
+        raise InputError(PINNED_FILE, where, f"the pinned bugs of {spec.pin} no longer "
+                         f"verify ({diff})", SEARCH_FIX)
     return bugs, pool, stats
 
 
@@ -292,30 +382,76 @@ def _unusable(cases: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = False,
-                  cache: Path | None = None) -> dict[str, Any]:
-    """Build (or load from the cache) one library's tasks, cases and report."""
-    cache = cache or cache_root()
-    out_file = cache.parent / "code_build" / (
-        f"{spec.name}-{spec.version}-seed{seed}-n{tasks}-{BUILD_VERSION.replace('/', '')}.json")
-    if out_file.is_file():
-        return json.loads(out_file.read_text(encoding="utf-8"))
-    log = _log(progress)
-    t0 = time.monotonic()
-    files = checkout_files(spec, cache)
-    root = pristine_checkout(spec, cache)
-    sdist_sha = sha256_file(fetch_sdist(spec, cache))
+def _baseline(spec: LibrarySpec, root: Path, log: Callable[[str], None]) -> set[str]:
+    """The baseline-passing tests of the pristine checkout (one full test run)."""
     base = run_pytest(root, spec, list(spec.test_paths))
     if base.raw is None or base.junit is None:
         raise InputError(root, spec.pin, "baseline test run produced no report",
                          f"check that pytest runs in {root}: {base.output[-300:]}")
-    base_pass = {n for n in base.passed_ids() if _safe_id(n)}
-    log(f"{spec.name}: baseline {len(base_pass)} passing tests in {base.seconds:.1f}s")
-    search_file = out_file.with_name(f"search-{spec.name}-{spec.version}-seed{seed}-n{tasks}-"
-                                     f"{SEARCH_VERSION.replace('/', '')}.json")
-    bugs, pool, stats = _cached_search(spec, files, root, base_pass, seed, 2 * tasks + 2, log,
-                                       search_file)
-    t_search = time.monotonic() - t0
+    log(f"{spec.name}: baseline {len(base.passed_ids())} passing tests in {base.seconds:.1f}s")
+    return {n for n in base.passed_ids() if _safe_id(n)}
+
+
+def search_and_pin(spec: LibrarySpec, *, seed: int, need: int, progress: bool = False,
+                   cache: Path | None = None) -> dict[str, Any]:
+    """Run the bug search for ``spec`` from scratch and write its outcome to the pinned file."""
+    log = _log(progress)
+    files = checkout_files(spec, cache)
+    root = pristine_checkout(spec, cache)
+    base_pass = _baseline(spec, root, log)
+    bugs, pool, stats = find_bugs(spec, files, root, base_pass, seed, need, log)
+    entry = dict(_outcome(bugs, pool, stats), library=spec.name, seed=seed, need=need,
+                 sdist_sha256=sha256_file(fetch_sdist(spec, cache)))
+    write_pin(pin_key(spec, seed, need), entry)
+    return entry
+
+
+def refresh_pins(extra: Sequence[tuple[str, int, int]] = (), *, progress: bool = False) -> None:
+    """Re-search every (library, seed, need) the pinned file holds, plus ``extra``."""
+    configs = {(e["library"], e["seed"], e["need"]) for e in read_pins().values()}
+    unknown = sorted({c[0] for c in extra} - set(LIBRARIES))
+    if unknown:
+        raise InputError(None, "libraries", f"unknown libraries {unknown}",
+                         f"choose from {', '.join(LIBRARIES)}")
+    for name, seed, need in sorted(configs | set(extra)):
+        search_and_pin(LIBRARIES[name], seed=seed, need=need, progress=progress)
+
+
+def configs(libraries: Sequence[str] = DEFAULT_LIBRARIES, seed: int = 0,
+            tasks_per_library: int = 7) -> list[tuple[str, int, int]]:
+    """The (library, seed, need) searches a build with these options runs."""
+    return [(name, seed, 2 * tasks_per_library + 2) for name in libraries]
+
+
+def _find_or_replay(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: set[str],
+                    seed: int, need: int, log: Callable[[str], None], out_file: Path,
+                    sdist_sha: str) -> tuple[list[Bug], list[Mutation], dict[str, int]]:
+    """The library's bugs: the pinned ones (verified) when pinned, else a (cached) search."""
+    key = pin_key(spec, seed, need)
+    entry = read_pins().get(key)
+    if entry is not None:
+        log(f"{spec.name}: replaying {len(entry['bugs'])} pinned bugs")
+        return replay_pin(spec, files, root, base_pass, seed, key, entry, sdist_sha)
+    log(f"{spec.name}: no pinned bugs for {key!r}; searching")
+    search_file = out_file.parent / (f"search-{spec.name}-{spec.version}-seed{seed}-"
+                                     f"n{(need - 2) // 2}-{SEARCH_VERSION.replace('/', '')}.json")
+    return _cached_search(spec, files, root, base_pass, seed, need, log, search_file)
+
+
+def _result_file(spec: LibrarySpec, seed: int, tasks: int, cache: Path) -> Path:
+    """Where one library's built result is cached; a build from pinned bugs names the pinned
+    entry's hash, so a re-search that changes the pins is never answered from a stale result."""
+    entry = read_pins().get(pin_key(spec, seed, 2 * tasks + 2))
+    tag = "" if entry is None else f"-pin{sha256_text(canonical_json(entry))[:10]}"
+    return cache.parent / "code_build" / (f"{spec.name}-{spec.version}-seed{seed}-n{tasks}-"
+                                          f"{BUILD_VERSION.replace('/', '')}{tag}.json")
+
+
+def _drafts(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: set[str],
+            bugs: list[Bug], pool: list[Mutation], stats: dict[str, int], *, seed: int,
+            tasks: int) -> list[TaskDraft]:
+    """Up to ``tasks`` two-bug tasks from the bugs, in pair order; rejected pairs are counted
+    in ``stats``."""
     rng = random.Random(f"{seed}:{spec.name}:p2p")
     drafts: list[TaskDraft] = []
     for pair in _pairs(bugs):
@@ -327,6 +463,26 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
             stats["pair_rejected"] = stats.get("pair_rejected", 0) + 1
             continue
         drafts.append(d)
+    return drafts
+
+
+def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = False,
+                  cache: Path | None = None) -> dict[str, Any]:
+    """Build (or load from the cache) one library's tasks, cases and report."""
+    cache = cache or cache_root()
+    out_file = _result_file(spec, seed, tasks, cache)
+    if out_file.is_file():
+        return json.loads(out_file.read_text(encoding="utf-8"))
+    log = _log(progress)
+    t0 = time.monotonic()
+    files = checkout_files(spec, cache)
+    root = pristine_checkout(spec, cache)
+    sdist_sha = sha256_file(fetch_sdist(spec, cache))
+    base_pass = _baseline(spec, root, log)
+    bugs, pool, stats = _find_or_replay(spec, files, root, base_pass, seed, 2 * tasks + 2, log,
+                                        out_file, sdist_sha)
+    t_search = time.monotonic() - t0
+    drafts = _drafts(spec, files, root, base_pass, bugs, pool, stats, seed=seed, tasks=tasks)
     out_tasks = []
     grade_seconds: list[float] = []
     dropped: list[dict[str, Any]] = []
@@ -447,11 +603,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--libraries", default=",".join(DEFAULT_LIBRARIES))
     ap.add_argument("--tasks-per-library", type=int, default=7)
+    ap.add_argument("--search", action="store_true",
+                    help="rerun the bug search for these options and every pinned "
+                         "configuration, rewrite pinned_bugs.json, then build")
     args = ap.parse_args(argv)
+    libraries = [x for x in args.libraries.split(",") if x]
     try:
         t0 = time.monotonic()
+        if args.search:
+            refresh_pins(configs(libraries, args.seed, args.tasks_per_library), progress=True)
         out = build_code_suite(args.out_dir, seed=args.seed,
-                               libraries=[x for x in args.libraries.split(",") if x],
+                               libraries=libraries,
                                tasks_per_library=args.tasks_per_library, progress=True)
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
