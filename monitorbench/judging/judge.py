@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from monitorbench.errors import MonitorbenchError
 from monitorbench.judging.store import JudgmentStore, record_key
 from monitorbench.sandbox.base import MISSING_VERIFIER, SANDBOX_ERROR, SandboxSession, Verdict
 from monitorbench.suites.access import AccessView
@@ -128,6 +129,8 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
     for attempt in range(1, retries + 2):
         try:
             verdict = sessions.get().judge(job.view.project(case.candidate))
+        except MonitorbenchError:  # bad input (e.g. a public dir without task.json): no retry
+            raise
         except Exception as e:  # the sandbox itself failed (start, IPC): not the verifier
             verdict = Verdict(None, reason=SANDBOX_ERROR, detail=f"{type(e).__name__}: {e}")
         if verdict.reason != SANDBOX_ERROR:
