@@ -222,13 +222,24 @@ class EndpointProxy:
             conn.close()
         except OSError as e:
             raw, status, rheaders = json.dumps({"error": {"message": str(e)}}).encode(), 502, {}
-        self._send(h, status, rheaders, raw)
+        delivered = self._send(h, status, rheaders, raw)
         if h.command == "POST":
-            self._account(req, raw, status, time.monotonic() - t0)
+            self._account(req, raw, status, time.monotonic() - t0, delivered)
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str],
-              raw: bytes) -> None:
+              raw: bytes) -> bool:
+        """Answer the harness; False when it hung up first (its own request timeout): the
+        endpoint's work is still accounted, the trace says it never arrived."""
+        try:
+            EndpointProxy._write(h, status, headers, raw)
+            return True
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+
+    @staticmethod
+    def _write(h: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str],
+               raw: bytes) -> None:
         h.send_response(status)
         for k, v in headers.items():
             if k.lower() not in ("transfer-encoding", "content-length", "connection",
@@ -239,7 +250,8 @@ class EndpointProxy:
         h.end_headers()
         h.wfile.write(raw)
 
-    def _account(self, req: Any, raw: bytes, status: int, seconds: float) -> None:
+    def _account(self, req: Any, raw: bytes, status: int, seconds: float,
+                 delivered: bool) -> None:
         text, usage = _reply_text_and_usage(raw)
         sent = req.get("messages") or req.get("input") if isinstance(req, dict) else None
         prompt = usage.get("prompt", float(estimate_tokens(json.dumps(sent, default=str))))
@@ -253,7 +265,7 @@ class EndpointProxy:
             self.ctx.log("model", sent=sent, reply=text if status < 400 else cap(
                 raw.decode(errors="replace"), 2000), http_status=status,
                 prompt_tokens=prompt, completion_tokens=completion, cached=False,
-                seconds=round(seconds, 4))
+                seconds=round(seconds, 4), delivered=delivered)
 
     def close(self) -> None:
         self.server.shutdown()

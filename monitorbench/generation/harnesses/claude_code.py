@@ -27,7 +27,9 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
            "CLAUDE_CONFIG_DIR": f"{HOME}/{CONFIG_DIR}", "DISABLE_AUTOUPDATER": "1",
            "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-           "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(int(run.condition.max_tokens))}
+           "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(int(run.condition.max_tokens)),
+           # its own request timeout must not cut a slow local model short of the wall clock
+           "API_TIMEOUT_MS": str(int(run.condition.wall_seconds * 1000))}
     return argv, env
 
 
