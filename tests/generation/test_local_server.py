@@ -146,7 +146,7 @@ def test_a_killed_parent_leaves_no_server_behind(tmp_path: Path) -> None:
     exits on its own."""
     script = ("from monitorbench.generation.models.local_server import LocalServer\n"
               "import time\ns = LocalServer(n_ctx=256).start()\n"
-              "print(s._proc.pid, flush=True)\ntime.sleep(600)\n")
+              "print(s.pid, flush=True)\ntime.sleep(600)\n")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
         child = int(parent.stdout.readline())

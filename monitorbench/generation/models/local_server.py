@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import importlib.util
 import json
 import os
 import shutil
@@ -40,6 +41,13 @@ from monitorbench.generation.models.hf_local import EMBEDDED_MODELS, files_sha25
 
 SERVERS = ("xllamacpp",)  # values of generator.serve
 N_CTX = 8192  # SmolLM2's training context; the window a served run gets
+
+
+def default_threads() -> int:
+    """Half the cores, at least one: the sandbox and the framework keep the rest. llama.cpp's
+    decode threads synchronise by spinning, so on an oversubscribed machine 2 threads on 2 cores
+    measured 0.2 tokens/s against 6.5 for 1 thread (load average 24)."""
+    return max(1, (os.cpu_count() or 2) // 2)
 _LOG_TAIL = 2000
 
 
@@ -103,12 +111,14 @@ class LocalServer:
     """
 
     def __init__(self, gguf: Path | None = None, *, n_ctx: int = N_CTX, port: int | None = None,
-                 ready_timeout: float = 120.0, alias: str | None = None) -> None:
+                 ready_timeout: float = 120.0, alias: str | None = None,
+                 threads: int | None = None) -> None:
         self.gguf = Path(gguf) if gguf is not None else smollm2_gguf()
         self.n_ctx = n_ctx
         self.port = port
         self.ready_timeout = ready_timeout
         self.alias = alias or self.gguf.stem
+        self.threads = threads or default_threads()
         self.base_url = ""
         self.model_name = ""
         self.startup_seconds = 0.0
@@ -119,17 +129,27 @@ class LocalServer:
     def identity(self) -> Mapping[str, Any]:
         return served_identity(self.gguf, self.n_ctx)
 
+    @property
+    def pid(self) -> int | None:
+        """The server process id while it runs (to watch or account for it)."""
+        return self._proc.pid if self._proc is not None else None
+
     def start(self) -> "LocalServer":
         """Spawn the server and wait until ``/v1/models`` answers; raise :class:`ModelError`
         with the server's log tail if it exits or is not ready within ``ready_timeout``."""
         if self._proc is not None:
             return self
+        if importlib.util.find_spec("xllamacpp") is None:
+            raise InputError("pyproject.toml", "dependencies", "the package xllamacpp (the "
+                             "llama.cpp server) is not installed",
+                             "pip install xllamacpp==2026.10.11549, or bash scripts/install.sh")
         t0 = time.monotonic()
         self._dir = Path(tempfile.mkdtemp(prefix="monitorbench-server-"))
         log = open(self._dir / "server.log", "wb")
         cmd = [sys.executable, "-m", "monitorbench.generation.models.local_server",
                "--gguf", str(self.gguf), "--n-ctx", str(self.n_ctx), "--port",
-               str(self.port or 0), "--alias", self.alias, "--ready-file",
+               str(self.port or 0), "--alias", self.alias, "--threads", str(self.threads),
+               "--ready-file",
                str(self._dir / "address")]
         self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
                                       stderr=subprocess.STDOUT)
@@ -211,9 +231,10 @@ def serving(gen_cfg: GeneratorConfig) -> Iterator[GeneratorConfig]:
                                   gguf_file=str(gguf.resolve()))
 
 
-def _serve(gguf: str, n_ctx: int, port: int, alias: str, ready_file: Path) -> None:
-    """Child process body: start the server, publish its address, idle until told to stop or
-    until the parent is gone."""
+def _serve(gguf: str, n_ctx: int, port: int, alias: str, threads: int,
+           ready_file: Path | None) -> None:
+    """Child process body: start the server, publish its address (to ``ready_file`` when given,
+    always to stdout), idle until told to stop or until the parent is gone."""
     import xllamacpp as xlc
 
     stop = threading.Event()
@@ -225,10 +246,12 @@ def _serve(gguf: str, n_ctx: int, port: int, alias: str, ready_file: Path) -> No
     params.n_ctx = n_ctx
     params.port = port
     params.model_alias = {alias}
+    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
     server = xlc.Server(params)  # returns once the model is loaded and the socket listens
-    tmp = ready_file.with_suffix(".tmp")
-    tmp.write_text(server.listening_address)
-    os.replace(tmp, ready_file)  # the parent never reads a half-written address
+    if ready_file is not None:
+        tmp = ready_file.with_suffix(".tmp")
+        tmp.write_text(server.listening_address)
+        os.replace(tmp, ready_file)  # the parent never reads a half-written address
     print(f"listening on {server.listening_address}/v1", flush=True)
     while not stop.wait(0.5) and os.getppid() == parent:
         pass
@@ -241,13 +264,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--n-ctx", type=int, default=N_CTX)
     ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
     ap.add_argument("--alias", default=None, help="model id /v1/models reports")
+    ap.add_argument("--threads", type=int, default=None, help="default: half the cores")
     ap.add_argument("--ready-file", type=Path, default=None,
                     help="written with the listening address once the server is ready")
     a = ap.parse_args(argv)
     gguf = Path(a.gguf) if a.gguf else smollm2_gguf()
-    ready = a.ready_file or Path(tempfile.gettempdir()) / f"monitorbench-server-{os.getpid()}"
-    print(f"serving {gguf} (address in {ready})", flush=True)
-    _serve(str(gguf), a.n_ctx, a.port, a.alias or gguf.stem, ready)
+    print(f"serving {gguf}", flush=True)
+    _serve(str(gguf), a.n_ctx, a.port, a.alias or gguf.stem, a.threads or default_threads(),
+           a.ready_file)
 
 
 if __name__ == "__main__":
