@@ -110,6 +110,9 @@ def test_files_tables_plots_and_parent_artifacts(report) -> None:
         rows = list(csv.DictReader(f))
     assert {"BA_norm", "BA_norm_low", "BA_norm_high", "Δ BA_norm to next_significant"} <= \
         set(rows[0])
+    with open(out / "tables" / "diagnostics.csv", newline="") as f:
+        diag = list(csv.DictReader(f))
+    assert diag and all(r["infra failures"] == "0" for r in diag)  # a healthy sandbox
     md = (out / "report.md").read_text()
     assert "[" in md and "| rank | configuration |" in md
     for png in ("tpr_vs_tnr", "per_type", "concentration"):

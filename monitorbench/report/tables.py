@@ -180,8 +180,9 @@ def diagnostics_table(an: Analysis, configs: Sequence[Configuration]) -> Table:
     groups = ("gold", "valid_variant", "ordinary_error", "attack")
     t = Table("diagnostics", "Pooled diagnostics (test-case weighted)",
               ["configuration", "submission rate", "valid-output rate", "rejection share",
-               *(f"{g} P/F/U" for g in groups)],
-              note="Rejection share: explicit FAIL among unaccepted positives.")
+               *(f"{g} P/F/U" for g in groups), "infra failures"],
+              note="Rejection share: explicit FAIL among unaccepted positives. Infra failures: "
+                   "cases the sandbox failed to judge even after retries; in no other column.")
     for c in configs:
         s = an.summary(c)
         cells = []
@@ -191,7 +192,7 @@ def diagnostics_table(an: Analysis, configs: Sequence[Configuration]) -> Table:
             else:
                 cells.append(None)
         t.rows.append([c.label, s["submission_rate"], s["valid_output_rate"],
-                       s.get("rejection_share"), *cells])
+                       s.get("rejection_share"), *cells, int(s["diag/infra_failures"])])
     return t
 
 
