@@ -94,7 +94,7 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
         args += ["--ro-bind-try", f, f]
     for root in _python_roots():
         args += ["--ro-bind", str(root), str(root)]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp",
              *(["--ro-bind", str(verifier_dir), "/verifier"] if verifier_dir.is_dir()
                else ["--dir", "/verifier"]),  # a missing verifier is judged missing_verifier
              "--ro-bind", str(public_dir), "/task",
@@ -103,11 +103,16 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
     masked = [Path(p).resolve() for p in spec.masked_paths]
     masked.append(Path(monitorbench.__file__).resolve().parent)  # reference verifiers live here
     args += _mask_args(masked, bound)
+    # bwrap's root and /dev are writable tmpfs mounts that the worker never wipes: a file a case
+    # wrote at /, /etc or /dev would reach the next case. Only /tmp and /dev/shm stay writable,
+    # and the worker empties both after every case.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--chdir", "/tmp", str(Path(sys.executable).resolve()), "-I", "-S", "-B",
              "/mb/worker.py",
              worker_config(spec, verifier_dir="/verifier", task_dir="/task",
                            runtimes_dir="/mb/runtimes", scratch_root="/tmp",
-                           own_pid_namespace=True)]
+                           own_pid_namespace=True, wipe_also=("/dev/shm",),
+                           own_ipc_namespace=True)]
     return args
 
 

@@ -294,6 +294,37 @@ def _wipe(root: str) -> None:
                 pass
 
 
+SYSV_IPC = (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl"))
+IPC_RMID = 0
+
+
+def _libc():
+    """libc through ctypes, to remove System V IPC objects (the standard library has no call for
+    it). A worker that must remove them and cannot refuses to start rather than run unisolated."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _remove_sysv_ipc(libc) -> None:
+    """Remove every System V shared-memory segment, semaphore set and message queue in the
+    sandbox's own IPC namespace. They outlive the process that made them, so a segment a case
+    created and filled would otherwise be readable by the next case (shmget on the same key).
+    Called only after every process of the case is dead, so a removed segment is freed at once."""
+    for kind, ctl in SYSV_IPC:
+        try:
+            with open(f"/proc/sysvipc/{kind}", "rb") as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            ipc_id = int(row.split()[1])
+            if kind == "sem":
+                libc.semctl(ipc_id, 0, IPC_RMID)
+            else:
+                getattr(libc, ctl)(ipc_id, IPC_RMID, None)
+
+
 def _reap() -> None:
     while True:
         try:
@@ -411,7 +442,10 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     for fd in (out_r, res_r, pidfd):
         if fd is not None:
             os.close(fd)
-    _wipe(state["scratch_root"])
+    for root in state["wipe_roots"]:
+        _wipe(root)
+    if state["ipc_libc"] is not None:
+        _remove_sysv_ipc(state["ipc_libc"])
     answer = _classify(killed_for, status, rusage, bytes(result), bytes(out_head), limits)
     answer["seconds"] = round(seconds, 6)
     answer["stdout"] = out_tail.decode("utf-8", "replace")
@@ -476,6 +510,21 @@ def _add_site_packages() -> None:
                         sys.path.append(path)
 
 
+def _session_state(cfg: dict, main_path: str, task: dict, factory) -> dict:
+    """What every case of the session needs, computed once. Raises OSError/ImportError when the
+    sandbox has its own IPC namespace but libc cannot be loaded to clean it between cases."""
+    return {
+        "limits": cfg["limits"], "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
+        "task": task, "task_dir": cfg["task_dir"], "scratch_root": cfg["scratch_root"],
+        "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
+        "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),
+        "keep": _ancestry(),
+        "wipe_roots": [cfg["scratch_root"], *(d for d in cfg.get("wipe_also", ())
+                                              if os.path.isdir(d))],
+        "ipc_libc": _libc() if cfg.get("own_ipc_namespace") else None,
+    }
+
+
 def main() -> None:
     cfg = json.loads(sys.argv[1])
     if sys.flags.no_site:
@@ -508,13 +557,13 @@ def main() -> None:
         _write_all(1, (json.dumps({"ready": False, "error": _cap(
             f"runtime {cfg.get('runtime')!r}: {type(e).__name__}: {e}")}) + "\n").encode())
         return
-    state = {
-        "limits": cfg["limits"], "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
-        "task": task, "task_dir": cfg["task_dir"], "scratch_root": cfg["scratch_root"],
-        "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
-        "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),
-        "keep": _ancestry(),
-    }
+    try:
+        state = _session_state(cfg, main_path, task, factory)
+    except (OSError, ImportError) as e:
+        _write_all(1, (json.dumps({"ready": False, "error": _cap(
+            f"cannot load libc to remove System V IPC objects between cases: {e}")}) + "\n")
+                   .encode())
+        return
     for name in PRELOAD:  # trusted stdlib, imported once here instead of in every child
         __import__(name)
     gc.collect()
