@@ -9,6 +9,13 @@ required and unknown arguments, simple types against ``env.task["tools"]``). Tas
 from the BFCL suite when one is built at ``--suite``; otherwise synthetic ones are generated and the
 output says so. Prints the bwrap start cost and the per-case cost separately, then the
 throughput of both paths and their ratio, all from this one run.
+
+Beside them, the *bare-fork floor*: the same sessions, the same bwrap argv and the same client,
+but inside the sandbox a minimal loop (``FLOOR``) that imports the verifier once and, per case,
+forks a child that calls ``verify`` and writes the value to a pipe: no rlimits, no scratch
+directory, no output capture, no wall clock, no clean-up. What the worker costs beyond that is
+the price of its per-case isolation. On a shared machine wall-clock rates move with the load, so
+the CPU per case of each path (framework + bwrap + everything inside) is printed too.
 """
 
 from __future__ import annotations
@@ -18,7 +25,6 @@ import importlib.util
 import json
 import os
 import resource
-import statistics
 import sys
 import tempfile
 import textwrap
@@ -31,7 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from monitorbench.errors import InputError  # noqa: E402
 from monitorbench.sandbox.base import Limits, SandboxSpec  # noqa: E402
+from monitorbench.sandbox.bwrap import bwrap_argv  # noqa: E402
+from monitorbench.sandbox.client import WorkerSession, minimal_env  # noqa: E402
 from monitorbench.sandbox.factory import make_sandbox  # noqa: E402
+from monitorbench.sandbox.runtimes import RUNTIMES_DIR  # noqa: E402
 
 VERIFIER = '''
 TYPES = {"integer": int, "float": (int, float), "number": (int, float), "string": str,
@@ -59,6 +68,41 @@ def verify(candidate, env):
                 return "FAIL"
     return {"decision": "PASS", "confidence": 0.8}
 '''
+
+
+FLOOR = '''
+import json, os, sys
+task = json.load(open("/task/task.json"))
+module = {"__name__": "main"}
+exec(compile(open("/verifier/main.py").read(), "/verifier/main.py", "exec"), module)
+verify = module["verify"]
+env = type("Env", (), {"task": task, "public_dir": "/task"})()
+out = sys.stdout.buffer
+out.write(b'{"ready": true}\\n')
+out.flush()
+for line in sys.stdin.buffer:
+    candidate = json.loads(line)["candidate"]
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(w, json.dumps({"status": "returned", "value": verify(candidate, env)}).encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    answer = os.read(r, 1 << 20)
+    os.close(r)
+    out.write(answer + b"\\n")
+    out.flush()
+'''
+
+
+def floor_session(vdir: Path, public_dir: Path, spec: SandboxSpec, script: Path) -> WorkerSession:
+    """A session on the bwrap argv of a real one, running ``FLOOR`` instead of the worker."""
+    argv = bwrap_argv(vdir.resolve(), public_dir.resolve(), spec, RUNTIMES_DIR)
+    at = argv.index("/mb/worker.py") + 1  # beside the worker's bind, before / turns read-only
+    argv[at:at] = ["--ro-bind", str(script), "/mb/floor.py"]
+    assert argv[-2] == "/mb/worker.py"  # ... python -I -S -B /mb/worker.py CONFIG
+    return WorkerSession([*argv[:-2], "/mb/floor.py"], minimal_env(), spec)
 
 
 def synthetic(n_tasks: int, cases_per_task: int = 21) -> tuple[list[tuple[str, dict]],
@@ -147,6 +191,56 @@ def in_process(verifier_dir: Path, tasks, cases) -> tuple[float, list[Any]]:
     return time.perf_counter() - t0, out
 
 
+class Measured:
+    """What one path measured over all tasks."""
+
+    def __init__(self, seconds: float, decisions: list, starts: list, per_case: list,
+                 cpu_per_case: float) -> None:
+        self.seconds, self.decisions, self.starts = seconds, decisions, starts
+        self.per_case, self.cpu_per_case = per_case, cpu_per_case
+
+
+def measure(open_session, tasks, cases, parallel: int) -> Measured:
+    """Judge every case, one session per task, ``parallel`` sessions at a time."""
+    starts: list[float] = []
+    per_case: list[float] = []
+    sandbox_cpu: list[float] = []
+
+    def run_task(item: tuple[str, dict]) -> list[str | None]:
+        tid, _ = item
+        with open_session(tid) as s:
+            starts.extend(s.start_seconds)
+            out = []
+            for c in cases[tid]:
+                t0 = time.perf_counter()
+                out.append(s.judge(c).decision)
+                per_case.append(time.perf_counter() - t0)
+            if s.proc is not None:
+                sandbox_cpu.append(_tree_cpu(s.proc.pid))
+            return out
+
+    n_cases = sum(len(cases[t]) for t, _ in tasks)
+    cpu0 = _self_cpu()
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(parallel) as pool:
+        decisions = [d for ds in pool.map(run_task, tasks) for d in ds]
+    seconds = time.perf_counter() - t0
+    return Measured(seconds, decisions, starts, per_case,
+                 (_self_cpu() - cpu0 + sum(sandbox_cpu)) / n_cases)
+
+
+def _ms(xs: list[float], q: float) -> float:
+    return sorted(xs)[int(q * (len(xs) - 1))] * 1e3
+
+
+def report(name: str, m: Measured, n_cases: int) -> float:
+    """One row per path; returns its cases/s."""
+    rate = n_cases / m.seconds
+    print(f"{name:<30}{rate:>10.1f}{m.cpu_per_case * 1e3:>12.2f}{_ms(m.starts, 0.5):>11.1f}"
+          f"{_ms(m.per_case, 0.5):>13.2f}{_ms(m.per_case, 0.95):>8.2f}")
+    return rate
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", type=Path, default=Path("outputs/suites/bfcl"))
@@ -161,6 +255,7 @@ def main() -> None:
     vdir = work / "verifier"
     vdir.mkdir()
     (vdir / "main.py").write_text(textwrap.dedent(VERIFIER))
+    (work / "floor.py").write_text(FLOOR)
     publics = {}
     for tid, task in tasks:
         publics[tid] = work / "public" / tid
@@ -169,50 +264,30 @@ def main() -> None:
 
     box = make_sandbox(args.backend)
     spec = SandboxSpec(limits=Limits(wall_seconds=10, memory_mb=512))
-    starts: list[float] = []
-    per_case: list[float] = []
-    sandbox_cpu: list[float] = []
-
-    def run_task(item: tuple[str, dict]) -> list[str | None]:
-        tid, _ = item
-        with box.session(vdir, publics[tid], spec) as s:
-            starts.extend(s.start_seconds)
-            out = []
-            for c in cases[tid]:
-                t0 = time.perf_counter()
-                out.append(s.judge(c).decision)
-                per_case.append(time.perf_counter() - t0)
-            if s.proc is not None:
-                sandbox_cpu.append(_tree_cpu(s.proc.pid))
-            return out
-
     load_before = os.getloadavg()[0]
-    cpu0 = _self_cpu()
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(args.parallel) as pool:
-        sandboxed = [d for ds in pool.map(run_task, tasks) for d in ds]
-    sandbox_s = time.perf_counter() - t0
-    cpu_per_case = (_self_cpu() - cpu0 + sum(sandbox_cpu)) / n_cases
+    sandboxed = measure(lambda t: box.session(vdir, publics[t], spec), tasks, cases,
+                        args.parallel)
+    floor = measure(lambda t: floor_session(vdir, publics[t], spec, work / "floor.py"),
+                    tasks, cases, args.parallel)
     inproc_s, inproc = in_process(vdir, tasks, cases)
 
-    agree = sum(a == b for a, b in zip(sandboxed, inproc))
     print(f"source: {source}; {len(tasks)} tasks, {n_cases} cases; backend {box.name}; "
-          f"{args.parallel} parallel sessions")
-    print(f"sandbox start (one per task): median {statistics.median(starts) * 1e3:.1f} ms, "
-          f"max {max(starts) * 1e3:.1f} ms")
-    print(f"per-case round trip (fork + verify + clean-up): median "
-          f"{statistics.median(per_case) * 1e3:.2f} ms, p95 "
-          f"{sorted(per_case)[int(0.95 * len(per_case))] * 1e3:.2f} ms")
-    sb_rate, ip_rate = n_cases / sandbox_s, n_cases / inproc_s
-    print(f"{'path':<28}{'cases/s':>12}")
-    print(f"{'sandboxed (' + box.name + ')':<28}{sb_rate:>12.1f}")
-    print(f"{'in-process (no isolation)':<28}{ip_rate:>12.1f}")
-    cores = os.cpu_count() or 1
-    print(f"CPU per sandboxed case (framework + bwrap + worker + children, start included): "
-          f"{cpu_per_case * 1e3:.2f} ms -> {cores / cpu_per_case:.0f} cases/s if all {cores} "
-          f"cores were free (load average at start: {load_before:.1f})")
-    print(f"ratio in-process / sandboxed: {ip_rate / sb_rate:.0f}x; decisions agree on "
-          f"{agree}/{n_cases}; target >= 150 cases/s: {'met' if sb_rate >= 150 else 'NOT met'}")
+          f"{args.parallel} parallel sessions; load average at start {load_before:.1f} on "
+          f"{os.cpu_count()} cores")
+    print(f"{'path':<30}{'cases/s':>10}{'CPU ms/case':>12}{'start ms':>11}{'case ms p50':>13}"
+          f"{'p95':>8}")
+    sb_rate = report(f"sandboxed ({box.name} worker)", sandboxed, n_cases)
+    fl_rate = report("bare-fork floor (same bwrap)", floor, n_cases)
+    ip_rate = n_cases / inproc_s
+    print(f"{'in-process (no isolation)':<30}{ip_rate:>10.1f}")
+    print(f"floor / sandboxed: {fl_rate / sb_rate:.2f}x in cases/s, "
+          f"{sandboxed.cpu_per_case / floor.cpu_per_case:.2f}x in CPU per case; "
+          f"CPU-bound rate on {os.cpu_count()} free cores: sandboxed "
+          f"{(os.cpu_count() or 1) / sandboxed.cpu_per_case:.0f}/s, floor "
+          f"{(os.cpu_count() or 1) / floor.cpu_per_case:.0f}/s")
+    agree = sum(a == b == c for a, b, c in zip(sandboxed.decisions, floor.decisions, inproc))
+    print(f"decisions agree (sandboxed, floor, in-process) on {agree}/{n_cases}; "
+          f"target >= 400 cases/s sandboxed: {'met' if sb_rate >= 400 else 'NOT met'}")
     if agree != n_cases:
         sys.exit(1)
 
