@@ -3,13 +3,13 @@ full g4adv experiment reads back through MlflowClient with one parent and nine s
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 
@@ -18,11 +18,6 @@ from mlflow_server import MlflowServer, mlflow_server  # noqa: F401  (fixture)
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.service, pytest.mark.slow]
-
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run",
-                  "--virtual-time-budget=15000", "--window-size=1400,900"]
-
 
 def _sweep(server: MlflowServer, outputs: Path, suites: Path, args: list[str]) -> None:
     env = dict(os.environ, MLFLOW_TRACKING_URI=server.url, MONITORBENCH_OUTPUTS=str(outputs))
@@ -46,37 +41,95 @@ def _sweep_runs(server: MlflowServer, experiment: str):
     return client, exp, parent, children
 
 
-def test_runs_page_renders_the_sweep_runs(mlflow_server: MlflowServer, suites_dir: Path,  # noqa: F811
-                                          tmp_path: Path) -> None:
+HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
+
+
+def _browser():
+    """Playwright driving Debian's chromium (no browser download: only registries are reached)."""
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.skip("Debian chromium is not installed (apt-get install chromium; "
                     "bash scripts/install.sh test does it)")
-    _sweep(mlflow_server, tmp_path / "out", suites_dir,
-           ["-m", "generator=always_accept,always_reject", "task.max_tasks_per_type=5",
-            "experiment_name=ui_check"])
-    _, exp, parent, children = _sweep_runs(mlflow_server, "ui_check")
-    assert len(children) == 2
+    from playwright.sync_api import sync_playwright
 
-    def render(page: str, screenshot: Path) -> str:
-        out = subprocess.run(
-            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium'}",
-             f"--screenshot={screenshot}", "--dump-dom", f"{mlflow_server.url}/#/{page}"],
-            capture_output=True, text=True, timeout=180)
-        assert out.returncode == 0, out.stderr[-2000:]
-        assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        return out.stdout
+    pw = sync_playwright().start()
+    return pw, pw.chromium.launch(executable_path=chromium,
+                                  args=["--no-sandbox", "--disable-gpu"])
 
-    # The runs list shows the sweep's parent run; its children sit collapsed beneath it.
-    runs_page = render(f"experiments/{exp.experiment_id}/runs", tmp_path / "runs.png")
-    assert parent.info.run_name in runs_page
-    assert (tmp_path / "runs.png").stat().st_size > 20_000  # a rendered page, not a blank one
-    # The compare page renders the child runs side by side, by name.
-    ids = json.dumps([c.info.run_id for c in children])
-    compare = render(f"compare-runs?runs={quote(ids)}&experiments="
-                     f"{quote(json.dumps([exp.experiment_id]))}", tmp_path / "compare.png")
-    missing = [c.info.run_name for c in children if c.info.run_name not in compare]
-    assert not missing, f"child runs not rendered on the compare page: {missing}"
+
+def show_headline_columns(page, group_by: str) -> None:
+    """The README's recipe, click by click: Columns -> tick the four headline metrics, then
+    Group by -> an axis tag."""
+    page.get_by_role("button", name="Columns").click()
+    box = page.get_by_placeholder("Search columns")
+    for metric in HEADLINE:
+        box.fill(metric)
+        # the tree item whose whole title is the metric (not tool_call/<metric>)
+        page.locator(".du-bois-light-tree-title").filter(
+            has_text=re.compile(f"^{re.escape(metric)}$")).click()
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Group by").click()
+    page.get_by_text(group_by, exact=True).click()
+    page.keyboard.press("Escape")
+
+
+def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboard(
+        mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+    env = dict(os.environ, MLFLOW_TRACKING_URI=mlflow_server.url,
+               MONITORBENCH_OUTPUTS=str(tmp_path / "out"))
+    env.pop("MONITORBENCH_PARENT_RUN_ID", None)
+    proc = subprocess.Popen([sys.executable, "-m", "monitorbench", "-m",
+                             "generator=always_accept,schema_check", "access=raw_parsed,raw",
+                             "task.max_tasks_per_type=40", "sandbox.workers=1",
+                             "experiment_name=ui_check", f"paths.suites={suites_dir}"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    pw, browser = _browser()
+    try:
+        client = mlflow_server.client()
+        running = None
+        deadline = time.time() + 300
+        while running is None and time.time() < deadline and proc.poll() is None:
+            exp = client.get_experiment_by_name("ui_check")
+            runs = client.search_runs([exp.experiment_id]) if exp else []
+            running = next((r for r in runs if r.info.status == "RUNNING"
+                            and "monitorbench.role" not in r.data.tags), None)
+            time.sleep(0.5)
+        assert running is not None, "no job run was RUNNING while the sweep worked"
+        page = browser.new_page(viewport={"width": 2200, "height": 1100})
+        page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs/"
+                  f"{running.info.run_id}")
+        page.wait_for_selector(f"text={running.info.run_name}", timeout=120_000)
+        page.screenshot(path=str(tmp_path / "running.png"))
+        assert "Running" in page.inner_text("body")
+        out, _ = proc.communicate(timeout=1200)
+        assert proc.returncode == 0, out[-3000:]
+
+        _, exp, parent, children = _sweep_runs(mlflow_server, "ui_check")
+        names = {c.info.run_name for c in children}
+        assert len(names) == len(children) == 4, names
+        page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs")
+        page.wait_for_selector(f"text={parent.info.run_name}", timeout=120_000)
+        show_headline_columns(page, "monitorbench.generator")
+        page.wait_for_selector("text=Group: schema_check", timeout=60_000)
+        page.screenshot(path=str(tmp_path / "runs.png"))
+        text = page.inner_text("body")
+        assert all(n in text for n in names), names
+        headers = page.locator("[role=columnheader]").all_inner_texts()
+        assert all(any(h.strip() == m for h in headers) for m in HEADLINE), headers
+        # The parent's leaderboard, logged as an MLflow table, opens in the artifact view.
+        page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs/"
+                  f"{parent.info.run_id}/artifacts/leaderboard_table.json")
+        page.wait_for_selector("text=ba_norm", timeout=120_000)
+        page.screenshot(path=str(tmp_path / "leaderboard.png"))
+        board = page.inner_text("body")
+        assert all(n in board for n in names)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        browser.close()
+        pw.stop()
 
 
 @pytest.mark.timeout(2400)  # builds and audits the AgentDojo and code slices, then 9 jobs
