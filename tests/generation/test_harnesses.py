@@ -373,3 +373,31 @@ def test_harness_drives_the_real_local_model_server(
     assert events[-1]["event"] == "end"
     stats = trace_stats([result.trace_path])
     assert stats["traces"] == 1.0 and stats["mean_prompt_tokens"] > 0
+
+
+def test_scaffold_config_selects_the_harness_generator(chat_server, tmp_path: Path) -> None:
+    """``scaffold=pi`` composed from conf/ reaches the harness generator through the factory;
+    scripted generators still ignore the scaffold."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from monitorbench.config import register_configs
+    from monitorbench.generation.factory import make_generator
+
+    register_configs()
+    server = chat_server(lambda body: "ok")
+    conf = Path(__file__).resolve().parents[2] / "conf"
+    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
+        cfg = compose("config", overrides=["scaffold=pi", "generator=openai",
+                                           f"generator.base_url={server.base_url}",
+                                           "generator.api_key_env=null"])
+        scripted = compose("config", overrides=["scaffold=pi"])
+    gen_cfg, scaffold = OmegaConf.to_object(cfg.generator), OmegaConf.to_object(cfg.scaffold)
+    g = make_generator(gen_cfg, scaffold, sandbox=None, spec_for=lambda t: None,
+                       cache_dir=tmp_path)
+    assert isinstance(g, HarnessGenerator) and g.identity["harness"] == "pi"
+    assert scaffold.harness.name == "pi" and scaffold.max_steps == 30
+    other = make_generator(OmegaConf.to_object(scripted.generator),
+                           OmegaConf.to_object(scripted.scaffold), sandbox=None,
+                           spec_for=lambda t: None, cache_dir=tmp_path)
+    assert not isinstance(other, HarnessGenerator)
