@@ -136,6 +136,11 @@ class JobRun:
             log_params_metrics(self.client, self.run_id, {}, rounded(metrics))
             _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
                            generations)
+            from monitorbench.tracking.mlflow_traces import log_generation_traces
+
+            log_generation_traces(self.client, self.run_id, self.experiment_id,
+                                  {tid: Path(g.trace_path) for tid, g in generations.items()
+                                   if g.trace_path and Path(g.trace_path).is_file()})
             self.client.set_terminated(self.run_id, "FINISHED")
         except BaseException as e:
             self.fail(e)

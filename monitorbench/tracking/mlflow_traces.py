@@ -1,0 +1,84 @@
+"""Generation traces as MLflow traces, so a run's Traces tab shows each verifier's generation
+step by step (model calls, reads, run_public, self-tests, submission) with inputs and outputs.
+
+The on-disk ``trace.jsonl`` (:mod:`monitorbench.generation.traces`) stays the record of truth;
+this converts it after the fact. Events carry times relative to the trace's start; the absolute
+start is recovered from the file's modification time (written at the last event).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Mapping
+
+from monitorbench.generation.traces import read_trace
+
+log = logging.getLogger(__name__)
+
+# Event fields shown as a span's inputs; everything else (besides bookkeeping) is its output.
+_INPUT_FIELDS = ("messages", "path", "arguments", "candidate", "command", "request", "prompt")
+_BOOKKEEPING = ("event", "n", "t", "counters")
+_SPAN_TYPES = {"model": "LLM", "run_public": "TOOL", "self_test": "TOOL", "read": "RETRIEVER",
+               "write_verifier": "TOOL", "submit_refused": "TOOL"}
+
+
+def _split(event: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    inputs = {k: v for k, v in event.items() if k in _INPUT_FIELDS}
+    outputs = {k: v for k, v in event.items() if k not in _INPUT_FIELDS and k not in _BOOKKEEPING}
+    return inputs, outputs
+
+
+def log_trace_file(client: Any, run_id: str, experiment_id: str, task_id: str,
+                   path: Path) -> str | None:
+    """One MLflow trace (root span = the task's generation, a child span per event); returns
+    its id, or None for an empty trace."""
+    events = read_trace(path)
+    if not events:
+        return None
+    end_ns = int(path.stat().st_mtime * 1e9)
+    start_ns = end_ns - int(float(events[-1]["t"]) * 1e9)
+    root = client.start_trace(f"generate {task_id}", span_type="AGENT",
+                              inputs={"task_id": task_id}, experiment_id=experiment_id,
+                              run_id=run_id, start_time_ns=start_ns,
+                              tags={"monitorbench.task_id": task_id})
+    for i, event in enumerate(events):
+        t0 = start_ns + int(float(event["t"]) * 1e9)
+        t1 = (start_ns + int(float(events[i + 1]["t"]) * 1e9)) if i + 1 < len(events) else end_ns
+        inputs, outputs = _split(event)
+        span = client.start_span(str(event["event"]), trace_id=root.trace_id,
+                                 parent_id=root.span_id,
+                                 span_type=_SPAN_TYPES.get(event["event"], "UNKNOWN"),
+                                 inputs=inputs, attributes={"counters": event.get("counters")},
+                                 start_time_ns=t0)
+        status = "ERROR" if event["event"] in ("error", "format_error") else "OK"
+        client.end_span(root.trace_id, span.span_id, outputs=outputs, status=status,
+                        end_time_ns=max(t1, t0))
+    last = events[-1]
+    client.end_trace(root.trace_id, outputs=_split(last)[1], end_time_ns=end_ns)
+    return root.trace_id
+
+
+def log_generation_traces(client: Any, run_id: str, experiment_id: str,
+                          traces: Mapping[str, Path]) -> int:
+    """Log every task's trace; a trace that cannot be converted is logged as a warning and
+    skipped (the JSONL artifact still holds it). Returns how many were logged."""
+    import mlflow
+
+    logged = 0
+    # MLflow exports finished traces through its process-wide tracer, which writes to the
+    # global tracking URI rather than the client's: point it at this run's store meanwhile.
+    previous = mlflow.get_tracking_uri()
+    mlflow.set_tracking_uri(client.tracking_uri)
+    try:
+        for task_id, path in sorted(traces.items()):
+            try:
+                logged += log_trace_file(client, run_id, experiment_id, task_id,
+                                         Path(path)) is not None
+            except Exception as e:  # a malformed trace must not lose the run's other results
+                log.warning("trace of %s not logged as an MLflow trace: %s: %s", task_id,
+                            type(e).__name__, e)
+        mlflow.flush_trace_async_logging()
+    finally:
+        mlflow.set_tracking_uri(previous)
+    return logged

@@ -1,0 +1,37 @@
+"""Generation traces become MLflow traces linked to the job's run (the run's Traces tab)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from monitorbench.generation.traces import TraceWriter
+from monitorbench.tracking.mlflow_traces import log_generation_traces
+
+
+def test_trace_events_become_spans_of_one_trace_per_task(tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    path = tmp_path / "t" / "trace.jsonl"
+    w = TraceWriter(path)
+    w.write("start", {"steps": 0}, task_id="bfcl.simple_python_1")
+    w.write("model", {"steps": 1}, messages=[{"role": "user", "content": "write verify"}],
+            reply="def verify(c, env): return 'PASS'", prompt_tokens=12, completion_tokens=9)
+    w.write("self_test", {"steps": 2}, candidate={"calls": []}, outcome="P")
+    w.write("end", {"steps": 2}, status="submitted")
+    w.close()
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
+    exp = client.create_experiment("t", artifact_location=(tmp_path / "art").as_uri())
+    run = client.create_run(exp).info.run_id
+    n = log_generation_traces(client, run, exp, {"bfcl.simple_python_1": path,
+                                                 "broken": tmp_path / "bad.jsonl"})
+    assert n == 1  # the malformed trace is skipped with a warning, not fatal
+    [trace] = client.search_traces(locations=[exp], run_id=run)
+    spans = trace.data.spans
+    assert [s.name for s in spans] == ["generate bfcl.simple_python_1", "start", "model",
+                                       "self_test", "end"]
+    model = spans[2]
+    assert model.inputs["messages"][0]["content"] == "write verify"
+    assert model.outputs["reply"].startswith("def verify")
+    assert trace.info.request_metadata.get("mlflow.sourceRun") == run
