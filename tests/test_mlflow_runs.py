@@ -60,7 +60,8 @@ def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_paren
         for key in ("ba_norm", "tpr", "tnr"):
             value = c.data.metrics[key]
             assert value == round(value, 2), (key, value)
-        assert c.data.metrics["progress/verifiers_ready"] == 3.0
+        assert c.data.metrics["progress/generation"] == 3.0      # last point: all 3 verifiers
+        assert c.data.metrics["progress/judging"] == c.data.metrics["n_tasks"]  # one round each
         assert c.info.end_time - c.info.start_time > 0
     assert parent.data.params["sweep.generator"] == "always_accept,schema_check"
     assert parent.data.params["sweep.access"] == "raw_parsed,parsed"

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from monitorbench.generation.traces import TraceWriter
 from monitorbench.tracking.mlflow_traces import log_generation_traces
 
 
-def test_trace_events_become_spans_of_one_trace_per_task(tmp_path: Path) -> None:
+def test_trace_events_become_spans_of_one_trace_per_task(tmp_path: Path,
+                                                         monkeypatch) -> None:
     from mlflow.tracking import MlflowClient
 
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     path = tmp_path / "t" / "trace.jsonl"
     w = TraceWriter(path)
     w.write("start", {"steps": 0}, task_id="bfcl.simple_python_1")
@@ -27,6 +30,8 @@ def test_trace_events_become_spans_of_one_trace_per_task(tmp_path: Path) -> None
     n = log_generation_traces(client, run, exp, {"bfcl.simple_python_1": path,
                                                  "broken": tmp_path / "bad.jsonl"})
     assert n == 1  # the malformed trace is skipped with a warning, not fatal
+    # the next job of this process must still pick its own store
+    assert "MLFLOW_TRACKING_URI" not in os.environ
     [trace] = client.search_traces(locations=[exp], run_id=run)
     spans = trace.data.spans
     assert [s.name for s in spans] == ["generate bfcl.simple_python_1", "start", "model",

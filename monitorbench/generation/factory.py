@@ -122,16 +122,19 @@ def generation_workers(gen: GeneratorConfig) -> int:
 
 
 def generate_all(generator: Generator, cache: GenerationCache,
-                 tasks: Sequence[tuple[Task, Path]], workers: int = 1
-                 ) -> dict[str, GenerationResult]:
+                 tasks: Sequence[tuple[Task, Path]], workers: int = 1,
+                 progress: Callable[[], None] | None = None) -> dict[str, GenerationResult]:
     """One generation per (task, public dir), through ``cache``; results in task order. Slow
-    generations (model calls) are logged as they finish, so a long run says where it is."""
+    generations (model calls) are logged as they finish, so a long run says where it is;
+    ``progress`` is called once per finished task."""
     def one(i: int, task: Task, public_dir: Path) -> GenerationResult:
         t0 = time.time()
         result = cache.get_or_generate(generator, task, public_dir)
         if time.time() - t0 > 1.0:
             log.info("generation %d/%d %s: %s in %.0f s", i, len(tasks), task.task_id,
                      result.status, time.time() - t0)
+        if progress is not None:
+            progress()
         return result
 
     if workers <= 1:

@@ -171,13 +171,12 @@ def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]
                                    cache_dir=Path(cfg.paths.cache) / "responses")
         identity = generator.identity
         gcache = GenerationCache(Path(cfg.paths.cache) / "generations")
-        generations = generate_all(
-            generator, gcache,
-            [(t, sel.suite_of[t.task_id].public_dir(t.task_id)) for t in sel.tasks],
-            workers=generation_workers(gen_cfg))
+        with _progress(len(sel.tasks), "generation", "verifiers", tracker) as bar:
+            generations = generate_all(
+                generator, gcache,
+                [(t, sel.suite_of[t.task_id].public_dir(t.task_id)) for t in sel.tasks],
+                workers=generation_workers(gen_cfg), progress=bar.update)
     gen_seconds = time.time() - t_gen
-    if tracker is not None:
-        tracker.progress("verifiers_ready", len(generations))
 
     key = run_key(cfg, identity, sel)
     run_dir = outputs / "runs" / key
@@ -222,8 +221,9 @@ def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]
         return sandbox.session(job.verifier_dir, job.public_dir, spec_cache[tid])
 
     t_judge = time.time()
-    new = judge_all(jobs, store, open_session, workers=int(cfg.sandbox.workers),
-                    retries=int(cfg.task.infra_retries))
+    with _progress(len(jobs), "judging", "task-rounds", tracker) as bar:
+        new = judge_all(jobs, store, open_session, workers=int(cfg.sandbox.workers),
+                        retries=int(cfg.task.infra_retries), progress=lambda n: bar.update())
     judge_seconds = time.time() - t_judge
     store.close()
 
@@ -283,6 +283,15 @@ def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]
     print(job_summary(run_name(cfg), metrics, str(run_dir),
                       tracker.ui_hint() if tracker is not None else None), flush=True)
     return metrics
+
+
+def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:
+    """A progress bar (or periodic log line) for one stage, mirrored into the job's MLflow run
+    as ``progress/<stage>`` with steps."""
+    from monitorbench.progress import Progress
+
+    sink = (lambda done: tracker.progress(stage, done)) if tracker is not None else None
+    return Progress(total, stage, unit=unit, on_update=sink)
 
 
 def _judge_model(gen_cfg: Any, cache_dir: Path, cfg: Any) -> tuple[Any, Mapping[str, Any]]:

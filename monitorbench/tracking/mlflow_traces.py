@@ -9,6 +9,7 @@ start is recovered from the file's modification time (written at the last event)
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -68,7 +69,11 @@ def log_generation_traces(client: Any, run_id: str, experiment_id: str,
     logged = 0
     # MLflow exports finished traces through its process-wide tracer, which writes to the
     # global tracking URI rather than the client's: point it at this run's store meanwhile.
-    previous = mlflow.get_tracking_uri()
+    # set_tracking_uri also exports $MLFLOW_TRACKING_URI, which every later job of this process
+    # would read as its store: both are put back exactly as they were (None = never set).
+    from mlflow.tracking._tracking_service import utils as tracking_utils
+
+    previous, previous_env = tracking_utils._tracking_uri, os.environ.get("MLFLOW_TRACKING_URI")
     mlflow.set_tracking_uri(client.tracking_uri)
     try:
         for task_id, path in sorted(traces.items()):
@@ -81,4 +86,8 @@ def log_generation_traces(client: Any, run_id: str, experiment_id: str,
         mlflow.flush_trace_async_logging()
     finally:
         mlflow.set_tracking_uri(previous)
+        if previous_env is None:
+            os.environ.pop("MLFLOW_TRACKING_URI", None)
+        else:
+            os.environ["MLFLOW_TRACKING_URI"] = previous_env
     return logged

@@ -1,0 +1,31 @@
+"""Progress without a terminal: a log line with rate and ETA, and the sink fed at the end."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from monitorbench.progress import Progress
+
+
+def test_log_lines_and_sink_without_a_terminal(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[int] = []
+    with caplog.at_level(logging.INFO, logger="monitorbench"):
+        with Progress(4, "judging", unit="cases", interval=0.0, on_update=seen.append,
+                      tty=False) as bar:
+            for _ in range(3):
+                bar.update()
+    assert seen == [1, 2, 3, 3]  # every update past the interval, and once at the end
+    last = caplog.records[-1].getMessage()
+    assert last.startswith("judging: 3/4 cases (75%), ") and "cases/s, ETA " in last
+
+
+def test_quiet_between_intervals() -> None:
+    seen: list[int] = []
+    bar = Progress(100, "generation", interval=3600.0, on_update=seen.append, tty=False)
+    for _ in range(50):
+        bar.update()
+    assert seen == []
+    bar.close()
+    assert seen == [50]
