@@ -224,7 +224,7 @@ class EndpointProxy:
             raw, status, rheaders = json.dumps({"error": {"message": str(e)}}).encode(), 502, {}
         delivered = self._send(h, status, rheaders, raw)
         if h.command == "POST":
-            self._account(req, raw, status, time.monotonic() - t0, delivered)
+            self._account(h.path, req, raw, status, time.monotonic() - t0, delivered)
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str],
@@ -250,7 +250,7 @@ class EndpointProxy:
         h.end_headers()
         h.wfile.write(raw)
 
-    def _account(self, req: Any, raw: bytes, status: int, seconds: float,
+    def _account(self, path: str, req: Any, raw: bytes, status: int, seconds: float,
                  delivered: bool) -> None:
         text, usage = _reply_text_and_usage(raw)
         sent = req.get("messages") or req.get("input") if isinstance(req, dict) else None
@@ -262,7 +262,7 @@ class EndpointProxy:
             c["prompt_tokens"] += prompt
             c["completion_tokens"] += completion
             c["cache_misses"] += 1
-            self.ctx.log("model", sent=sent, reply=text if status < 400 else cap(
+            self.ctx.log("model", path=path, sent=sent, reply=text if status < 400 else cap(
                 raw.decode(errors="replace"), 2000), http_status=status,
                 prompt_tokens=prompt, completion_tokens=completion, cached=False,
                 seconds=round(seconds, 4), delivered=delivered)
