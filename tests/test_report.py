@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import os
 import subprocess
 import sys
@@ -173,3 +174,147 @@ def test_run_and_report_agree_on_a_main_py_without_verify(tmp_path: Path,
     assert {k: s[k] for k in s} == {k: m[k] for k in s}  # every rate, not only submission
     no_verify = [r for r in config.records if r["task_id"] == tasks[1].task_id]
     assert no_verify and {r["reason"] for r in no_verify} == {"missing_verifier"}
+
+
+# --- honest comparisons: common task pool, visible gaps, per-type pairs, attack columns -------
+
+def _configs(outputs: Path):
+    from monitorbench.report.source import find_sweep, load_configurations
+
+    client = client_for(f"sqlite:///{outputs}/mlflow.db")
+    return load_configurations(client, find_sweep(client, "harness"), experiment="harness",
+                               outputs=outputs)
+
+
+def _fewer(c, drop: int):
+    """``c`` as if a setting had set its first ``drop`` tasks aside (as access=parsed does with
+    BFCL tasks): the same real records without those tasks."""
+    from monitorbench.report.source import Configuration
+
+    gone = sorted({r["task_id"] for r in c.records})[:drop]
+    return Configuration("fewer-" + c.run_id, dict(c.axes), dict(c.metrics),
+                         [r for r in c.records if r["task_id"] not in gone], c.label + " fewer")
+
+
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _md_rows(text: str) -> list[list[str]]:
+    """The cells of every table line of a markdown table (escaped pipes stay in their cell)."""
+    lines = [ln for ln in text.splitlines() if ln.startswith("|")]
+    return [[c.strip() for c in _PIPE.split(ln)[1:-1]] for ln in lines]
+
+
+def _shown(cell: str) -> float:
+    return float(cell.split(" ")[0])
+
+
+def test_rankings_use_the_common_pool_and_delta_is_the_visible_gap(report) -> None:
+    from monitorbench.metrics import bootstrap_ci
+    from monitorbench.report.analysis import Analysis
+    from monitorbench.report.render import markdown
+    from monitorbench.report.tables import leaderboard, type_rankings
+
+    outputs, _, _ = report
+    configs = _configs(outputs)
+    schema = next(c for c in configs if c.label == "schema_check | oneshot")
+    configs.append(_fewer(schema, 3))
+    an = Analysis(configs, n_resamples=200)
+    board = leaderboard(an, configs)
+    pool = sorted({r["task_id"] for r in configs[-1].records})
+    assert len(pool) == 9 and len(board.rows) == 5
+    assert "common task pool: the 9 tasks" in board.note
+    assert "scored on fewer: schema_check \\| oneshot fewer (9)" in board.note
+    for row in board.rows:
+        c = next(x for x in configs if x.label == row[1])
+        on_pool = bootstrap_ci([r for r in c.records if r["task_id"] in pool], n_resamples=200)
+        assert row[2].point == pytest.approx(on_pool["ba_norm"].point)  # rated on the pool
+        assert row[7] == ("9" if c is configs[-1] else "12 †")
+    # the fewer-task copy equals its source on the pool: both rows show the same BA_norm
+    same = [r for r in board.rows if r[1].startswith("schema_check | oneshot")]
+    assert same[0][2] == same[1][2]
+    table = _md_rows(markdown(board))
+    header, body = table[0], table[2:]
+    assert all(len(r) == len(header) for r in table) and len(body) == 5
+    ba, delta = header.index("BA_norm"), header.index("Δ BA_norm to next")
+    for upper, lower in zip(body, body[1:]):
+        gap = round(_shown(upper[ba]) - _shown(lower[ba]), 1)
+        assert _shown(upper[delta]) == gap                      # Δ = the gap the reader sees
+    assert body[-1][delta] == "—"
+    (tool,) = type_rankings(an, configs)
+    assert "the 9 tasks" in tool.note and [r[1] for r in tool.rows] == [r[1] for r in board.rows]
+
+
+def test_same_pools_state_the_common_pool_without_flags(report) -> None:
+    _, _, rep = report
+    board = rep.tables["leaderboard"]
+    assert "common task pool: the 12 tasks" in board.note and "differ" not in board.note
+    assert all(r[7] == "12" for r in board.rows)
+
+
+def _retyped(c, state_tasks: set[str]):
+    """``c`` with some tasks typed ``state``: the tests' suite has only BFCL (tool-call)
+    tasks, and per-type pairing needs a second type; records are otherwise the real ones."""
+    from monitorbench.report.source import Configuration
+
+    recs = [dict(r, task_type="state") if r["task_id"] in state_tasks else r
+            for r in c.records]
+    return Configuration(c.run_id, dict(c.axes), dict(c.metrics), recs, c.label)
+
+
+def test_per_type_delta_rows_count_their_own_type_only(report) -> None:
+    from monitorbench.report.analysis import Analysis
+    from monitorbench.report.render import markdown
+    from monitorbench.report.tables import delta_table
+
+    outputs, _, _ = report
+    configs = [c for c in _configs(outputs) if c.axes["generator"] == "schema_check"]
+    tasks = sorted({r["task_id"] for r in configs[0].records})
+    configs = [_retyped(c, set(tasks[:5])) for c in configs]
+    agent = next(c for c in configs if c.axes["scaffold"] == "agent")
+    dropped = tasks[-1]                              # the agent twin lost one tool-call task
+    agent.records = [r for r in agent.records if r["task_id"] != dropped]
+    an = Analysis(configs, n_resamples=200)
+    overall = delta_table(an, configs, "scaffold")
+    by_type = delta_table(an, configs, "scaffold", by_type=True)
+    assert overall.rows[0][-1] == 11
+    counts = {row[1]: row[-1] for row in by_type.rows}
+    assert counts == {"tool_call": 6, "state": 5}
+    for t in (overall, by_type):
+        rows = _md_rows(markdown(t))
+        assert all(len(r) == len(t.columns) for r in rows)
+        header, (row,) = rows[0], rows[2:] if t is overall else rows[2:3]
+        for m in ("BA_norm", "TPR", "TNR"):
+            gap = round(_shown(row[header.index(m)]) - _shown(row[header.index(f"{m} ref")]), 1)
+            assert _shown(row[header.index(f"Δ {m}")]) == gap
+
+
+def test_attack_table_has_static_beside_adaptive(report) -> None:
+    from monitorbench.attack.metrics import attack_rates
+    from monitorbench.report.render import markdown
+    from monitorbench.report.source import Configuration
+    from monitorbench.report.tables import attack_table
+
+    outputs, _, _ = report
+    configs = _configs(outputs)
+    ran = []
+    for c in configs[:2]:
+        # the attack stage's own metric function on the job's real records, budget 0 (no
+        # found mutants): static and adaptive numbers come from identical record sets
+        m = {**attack_rates(c.records, "static"), **attack_rates(c.records, "adaptive"),
+             "attack/queries": 0.0}
+        ran.append(Configuration(c.run_id, c.axes, m, c.records, c.label))
+    old = Configuration("old", {}, {"attack/fpr_h_adaptive": 10.0}, [], "old job")
+    t = attack_table([*ran, old, configs[2]])
+    assert t.columns == ["configuration", "FPR_h static", "FPR_h adaptive",
+                         "tasks broken static", "tasks broken adaptive",
+                         "broken static/adaptive of attacked", "queries"]
+    assert [r[0] for r in t.rows] == [c.label for c in ran] + ["old job"]
+    accept, reject = t.rows[0], t.rows[1]
+    assert "always_accept" in accept[0] and accept[1] == accept[2] == 100.0
+    assert accept[3] == accept[4] == 100.0 and accept[5].endswith(" of 12")
+    assert reject[1] == reject[3] == 0.0 and reject[5] == "0/0 of 12"
+    assert t.rows[2][1:] == [None, 10.0, None, None, None, None]
+    assert "same task denominator" in t.note and "equal at budget 0" in t.note
+    rows = _md_rows(markdown(t))
+    assert all(len(r) == 7 for r in rows) and rows[4][1] == "—"

@@ -17,7 +17,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from monitorbench.report.tables import Diff, Est, Table
+from monitorbench.report.tables import DECIMALS, Diff, Est, Table
 from monitorbench.tracking.sweep_report import md_cell
 
 
@@ -25,11 +25,12 @@ def _md_cell(v: Any) -> str:
     if v is None:
         return "—"
     if isinstance(v, Est):
-        return f"{v.point:.1f} [{v.low:.1f}, {v.high:.1f}]"
+        return f"{v.point:.{DECIMALS}f} [{v.low:.{DECIMALS}f}, {v.high:.{DECIMALS}f}]"
     if isinstance(v, Diff):
-        return f"{v.diff:+.1f} [{v.low:+.1f}, {v.high:+.1f}]" + ("*" if v.significant else "")
+        return (f"{v.diff:+.{DECIMALS}f} [{v.low:+.{DECIMALS}f}, {v.high:+.{DECIMALS}f}]"
+                + ("*" if v.significant else ""))
     if isinstance(v, float):
-        return f"{v:.1f}"
+        return f"{v:.{DECIMALS}f}"
     return md_cell(str(v))
 
 

@@ -5,16 +5,19 @@ low and high in separate columns): :class:`Est` is a rate with its 95% task-boot
 :class:`Diff` a between-configuration difference with its paired CI and whether that CI
 excludes zero (``*``). Rates are percentages, as in the paper.
 
-- :func:`leaderboard` — Tables 2 and 12: configurations ranked by BA_norm; the last column is
-  the paired difference to the next rank, marked ``*`` when significant.
-- :func:`type_rankings` — Appendix F: the same ranking within each task type.
+- :func:`leaderboard` — Tables 2 and 12: configurations ranked by BA_norm on the common task
+  pool (the tasks every ranked configuration scored; rows that scored more are flagged ``†``
+  with their count, and the note names the pools); the last column is the gap to the next
+  rank's shown value, with its paired CI, marked ``*`` when significant.
+- :func:`type_rankings` — Appendix F: the same ranking within each task type (its own pool).
 - :func:`delta_table` — Tables 3 and 13: each value of an axis (scaffold, effort, access)
   against the axis' reference value, other axes held equal; ``by_type`` gives Table 15.
 - :func:`concentration_table` — all-reject verifiers and Q_m (case- and task-weighted).
 - :func:`diagnostics_table` — pooled, test-case-weighted diagnostics.
 - :func:`same_cases_table` — Table 24: per task type, the task on which configurations differ
   most, as correct decisions over identical cases.
-- :func:`attack_table` — static vs adaptive FPR_h when the jobs ran the adaptive attacker.
+- :func:`attack_table` — static beside adaptive FPR_h and tasks broken when the jobs ran the
+  attack stage.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from monitorbench.metrics import build_table
 from monitorbench.report.analysis import Analysis
 from monitorbench.report.source import Configuration, axis_values, varying_axes
 from monitorbench.suites.format import TASK_TYPES
+from monitorbench.tracking.sweep_report import pool_note
 
 HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
+DECIMALS = 1  # places a rate is shown with (render.py uses it too)
 NAMES = {"ba_norm": "BA_norm", "tpr": "TPR", "tnr": "TNR", "fpr_h": "FPR_h"}
 # Reference value per delta axis: the paper's common harness role, LOW effort, raw+parsed access.
 DELTA_AXES = {"scaffold": "oneshot", "effort": "LOW", "access": "raw_parsed"}
@@ -59,19 +64,86 @@ class Table:
     note: str = ""
 
 
-def _est(an: Analysis, c: Configuration, key: str) -> Est | None:
-    iv = an.ci(c).get(key)
+def shown(x: float) -> float:
+    """A rate as the markdown shows it (``DECIMALS`` places), so a gap between two shown
+    values is computed from exactly what the reader sees."""
+    return float(f"{x:.{DECIMALS}f}")
+
+
+def _est(an: Analysis, c: Configuration, key: str, pool: frozenset[str] | None = None
+         ) -> Est | None:
+    iv = an.ci(c, pool).get(key)
     return None if iv is None else Est(iv.point, iv.low, iv.high)
 
 
-def _diff(an: Analysis, a: Configuration, b: Configuration, key: str) -> Diff | None:
-    d = an.paired(a, b).diffs.get(key)
-    return None if d is None else Diff(d.diff, d.low, d.high, d.excludes_zero)
+def _gap(an: Analysis, a: Configuration, b: Configuration, key: str,
+         pool: frozenset[str]) -> Diff | None:
+    """a − b on ``pool``: the paired bootstrap CI, with the point set to the gap between the
+    two values as shown (both over ``pool``), so the Δ column matches the visible gap."""
+    d = an.paired(a, b, pool).diffs.get(key)
+    pa, pb = an.ci(a, pool).get(key), an.ci(b, pool).get(key)
+    if d is None or pa is None or pb is None:
+        return None
+    return Diff(round(shown(pa.point) - shown(pb.point), DECIMALS), d.low, d.high,
+                d.excludes_zero)
 
 
-def _ranked(an: Analysis, configs: Sequence[Configuration], key: str) -> list[Configuration]:
-    scored = [c for c in configs if key in an.ci(c)]
-    return sorted(scored, key=lambda c: -an.ci(c)[key].point)
+def _types(configs: Sequence[Configuration]) -> dict[str, str]:
+    return {r["task_id"]: r["task_type"] for c in configs for r in c.records}
+
+
+def _pool(an: Analysis, configs: Sequence[Configuration], ttype: str | None
+          ) -> tuple[list[Configuration], frozenset[str]]:
+    """(configurations that scored a task of ``ttype`` (None: any), the tasks all of them
+    scored): the common pool a ranking is computed on."""
+    types = _types(configs)
+    own = {c.run_id: frozenset(t for t in an.scored(c) if ttype in (None, types[t]))
+           for c in configs}
+    ranked = [c for c in configs if own[c.run_id]]
+    pool = frozenset.intersection(*(own[c.run_id] for c in ranked)) if ranked else frozenset()
+    return ranked, pool
+
+
+def _pool_cell(an: Analysis, c: Configuration, pool: frozenset[str], ttype: str | None) -> str:
+    """The configuration's own task count, flagged ``†`` when it scored more than the pool."""
+    types = _types([c])
+    n = sum(1 for t in an.scored(c) if ttype in (None, types[t]))
+    return f"{n} †" if n > len(pool) else str(n)
+
+
+def _pool_text(an: Analysis, configs: Sequence[Configuration], pool: frozenset[str],
+               ttype: str | None) -> str:
+    """The note's statement of which tasks the ranking is on (wording as the sweep
+    leaderboard's :func:`pool_note`)."""
+    types = _types(configs)
+    rows = [{"run": c.label, "tasks": sum(1 for t in an.scored(c) if ttype in (None, types[t]))}
+            for c in configs]
+    differ = pool_note(rows)
+    if not pool:
+        return (differ or "") + " No task was scored by every configuration: nothing ranked."
+    head = (f"Ranked on the common task pool: the {len(pool)} tasks every ranked configuration "
+            "scored; every rate, CI and Δ here is over those tasks.")
+    if differ is None:
+        return head
+    return (f"{head} {differ} † = scored more tasks than the pool (the count shown); its "
+            "rates over all of them are in its run's metrics, not here.")
+
+
+def _ranking_rows(an: Analysis, configs: Sequence[Configuration], ttype: str | None
+                  ) -> tuple[list[list[Any]], str]:
+    """Rows [rank, label, BA_norm, TPR, TNR, FPR_h, tasks scored, Δ to next] on the common
+    pool, and the note's pool statement."""
+    prefix = f"{ttype}/" if ttype else ""
+    ranked, pool = _pool(an, configs, ttype)
+    key = prefix + "ba_norm"
+    on_pool = [c for c in ranked if pool and key in an.ci(c, pool)]
+    on_pool.sort(key=lambda c: -an.ci(c, pool)[key].point)
+    rows = []
+    for i, c in enumerate(on_pool):
+        nxt = _gap(an, c, on_pool[i + 1], key, pool) if i + 1 < len(on_pool) else None
+        rows.append([i + 1, c.label, *(_est(an, c, prefix + k, pool) for k in HEADLINE),
+                     _pool_cell(an, c, pool, ttype), nxt])
+    return rows, _pool_text(an, ranked, pool, ttype)
 
 
 def _submitted(an: Analysis, c: Configuration) -> str:
@@ -81,33 +153,29 @@ def _submitted(an: Analysis, c: Configuration) -> str:
 
 def leaderboard(an: Analysis, configs: Sequence[Configuration], *, name: str = "leaderboard",
                 title: str = "Leaderboard (paper Tables 2/12)") -> Table:
+    rows, pool = _ranking_rows(an, configs, None)
     t = Table(name, title, ["rank", "configuration", *(NAMES[k] for k in HEADLINE),
-                            "submitted/N", "Δ BA_norm to next"],
-              note="95% CIs: bootstrap over tasks (stratified by type). Δ to next: paired "
-                   "bootstrap on the tasks both scored; * = CI excludes 0.")
-    ranked = _ranked(an, configs, "ba_norm")
-    for i, c in enumerate(ranked):
-        nxt = _diff(an, c, ranked[i + 1], "ba_norm") if i + 1 < len(ranked) else None
-        t.rows.append([i + 1, c.label, *(_est(an, c, k) for k in HEADLINE), _submitted(an, c),
-                       nxt])
+                            "submitted/N", "tasks scored", "Δ BA_norm to next"],
+              note=f"{pool} 95% CIs: bootstrap over tasks (stratified by type). Δ to next: the "
+                   "gap between the two shown BA_norm values, with the paired bootstrap CI on "
+                   "the same tasks; * = CI excludes 0. submitted/N: over all the "
+                   "configuration's tasks.")
+    by_label = {c.label: c for c in configs}
+    for row in rows:
+        t.rows.append([*row[:6], _submitted(an, by_label[row[1]]), *row[6:]])
     return t
 
 
 def type_rankings(an: Analysis, configs: Sequence[Configuration]) -> list[Table]:
     out = []
-    present = {r["task_type"] for c in configs for r in c.records}
+    present = set(_types(configs).values())
     for ttype in (t for t in TASK_TYPES if t in present):
-        key = f"{ttype}/ba_norm"
-        t = Table(f"ranking_{ttype}", f"Ranking on {ttype} tasks",
-                  ["rank", "configuration", "BA_norm", "TPR", "TNR", "FPR_h",
-                   "Δ BA_norm to next"],
-                  note="Equal task weighting within the type; * = paired CI excludes 0.")
-        ranked = _ranked(an, configs, key)
-        for i, c in enumerate(ranked):
-            nxt = _diff(an, c, ranked[i + 1], key) if i + 1 < len(ranked) else None
-            t.rows.append([i + 1, c.label,
-                           *(_est(an, c, f"{ttype}/{k}") for k in HEADLINE), nxt])
-        out.append(t)
+        rows, pool = _ranking_rows(an, configs, ttype)
+        out.append(Table(f"ranking_{ttype}", f"Ranking on {ttype} tasks",
+                         ["rank", "configuration", "BA_norm", "TPR", "TNR", "FPR_h",
+                          "tasks scored", "Δ BA_norm to next"], rows,
+                         note=f"{pool} Equal task weighting within the type; Δ to next: gap "
+                              "between the shown values, * = paired CI excludes 0."))
     return out
 
 
@@ -145,19 +213,25 @@ def delta_table(an: Analysis, configs: Sequence[Configuration], axis: str, *,
     t = Table(f"delta_{axis}{suffix}",
               f"{axis}: each value minus {ref}" + (" per task type (paper Table 15)"
                                                    if by_type else " (paper Tables 3/13)"),
-              cols, note=f"Δ = configuration − the same configuration with {axis}={ref}, "
-                         "paired bootstrap over the tasks both scored; * = CI excludes 0.")
-    shown = [a for a in varying_axes(list(configs)) if a != axis] or ["generator"]
+              cols, note=f"Δ = configuration − the same configuration with {axis}={ref}: the "
+                         "gap between the two shown values, with the paired bootstrap CI; both "
+                         "values and Δ are over the tasks both scored (tasks paired"
+                         + (", counted within the row's task type" if by_type else "")
+                         + "); * = CI excludes 0.")
+    shown_axes = [a for a in varying_axes(list(configs)) if a != axis] or ["generator"]
     for c, twin in pairs:
-        base = " | ".join(c.axes[a] for a in shown if c.axes[a])
+        base = " | ".join(c.axes[a] for a in shown_axes if c.axes[a])
+        common = an.scored(c) & an.scored(twin)
+        pairing = an.paired(c, twin, common)
         for prefix in prefixes:
             row: list[Any] = [base, c.axes[axis], ref]
             if by_type:
                 row.insert(1, prefix.rstrip("/"))
             for m in metrics:
-                row += [_est(an, twin, prefix + m), _est(an, c, prefix + m),
-                        _diff(an, c, twin, prefix + m)]
-            row.append(an.paired(c, twin).n_common)
+                row += [_est(an, twin, prefix + m, common), _est(an, c, prefix + m, common),
+                        _gap(an, c, twin, prefix + m, common)]
+            row.append(pairing.n_by_type.get(prefix.rstrip("/"), 0) if by_type
+                       else pairing.n_common)
             t.rows.append(row)
     return t
 
@@ -236,19 +310,32 @@ def same_cases_table(configs: Sequence[Configuration]) -> Table:
 
 
 def attack_table(configs: Sequence[Configuration]) -> Table | None:
-    """Static vs adaptive FPR_h for jobs that ran the adaptive attacker (None: none did)."""
+    """Static beside adaptive attack acceptance for jobs that ran the attack stage (None: none
+    did); the numbers are the stage's own metrics (:mod:`monitorbench.attack.metrics`)."""
     ran = [c for c in configs if "attack/fpr_h_adaptive" in c.metrics]
     if not ran:
         return None
     t = Table("attack", "Attack acceptance: static suite vs adaptive search",
-              ["configuration", "FPR_h static", "FPR_h adaptive", "tasks attacked",
-               "tasks with a found candidate", "queries"],
-              note="Adaptive FPR_h: share of attacked tasks (equal weight) where a budgeted "
-                   "black-box search found an invalid candidate (reference FAIL) the verifier "
-                   "accepted.")
+              ["configuration", "FPR_h static", "FPR_h adaptive", "tasks broken static",
+               "tasks broken adaptive", "broken static/adaptive of attacked", "queries"],
+              note="FPR_h static / adaptive: the paper's FPR_h (mean over the tasks with attack "
+                   "cases of the share of their attack cases the verifier accepted) over the "
+                   "suite's attack cases / over those plus every mutant the budgeted black-box "
+                   "search found and the verifier accepted (invalid by construction and "
+                   "rejected by the reference). Same definition, same task denominator; equal "
+                   "at budget 0. Tasks broken: % of the attacked tasks (those with attack "
+                   "cases) where any attack was accepted, static / adaptive; the counts column "
+                   "gives them as static/adaptive of attacked. Queries: verifier calls the "
+                   "search made. — = the job did not log it.")
     for c in ran:
         m = c.metrics
+        counts = None
+        if "attack/n_attack_tasks" in m:
+            counts = "/".join(str(int(m.get(f"attack/n_tasks_broken_{k}", 0)))
+                              for k in ("static", "adaptive")) + \
+                f" of {int(m['attack/n_attack_tasks'])}"
+        queries = m.get("attack/queries")
         t.rows.append([c.label, m.get("attack/fpr_h_static"), m["attack/fpr_h_adaptive"],
-                       int(m.get("attack/tasks_attacked", 0)),
-                       int(m.get("attack/tasks_found", 0)), int(m.get("attack/queries", 0))])
+                       m.get("attack/tasks_broken_static"), m.get("attack/tasks_broken_adaptive"),
+                       counts, None if queries is None else int(queries)])
     return t
