@@ -82,8 +82,10 @@ def _mask_args(masked: list[Path], bound: list[Path]) -> list[str]:
 
 
 def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
-               runtimes_dir: Path) -> list[str]:
-    """The full command for one session (exposed so tests can check what is, and is not, bound)."""
+               runtimes_dir: Path, case_pid_namespace: bool = True) -> list[str]:
+    """The full command for one session (exposed so tests can check what is, and is not, bound).
+    ``case_pid_namespace=False`` exists only so bench/case_pidns_cost.py can measure, side by
+    side, what the per-case PID namespace costs; sessions always use True."""
     bound = [Path("/usr"), *_python_roots()]
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", "sandbox", "--clearenv"]
@@ -112,12 +114,13 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
              worker_config(spec, verifier_dir="/verifier", task_dir="/task",
                            runtimes_dir="/mb/runtimes", scratch_root="/tmp",
                            own_pid_namespace=True, wipe_also=("/dev/shm",),
-                           own_ipc_namespace=True)]
+                           own_ipc_namespace=True, case_pid_namespace=case_pid_namespace)]
     return args
 
 
 class BwrapSandbox:
-    """Full isolation: no network, own PID/IPC/UTS/user/mount namespaces, minimal filesystem."""
+    """Full isolation: no network, own PID/IPC/UTS/user/mount namespaces, minimal filesystem,
+    and a PID namespace per case so a verifier cannot kill its worker."""
 
     name = "bwrap"
 

@@ -55,21 +55,24 @@ def check_runtime(spec: SandboxSpec, runtimes_dir: Path) -> None:
 
 def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtimes_dir: str,
                   scratch_root: str, own_pid_namespace: bool, wipe_also: tuple[str, ...] = (),
-                  own_ipc_namespace: bool = False) -> str:
+                  own_ipc_namespace: bool = False, case_pid_namespace: bool = False) -> str:
     """The worker's argv[1]: everything it needs, with paths as seen *inside* the sandbox.
 
     ``wipe_also``: further writable directories private to the sandbox that the worker empties
     after every case, like the scratch root. ``own_ipc_namespace``: the sandbox has its own System
     V IPC namespace, so the worker may remove every shared-memory segment, semaphore set and
     message queue in it after every case (they outlive the processes that made them); a backend
-    that shares the host's IPC namespace must leave this False.
+    that shares the host's IPC namespace must leave this False. ``case_pid_namespace``: every
+    case runs in a new user + PID namespace under a small init of its own, so nothing the
+    verifier does can signal the worker (a killed worker would look like an infrastructure
+    fault); the backend must permit unprivileged user namespaces inside the sandbox.
     """
     return json.dumps({
         "limits": asdict(spec.limits), "verifier_dir": verifier_dir, "task_dir": task_dir,
         "runtimes_dir": runtimes_dir, "scratch_root": scratch_root,
         "runtime": spec.runtime, "runtime_config": dict(spec.runtime_config),
         "own_pid_namespace": own_pid_namespace, "wipe_also": list(wipe_also),
-        "own_ipc_namespace": own_ipc_namespace,
+        "own_ipc_namespace": own_ipc_namespace, "case_pid_namespace": case_pid_namespace,
     })
 
 

@@ -1,8 +1,9 @@
 """Fallback backend for hosts without bubblewrap: ``unshare`` namespaces plus the worker's rlimits.
 
-The worker runs in its own user, network, PID and mount namespaces (so no network, and after each
-case every leftover process can be killed), with the same per-case fork, rlimits and wall clock as
-under bwrap. What it cannot do is hide files: the verifier sees the host filesystem with the
+The worker runs in its own user, network, System V IPC, PID and mount namespaces (so no network,
+no shared-memory segment or semaphore of the host's, and after each case every leftover process
+and IPC object can be removed), with the same per-case fork, PID namespace per case, rlimits and
+wall clock as under bwrap. What it cannot do is hide files: the verifier sees the host filesystem with the
 framework's permissions, so hidden cases and answer keys may be readable. Creating this sandbox
 therefore warns loudly; use it for development only.
 """
@@ -25,8 +26,8 @@ from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_input
 
 log = logging.getLogger(__name__)
 
-UNSHARE = ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--mount",
-           "--mount-proc"]
+UNSHARE = ["unshare", "--user", "--map-root-user", "--net", "--ipc", "--pid", "--fork",
+           "--mount", "--mount-proc"]
 PIDS_SLACK = 4  # unshare and the worker, beyond the verifier's own allowance
 WARNING = ("sandbox backend 'unshare' cannot hide files: a verifier can read anything the "
            "framework user can, including hidden test cases and answer keys. Results are not "
@@ -54,7 +55,8 @@ class UnshareSandbox:
                 worker_config(spec, verifier_dir=str(Path(verifier_dir).resolve()),
                               task_dir=str(Path(public_dir).resolve()),
                               runtimes_dir=str(self.runtimes_dir), scratch_root=str(scratch),
-                              own_pid_namespace=True)]
+                              own_pid_namespace=True, own_ipc_namespace=True,
+                              case_pid_namespace=True)]
         cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)
         if cgroup is not None:
             argv = cgroup.wrap(argv)

@@ -15,6 +15,14 @@ Why a fork per case: the untrusted ``main.py`` (including its module-level code)
 inside a per-case child, so no state from one case reaches the next. The parent merely
 ``compile()``s the source once, which executes nothing. After each case the parent kills every
 other process in the sandbox's PID namespace and wipes the case's scratch directory.
+
+Why a PID namespace per case (``case_pid_namespace``): the case runs as the same user as the
+worker, so without one it could kill the worker (``os.kill(os.getppid(), 9)``, ``os.kill(-1, 9)``,
+or pids read from /proc), and the judging loop could not tell that from an infrastructure fault.
+With it, the fork for a case enters a fresh user + PID namespace and starts a small init there
+(pid 1), which forks the case (pid 2). The worker has no pid in that namespace, ``kill(-1)``
+reaches only the case's own processes, and pid 1 ignores signals sent from inside; the init
+reports the case's wait status on a pipe and, by exiting, kills whatever the case left behind.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import resource
 import selectors
 import shutil
 import signal
+import struct
 import sys
 import tempfile
 import time
@@ -92,6 +101,74 @@ def _set_limits(limits: dict) -> None:
             hard = min(hard, cur_hard)
             soft = min(soft, hard)
         resource.setrlimit(which, (soft, hard))
+
+
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+STATUS = struct.Struct("<i")  # the case's raw wait status, as the case's init reports it
+
+
+def _enter_case_namespaces(libc) -> None:
+    """Move this process's future children into a new user + PID namespace. The user namespace
+    is what permits the PID namespace without privileges (bwrap drops every capability). No id
+    map is written: mapping the parent's uid 0 needs CAP_SETFCAP, which the worker lacks under
+    bwrap, so the case sees itself and every file as the overflow id 65534 ("nobody"), under both
+    backends alike. The kernel still checks files, signals, rlimits and the pids cgroup against
+    the worker's real ids, so what the case may touch does not change."""
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
+        err = _ctypes_errno()
+        raise OSError(err, f"unshare(CLONE_NEWUSER|CLONE_NEWPID): {os.strerror(err)}")
+
+
+def _ctypes_errno() -> int:
+    """errno of the last libc call made through ctypes."""
+    import ctypes
+
+    return ctypes.get_errno()
+
+
+def _case_namespace(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int,
+                    st_w: int) -> None:
+    """The worker's fork for one case when cases get their own PID namespace; never returns.
+    It leads a new session (so the worker's killpg on a timeout reaches it and the init), enters
+    the namespaces and waits for the init, whose wait status the worker then reads. A failure to
+    enter them is the sandbox's fault, never the verifier's."""
+    try:
+        os.setsid()
+        _enter_case_namespaces(state["ns_libc"])
+    except OSError as e:
+        _write_all(res_w, json.dumps({"status": "u", "reason": "sandbox_error", "detail": _cap(
+            f"cannot give the case its own PID namespace: {e}")}).encode())
+        os._exit(0)
+    init = os.fork()
+    if init == 0:
+        _case_init(code, candidate, state, scratch, out_w, res_w, st_w)
+    for fd in (out_w, res_w, st_w):
+        os.close(fd)
+    os.waitpid(init, 0)
+    os._exit(0)
+
+
+def _case_init(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int,
+               st_w: int) -> None:
+    """Pid 1 of the case's namespace; never returns. With SIGINT at its default (Python's handler
+    would raise in here), the kernel drops every signal the case sends it. It reaps orphans until
+    the case itself ends, writes the case's wait status to ``st_w`` and exits, which kills every
+    process left in the namespace."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    case = os.fork()
+    if case == 0:
+        os.close(st_w)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _child(code, candidate, state, scratch, out_w, res_w)
+    os.close(out_w)
+    os.close(res_w)
+    while True:
+        pid, status = os.waitpid(-1, 0)
+        if pid == case:
+            break
+    _write_all(st_w, STATUS.pack(status))
+    os._exit(0)
 
 
 def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int) -> None:
@@ -355,6 +432,7 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     scratch = tempfile.mkdtemp(prefix="case-", dir=state["scratch_root"])
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
+    st_r, st_w = os.pipe() if state["ns_libc"] is not None else (None, None)
     t0 = time.monotonic()
     sys.stdout.flush()
     pid = os.fork()
@@ -362,11 +440,15 @@ def _judge(code, candidate: dict, state: dict) -> dict:
         try:
             os.close(out_r)
             os.close(res_r)
-            _child(code, candidate, state, scratch, out_w, res_w)
+            if st_r is None:
+                _child(code, candidate, state, scratch, out_w, res_w)
+            os.close(st_r)
+            _case_namespace(code, candidate, state, scratch, out_w, res_w, st_w)
         finally:
             os._exit(70)
-    os.close(out_w)
-    os.close(res_w)
+    for fd in (out_w, res_w, st_w):
+        if fd is not None:
+            os.close(fd)
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -437,9 +519,11 @@ def _judge(code, candidate: dict, state: dict) -> dict:
         except BlockingIOError:
             pass
     seconds = time.monotonic() - t0
+    if st_r is not None:
+        status = _case_status(st_r, status)
     _kill_strays(state["own_pid_namespace"], pid, state["keep"])
     sel.close()
-    for fd in (out_r, res_r, pidfd):
+    for fd in (out_r, res_r, pidfd, st_r):
         if fd is not None:
             os.close(fd)
     for root in state["wipe_roots"]:
@@ -451,6 +535,18 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     answer["stdout"] = out_tail.decode("utf-8", "replace")
     answer.setdefault("executions", 0)
     return answer
+
+
+def _case_status(st_r: int, fork_status: int) -> int:
+    """The case's own wait status, as its init reported it. The worker's fork has exited (or
+    was killed) by now, so the init is gone and whatever it wrote is in the pipe. Without a
+    report (the init was killed from out here on a timeout) the fork's own status stands."""
+    os.set_blocking(st_r, False)
+    try:
+        data = os.read(st_r, STATUS.size)
+    except BlockingIOError:
+        return fork_status
+    return STATUS.unpack(data)[0] if len(data) == STATUS.size else fork_status
 
 
 def _classify(killed_for: str, status: int, rusage, result: bytes, out_head: bytes,
@@ -522,6 +618,7 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory) -> dict:
         "wipe_roots": [cfg["scratch_root"], *(d for d in cfg.get("wipe_also", ())
                                               if os.path.isdir(d))],
         "ipc_libc": _libc() if cfg.get("own_ipc_namespace") else None,
+        "ns_libc": _libc() if cfg.get("case_pid_namespace") else None,
     }
 
 
@@ -561,7 +658,8 @@ def main() -> None:
         state = _session_state(cfg, main_path, task, factory)
     except (OSError, ImportError) as e:
         _write_all(1, (json.dumps({"ready": False, "error": _cap(
-            f"cannot load libc to remove System V IPC objects between cases: {e}")}) + "\n")
+            f"cannot load libc (to remove System V IPC objects or to give cases their own "
+            f"PID namespace): {e}")}) + "\n")
                    .encode())
         return
     for name in PRELOAD:  # trusted stdlib, imported once here instead of in every child
