@@ -19,11 +19,12 @@ def _compose(overrides: list[str]):
 
 
 @pytest.mark.parametrize("name,params,fixed", [
-    ("main", {"generator": {"always_accept", "always_reject", "schema_check"}},
-     {"scaffold": "agent"}),
-    ("harness", {"generator": {"always_accept", "always_reject", "schema_check"},
-                 "scaffold": {"oneshot", "agent", "challenge", "pi", "mini_swe", "opencode",
-                              "codex", "claude_code"}}, {}),
+    # Table 2: the embedded model endpoint in the common harness (Pi) beside the baselines
+    ("main", {"generator": {"local", "always_accept", "always_reject", "schema_check"}},
+     {"scaffold": "pi", "task": "mixed_small"}),
+    # Table 3: one endpoint (the embedded llama.cpp server) across the real harness programs
+    ("harness", {"scaffold": {"pi", "mini_swe", "opencode", "codex", "claude_code"}},
+     {"generator": "local", "task": "mixed_small"}),
     ("effort", {"generator": {"schema_check"}, "scaffold": {"oneshot", "agent"},
                 "generator.condition.effort": {"LOW", "HIGH"}}, {}),
 ])
