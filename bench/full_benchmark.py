@@ -19,12 +19,8 @@ script stops first and prints the build command. ``--max-tasks-per-type`` keeps 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +30,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser  # noqa:
 from omegaconf import OmegaConf  # noqa: E402
 
 from monitorbench.suites.registry import suite_dir  # noqa: E402
+from cli_job import run_cli_job  # noqa: E402  (bench/cli_job.py)
 
 
 def task_setting(name: str) -> tuple[list[str], list[tuple[str, dict]]]:
@@ -59,22 +56,11 @@ def missing_suites(suites_root: Path, suites: list[tuple[str, dict]]) -> list[st
 
 def run_job(args: argparse.Namespace, task_type: str) -> dict[str, float]:
     """One CLI job judging only ``task_type``; returns its metrics plus wall time."""
-    with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "monitorbench", f"task={args.task}",
-               f"generator={args.generator}", "tracking.enabled=false",
-               f"task.task_types=[{task_type}]", f"task.rounds_state_code={args.rounds}",
-               f"paths.outputs={tmp}", f"paths.suites={args.suites}",
-               f"hydra.run.dir={tmp}/hydra"]
-        if args.max_tasks_per_type is not None:
-            cmd.append(f"task.max_tasks_per_type={args.max_tasks_per_type}")
-        cmd += args.overrides
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-        wall = time.perf_counter() - t0
-        if out.returncode != 0:
-            sys.exit(f"{task_type} job failed:\n{(out.stdout + out.stderr)[-3000:]}")
-        metrics = json.loads(next(Path(tmp, "runs").glob("*/metrics.json")).read_text())
-    return {"wall": wall, **metrics}
+    overrides = [f"task={args.task}", f"generator={args.generator}",
+                 f"task.task_types=[{task_type}]", f"task.rounds_state_code={args.rounds}"]
+    if args.max_tasks_per_type is not None:
+        overrides.append(f"task.max_tasks_per_type={args.max_tasks_per_type}")
+    return run_cli_job(overrides + list(args.overrides), args.suites, task_type)
 
 
 def main() -> None:

@@ -13,30 +13,16 @@ Prints per job the total and judging seconds and the number of judgments, then t
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+from cli_job import run_cli_job  # noqa: E402  (bench/cli_job.py)
 
 
 def run_job(rounds: int, generator: str, suites: Path) -> dict[str, float]:
-    """One in-process job through the CLI, fresh outputs; returns its metrics plus wall time."""
-    with tempfile.TemporaryDirectory() as tmp:
-        args = [sys.executable, "-m", "monitorbench", "task=mixed_small",
-                f"generator={generator}", "tracking.enabled=false",
-                f"task.rounds_state_code={rounds}", f"paths.outputs={tmp}",
-                f"paths.suites={suites}", f"hydra.run.dir={tmp}/hydra"]
-        t0 = time.perf_counter()
-        out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
-        wall = time.perf_counter() - t0
-        if out.returncode != 0:
-            sys.exit(f"rounds={rounds} job failed:\n{out.stderr[-3000:]}")
-        metrics = json.loads(next(Path(tmp, "runs").glob("*/metrics.json")).read_text())
-    return {"wall": wall, **metrics}
+    """One mixed_small job through the CLI, fresh outputs; returns its metrics plus wall time."""
+    return run_cli_job(["task=mixed_small", f"generator={generator}",
+                        f"task.rounds_state_code={rounds}"], suites, f"rounds={rounds}")
 
 
 def main() -> None:
