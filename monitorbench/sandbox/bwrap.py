@@ -85,7 +85,7 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
                runtimes_dir: Path, case_pid_namespace: bool = True) -> list[str]:
     """The full command for one session (exposed so tests can check what is, and is not, bound).
     ``case_pid_namespace=False`` exists only so bench/case_pidns_cost.py can measure, side by
-    side, what the per-case PID namespace costs; sessions always use True."""
+    side, what the cases' own PID namespace costs; sessions always use True."""
     bound = [Path("/usr"), *_python_roots()]
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", "sandbox", "--clearenv"]
@@ -120,7 +120,7 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
 
 class BwrapSandbox:
     """Full isolation: no network, own PID/IPC/UTS/user/mount namespaces, minimal filesystem,
-    and a PID namespace per case so a verifier cannot kill its worker."""
+    and a PID namespace for the cases, in which a verifier cannot name its worker to kill it."""
 
     name = "bwrap"
 

@@ -62,10 +62,10 @@ def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtim
     after every case, like the scratch root. ``own_ipc_namespace``: the sandbox has its own System
     V IPC namespace, so the worker may remove every shared-memory segment, semaphore set and
     message queue in it after every case (they outlive the processes that made them); a backend
-    that shares the host's IPC namespace must leave this False. ``case_pid_namespace``: every
-    case runs in a new user + PID namespace under a small init of its own, so nothing the
-    verifier does can signal the worker (a killed worker would look like an infrastructure
-    fault); the backend must permit unprivileged user namespaces inside the sandbox.
+    that shares the host's IPC namespace must leave this False. ``case_pid_namespace``: the
+    cases run in a user + PID namespace of their own under a small init, so nothing a verifier
+    does can signal the worker (a killed worker would look like an infrastructure fault); the
+    backend must permit unprivileged user namespaces inside the sandbox.
     """
     return json.dumps({
         "limits": asdict(spec.limits), "verifier_dir": verifier_dir, "task_dir": task_dir,

@@ -16,13 +16,14 @@ inside a per-case child, so no state from one case reaches the next. The parent 
 ``compile()``s the source once, which executes nothing. After each case the parent kills every
 other process in the sandbox's PID namespace and wipes the case's scratch directory.
 
-Why a PID namespace per case (``case_pid_namespace``): the case runs as the same user as the
-worker, so without one it could kill the worker (``os.kill(os.getppid(), 9)``, ``os.kill(-1, 9)``,
-or pids read from /proc), and the judging loop could not tell that from an infrastructure fault.
-With it, the fork for a case enters a fresh user + PID namespace and starts a small init there
-(pid 1), which forks the case (pid 2). The worker has no pid in that namespace, ``kill(-1)``
-reaches only the case's own processes, and pid 1 ignores signals sent from inside; the init
-reports the case's wait status on a pipe and, by exiting, kills whatever the case left behind.
+Why cases get a PID namespace of their own (``case_pid_namespace``): a case runs as the same user
+as the worker, so it could kill the worker (``os.kill(os.getppid(), 9)``, ``os.kill(-1, 9)``, or
+pids read from /proc), and the judging loop could not tell that from an infrastructure fault. So
+at start the worker enters a new user namespace and makes its *children* start in a new PID
+namespace, whose pid 1 is a small init it forks at once. Every case is then forked into that
+namespace: the worker has no pid there (``getppid()`` is 0), ``kill(-1)`` reaches only the case's
+own processes, and pid 1 ignores signals sent from inside. The worker still sees and kills
+everything left after a case, as before.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ import resource
 import selectors
 import shutil
 import signal
-import struct
 import sys
 import tempfile
 import time
@@ -101,74 +101,6 @@ def _set_limits(limits: dict) -> None:
             hard = min(hard, cur_hard)
             soft = min(soft, hard)
         resource.setrlimit(which, (soft, hard))
-
-
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-STATUS = struct.Struct("<i")  # the case's raw wait status, as the case's init reports it
-
-
-def _enter_case_namespaces(libc) -> None:
-    """Move this process's future children into a new user + PID namespace. The user namespace
-    is what permits the PID namespace without privileges (bwrap drops every capability). No id
-    map is written: mapping the parent's uid 0 needs CAP_SETFCAP, which the worker lacks under
-    bwrap, so the case sees itself and every file as the overflow id 65534 ("nobody"), under both
-    backends alike. The kernel still checks files, signals, rlimits and the pids cgroup against
-    the worker's real ids, so what the case may touch does not change."""
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
-        err = _ctypes_errno()
-        raise OSError(err, f"unshare(CLONE_NEWUSER|CLONE_NEWPID): {os.strerror(err)}")
-
-
-def _ctypes_errno() -> int:
-    """errno of the last libc call made through ctypes."""
-    import ctypes
-
-    return ctypes.get_errno()
-
-
-def _case_namespace(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int,
-                    st_w: int) -> None:
-    """The worker's fork for one case when cases get their own PID namespace; never returns.
-    It leads a new session (so the worker's killpg on a timeout reaches it and the init), enters
-    the namespaces and waits for the init, whose wait status the worker then reads. A failure to
-    enter them is the sandbox's fault, never the verifier's."""
-    try:
-        os.setsid()
-        _enter_case_namespaces(state["ns_libc"])
-    except OSError as e:
-        _write_all(res_w, json.dumps({"status": "u", "reason": "sandbox_error", "detail": _cap(
-            f"cannot give the case its own PID namespace: {e}")}).encode())
-        os._exit(0)
-    init = os.fork()
-    if init == 0:
-        _case_init(code, candidate, state, scratch, out_w, res_w, st_w)
-    for fd in (out_w, res_w, st_w):
-        os.close(fd)
-    os.waitpid(init, 0)
-    os._exit(0)
-
-
-def _case_init(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int,
-               st_w: int) -> None:
-    """Pid 1 of the case's namespace; never returns. With SIGINT at its default (Python's handler
-    would raise in here), the kernel drops every signal the case sends it. It reaps orphans until
-    the case itself ends, writes the case's wait status to ``st_w`` and exits, which kills every
-    process left in the namespace."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    case = os.fork()
-    if case == 0:
-        os.close(st_w)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        _child(code, candidate, state, scratch, out_w, res_w)
-    os.close(out_w)
-    os.close(res_w)
-    while True:
-        pid, status = os.waitpid(-1, 0)
-        if pid == case:
-            break
-    _write_all(st_w, STATUS.pack(status))
-    os._exit(0)
 
 
 def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int) -> None:
@@ -306,6 +238,50 @@ def _load_runtime(cfg: dict):
     return package.load_env_factory(name)
 
 
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+
+
+def _start_case_namespace(libc) -> int:
+    """Put every later child of the worker into a new PID namespace and start its init; returns
+    the init's pid (in the worker's namespace). Must run while the worker has one thread.
+
+    The new user namespace is what permits the PID namespace without privileges (bwrap drops
+    every capability). No id map is written: mapping the parent's uid 0 needs CAP_SETFCAP, which
+    the worker lacks under bwrap, so from here on the worker and its cases see themselves and
+    every file as the overflow id 65534 ("nobody"), under every backend alike. The kernel still
+    checks files, signals, rlimits and the pids cgroup against the real ids, so what a case may
+    touch does not change."""
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
+        import ctypes
+
+        err = ctypes.get_errno()
+        raise OSError(err, f"unshare(CLONE_NEWUSER|CLONE_NEWPID): {os.strerror(err)}")
+    init = os.fork()
+    if init == 0:
+        try:
+            _case_init()
+        finally:
+            os._exit(70)
+    return init
+
+
+def _case_init() -> None:
+    """Pid 1 of the cases' namespace, for the whole session: it reaps the orphans that cases
+    leave behind. With no handler installed for any signal (SIGINT back at its default), the
+    kernel drops every signal a case sends it; only the worker, from outside, can kill it (and
+    if it died, forks would fail and the session would restart: an infrastructure fault)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.closerange(3, 65536)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    while True:
+        signal.sigwait({signal.SIGCHLD})
+        _reap()
+
+
 def _ancestry() -> frozenset[int]:
     """This worker and its ancestors (in bwrap: bwrap's init), which must survive clean-up.
     Computed once at start: a process's ancestors never change while it lives."""
@@ -432,7 +408,6 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     scratch = tempfile.mkdtemp(prefix="case-", dir=state["scratch_root"])
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
-    st_r, st_w = os.pipe() if state["ns_libc"] is not None else (None, None)
     t0 = time.monotonic()
     sys.stdout.flush()
     pid = os.fork()
@@ -440,15 +415,11 @@ def _judge(code, candidate: dict, state: dict) -> dict:
         try:
             os.close(out_r)
             os.close(res_r)
-            if st_r is None:
-                _child(code, candidate, state, scratch, out_w, res_w)
-            os.close(st_r)
-            _case_namespace(code, candidate, state, scratch, out_w, res_w, st_w)
+            _child(code, candidate, state, scratch, out_w, res_w)
         finally:
             os._exit(70)
-    for fd in (out_w, res_w, st_w):
-        if fd is not None:
-            os.close(fd)
+    os.close(out_w)
+    os.close(res_w)
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -519,11 +490,9 @@ def _judge(code, candidate: dict, state: dict) -> dict:
         except BlockingIOError:
             pass
     seconds = time.monotonic() - t0
-    if st_r is not None:
-        status = _case_status(st_r, status)
     _kill_strays(state["own_pid_namespace"], pid, state["keep"])
     sel.close()
-    for fd in (out_r, res_r, pidfd, st_r):
+    for fd in (out_r, res_r, pidfd):
         if fd is not None:
             os.close(fd)
     for root in state["wipe_roots"]:
@@ -535,18 +504,6 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     answer["stdout"] = out_tail.decode("utf-8", "replace")
     answer.setdefault("executions", 0)
     return answer
-
-
-def _case_status(st_r: int, fork_status: int) -> int:
-    """The case's own wait status, as its init reported it. The worker's fork has exited (or
-    was killed) by now, so the init is gone and whatever it wrote is in the pipe. Without a
-    report (the init was killed from out here on a timeout) the fork's own status stands."""
-    os.set_blocking(st_r, False)
-    try:
-        data = os.read(st_r, STATUS.size)
-    except BlockingIOError:
-        return fork_status
-    return STATUS.unpack(data)[0] if len(data) == STATUS.size else fork_status
 
 
 def _classify(killed_for: str, status: int, rusage, result: bytes, out_head: bytes,
@@ -606,20 +563,26 @@ def _add_site_packages() -> None:
                         sys.path.append(path)
 
 
-def _session_state(cfg: dict, main_path: str, task: dict, factory) -> dict:
-    """What every case of the session needs, computed once. Raises OSError/ImportError when the
-    sandbox has its own IPC namespace but libc cannot be loaded to clean it between cases."""
+def _session_state(cfg: dict, main_path: str, task: dict, factory,
+                   case_init: int | None) -> dict:
+    """What every case of the session needs, computed once (``case_init``: the pid of the cases'
+    init, which must survive clean-up). Raises OSError/ImportError when the sandbox has its own
+    IPC namespace but libc cannot be loaded to clean it between cases."""
     return {
         "limits": cfg["limits"], "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
         "task": task, "task_dir": cfg["task_dir"], "scratch_root": cfg["scratch_root"],
         "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
         "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),
-        "keep": _ancestry(),
+        "keep": _ancestry() | ({case_init} if case_init is not None else set()),
         "wipe_roots": [cfg["scratch_root"], *(d for d in cfg.get("wipe_also", ())
                                               if os.path.isdir(d))],
         "ipc_libc": _libc() if cfg.get("own_ipc_namespace") else None,
-        "ns_libc": _libc() if cfg.get("case_pid_namespace") else None,
     }
+
+
+def _refuse(error: str) -> None:
+    """Tell the framework this worker cannot judge (it then reports a sandbox fault)."""
+    _write_all(1, (json.dumps({"ready": False, "error": _cap(error)}) + "\n").encode())
 
 
 def main() -> None:
@@ -628,6 +591,10 @@ def main() -> None:
         _add_site_packages()
     _no_ptrace()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:  # first: unshare needs a single-threaded process, which a runtime may not leave
+        case_init = _start_case_namespace(_libc()) if cfg.get("case_pid_namespace") else None
+    except (OSError, ImportError) as e:
+        return _refuse(f"cannot give cases their own PID namespace: {e}")
     main_path = os.path.join(cfg["verifier_dir"], "main.py")
     code = None
     problem: tuple[str, str] | None = None
@@ -645,23 +612,15 @@ def main() -> None:
         with open(os.path.join(cfg["task_dir"], "task.json"), encoding="utf-8") as f:
             task = json.load(f)
     except (OSError, ValueError) as e:
-        _write_all(1, (json.dumps({"ready": False, "error": _cap(f"task.json: {e}")}) + "\n")
-                   .encode())
-        return
+        return _refuse(f"task.json: {e}")
     try:
         factory = _load_runtime(cfg)
     except BaseException as e:  # noqa: BLE001 - report to the framework instead of dying silently
-        _write_all(1, (json.dumps({"ready": False, "error": _cap(
-            f"runtime {cfg.get('runtime')!r}: {type(e).__name__}: {e}")}) + "\n").encode())
-        return
+        return _refuse(f"runtime {cfg.get('runtime')!r}: {type(e).__name__}: {e}")
     try:
-        state = _session_state(cfg, main_path, task, factory)
+        state = _session_state(cfg, main_path, task, factory, case_init)
     except (OSError, ImportError) as e:
-        _write_all(1, (json.dumps({"ready": False, "error": _cap(
-            f"cannot load libc (to remove System V IPC objects or to give cases their own "
-            f"PID namespace): {e}")}) + "\n")
-                   .encode())
-        return
+        return _refuse(f"cannot load libc to remove System V IPC objects between cases: {e}")
     for name in PRELOAD:  # trusted stdlib, imported once here instead of in every child
         __import__(name)
     gc.collect()

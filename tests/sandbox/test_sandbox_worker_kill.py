@@ -1,14 +1,16 @@
 """A verifier that tries to kill its worker must cost itself, never the session.
 
-Each case runs in its own user + PID namespace under a small init (monitorbench/sandbox/worker.py),
-so the worker has no pid the case can name. Every kill below either reaches nothing (the init
-ignores signals from inside its namespace; ``kill(-1)`` finds no other process) and the verifier's
-own return value is judged, or reaches the verifier itself, which is U. In both cases the same
+Cases run in a PID namespace of their own under a small init (monitorbench/sandbox/worker.py), so
+the worker has no pid a case can name. Every kill below either reaches nothing (the init ignores
+signals from inside its namespace; the pids read from /proc are the sandbox's, not the case's)
+and the verifier's own return value is judged, or reaches the verifier itself, which is U. In both cases the same
 worker judges the next cases: no restart, no ``sandbox_error``. Real sandboxes, real signals.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 import warnings
 
 import pytest
@@ -19,8 +21,10 @@ from monitorbench.sandbox.unshare import UnshareSandbox
 # Each attack kills, then (if still alive) claims PASS for a candidate that should FAIL, so a
 # surviving attack shows as a wrong PASS and a fatal one as U: both are the verifier's own doing.
 KILLS = {
+    # the worker has no pid in the case's namespace: getppid() is 0, and kill(0) is the case's
+    # own process group
     "getppid": ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn 'PASS'",
-                "P", "", ""),
+                "U", "crash", "SIGKILL"),
     # no other process to signal in the case's namespace: ESRCH, raised, so a crash
     "kill_all": ("import os, signal\nos.kill(-1, signal.SIGKILL)\nreturn 'PASS'", "U",
                  "crash", "ProcessLookupError"),
@@ -32,6 +36,17 @@ KILLS = {
                   "        except OSError:\n"
                   "            pass\n"
                   "return 'PASS'", "P", "", ""),
+    # a /proc directory is a pidfd, but not for a process outside the caller's PID namespace
+    "proc_pidfd": ("import os, signal\n"
+                   "me = os.readlink('/proc/self')\n"
+                   "for e in os.listdir('/proc'):\n"
+                   "    if e.isdigit() and e != me:\n"
+                   "        try:\n"
+                   "            fd = os.open(f'/proc/{e}', os.O_RDONLY | os.O_DIRECTORY)\n"
+                   "            signal.pidfd_send_signal(fd, signal.SIGKILL)\n"
+                   "        except OSError:\n"
+                   "            pass\n"
+                   "return 'PASS'", "P", "", ""),
     "killpg_own": ("import os, signal\nos.killpg(0, signal.SIGKILL)\nreturn 'PASS'", "U",
                    "crash", "SIGKILL"),
     "all_then_self": ("import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\n"
@@ -56,25 +71,28 @@ def test_killing_the_worker_is_impossible(sandbox, tmp_path, public_dir, spec, v
 
 
 def test_unshare_backend_has_its_own_ipc_namespace(tmp_path, public_dir, spec):
-    """A System V segment a case makes lives in the sandbox's own IPC namespace: the host's
-    /proc/sysvipc/shm does not show it, and the worker removes it before the next case."""
-    vdir = write_verifier(tmp_path, """
+    """The unshare sandbox has a System V IPC namespace of its own: a case cannot see a segment
+    of the host's, the worker's clean-up after each case (it removes every segment it sees) leaves
+    the host's alone, and a segment a case makes is gone before the next case."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = 0x4D420000 + os.getpid() % 0xFFFF
+    host = libc.shmget(key, 4096, 0o1600)  # IPC_CREAT | 0600, in the host's namespace
+    assert host >= 0, os.strerror(ctypes.get_errno())
+    vdir = write_verifier(tmp_path, f"""
         import ctypes
-        KEY = 0x4D42
         def verify(candidate, env):
             libc = ctypes.CDLL(None, use_errno=True)
             if candidate["step"] == "make":
-                return "PASS" if libc.shmget(KEY, 4096, 0o1600) >= 0 else "FAIL"  # IPC_CREAT
-            return "FAIL" if libc.shmget(KEY, 0, 0) >= 0 else "PASS"  # still there?
+                return "PASS" if libc.shmget({key}, 4096, 0o1600) >= 0 else "FAIL"
+            return "FAIL" if libc.shmget({key}, 0, 0) >= 0 else "PASS"  # anything there?
         """)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        box = UnshareSandbox()
-    with box.session(vdir, public_dir, spec) as s:
-        made = s.judge({"step": "make"})
-        with open("/proc/sysvipc/shm", encoding="ascii") as f:
-            host_keys = [int(r.split()[0]) for r in f.read().splitlines()[1:]]
-        gone = s.judge({"step": "look"})
-    assert made.decision == "PASS", made
-    assert 0x4D42 not in host_keys, "the segment was made in the host's IPC namespace"
-    assert gone.decision == "PASS", gone
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            box = UnshareSandbox()
+        with box.session(vdir, public_dir, spec) as s:
+            verdicts = [s.judge({"step": step}) for step in ("look", "make", "look")]
+        assert [v.decision for v in verdicts] == ["PASS"] * 3, verdicts
+        assert libc.shmget(key, 0, 0) == host, "the worker removed the host's segment"
+    finally:
+        libc.shmctl(host, 0, None)  # IPC_RMID
