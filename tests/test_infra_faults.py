@@ -1,8 +1,8 @@
 """Sandbox errors are infrastructure, not the verifier: retried, never charged, counted, bounded.
 
-Every fault here is real: a real bubblewrap worker process is SIGKILLed while it judges a chosen
-case (from outside by the test, or from inside by the verifier's forked child killing its
-parent worker), and the real client notices the dead worker. Nothing in the judging loop, the
+Every fault here is real: a real bubblewrap worker process is SIGKILLed from outside by the test
+while it judges a chosen case (a verifier cannot kill its own worker: cases run in a PID namespace
+of their own), and the real client notices the dead worker. Nothing in the judging loop, the
 store or the metrics is replaced.
 """
 
@@ -35,14 +35,17 @@ from monitorbench.suites.registry import masked_paths
 
 pytestmark = pytest.mark.skipif(not bwrap_usable(), reason="needs a working bubblewrap")
 
-# The verifier's child kills its own worker on the chosen candidates: a worker death the
-# judging loop cannot tell from any other (Slurm's signal, the OOM killer). It is deterministic,
-# so every retry dies too and the case ends as an infrastructure failure.
-KILLING_VERIFIER = '''import json, os, signal
+# On the chosen candidates the verifier names its process KILL_NAME and waits; the test's
+# watcher (killing_sessions) sees the name in the host's /proc and SIGKILLs that whole session
+# from outside, as Slurm's signal or the OOM killer would. Every retry dies too, so the case ends
+# as an infrastructure failure.
+KILL_NAME = "mb-infra-kill"
+KILLING_VERIFIER = '''import ctypes, json, time
 KILL = set(json.loads({chosen!r}))
 def verify(candidate, env):
     if json.dumps(candidate, sort_keys=True, separators=(",", ":"), ensure_ascii=False) in KILL:
-        os.kill(os.getppid(), signal.SIGKILL)
+        ctypes.CDLL(None).prctl(15, b"mb-infra-kill", 0, 0, 0)  # PR_SET_NAME
+        time.sleep(5)
     return "PASS"
 '''
 # Sleeps on the chosen candidates so the test's kill lands while the case is being judged.
@@ -53,6 +56,43 @@ def verify(candidate, env):
         time.sleep(1.5)
     return "PASS"
 '''
+
+
+@contextmanager
+def killing_sessions() -> Iterator[None]:
+    """While the block runs, SIGKILL the sandbox session (the process group this process
+    started) of every process named KILL_NAME, polling the host's /proc every 20 ms."""
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.02):
+            for entry in os.listdir("/proc"):
+                try:
+                    if entry.isdigit() and (Path("/proc", entry, "comm").read_text().strip()
+                                            == KILL_NAME):
+                        _kill_session(int(entry))
+                except (OSError, ValueError):
+                    continue  # gone meanwhile
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join()
+
+
+def _kill_session(pid: int) -> None:
+    """Walk up from ``pid`` to the sandbox process this test process started (it leads its own
+    process group) and SIGKILL that group: the bwrap session and its worker."""
+    while pid > 1:
+        stat = Path("/proc", str(pid), "stat").read_text()
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        if ppid == os.getpid():
+            os.killpg(pid, signal.SIGKILL)
+            return
+        pid = ppid
 
 
 def _key(candidate: dict[str, Any]) -> str:
@@ -138,15 +178,17 @@ def test_persistent_faults_are_never_charged_and_too_many_fail_the_run(
     n_cases = sum(len(sel.cases[t.task_id]) for t in sel.tasks)
     assert 100.0 * len(chosen) / n_cases > 2.0  # above the default limit
 
-    with pytest.raises(InfraFailureError, match=r"2 of \d+ judged cases .* above the limit"):
+    with killing_sessions(), pytest.raises(InfraFailureError,
+                                           match=r"2 of \d+ judged cases .* above the limit"):
         run_job(cfg)
     run_dir = next((tmp_path / "out" / "runs").iterdir())
     assert not (run_dir / "metrics.json").exists()  # no numbers from a run that failed
 
     # The same configuration with a looser limit: same run (the limit is not in the run key),
     # so only the failed cases are judged again, and they fail again.
-    m = run_job(compose_cfg(tmp_path / "out", suites_dir,
-                            overrides + ["task.max_infra_failure_pct=10"]))
+    with killing_sessions():
+        m = run_job(compose_cfg(tmp_path / "out", suites_dir,
+                                overrides + ["task.max_infra_failure_pct=10"]))
     lines = _lines(run_dir / "judgments.jsonl")
     errors = [r for r in lines if r["reason"] == "sandbox_error"]
     assert {(r["task_id"], r["case_id"]) for r in errors} == chosen

@@ -10,13 +10,22 @@ worker judges the next cases: no restart, no ``sandbox_error``. Real sandboxes, 
 from __future__ import annotations
 
 import ctypes
+import json
 import os
+import textwrap
 import warnings
 
 import pytest
 
 from conftest import BAD, GOOD, hostile, write_verifier
+from pipeline_helpers import compose_cfg
+from monitorbench.audit.exclusions import apply_exclusions
+from monitorbench.config import AccessConfig
+from monitorbench.launch.run import run_job, select_tasks
+from monitorbench.sandbox.bwrap import bwrap_usable
 from monitorbench.sandbox.unshare import UnshareSandbox
+from monitorbench.suites.access import view_for
+from monitorbench.suites.format import canonical_json, load_suite
 
 # Each attack kills, then (if still alive) claims PASS for a candidate that should FAIL, so a
 # surviving attack shows as a wrong PASS and a fatal one as U: both are the verifier's own doing.
@@ -68,6 +77,56 @@ def test_killing_the_worker_is_impossible(sandbox, tmp_path, public_dir, spec, v
     assert [v.outcome for v in verdicts] == ["P", outcome, "F", outcome, "P"], verdicts
     for v in (verdicts[1], verdicts[3]):
         assert v.reason == reason and detail in v.detail, v
+
+
+def _run_verifier(chosen: dict[str, str]) -> str:
+    """A verifier that runs the KILLS attack named for each chosen candidate (by its canonical
+    JSON) and says PASS for every other one."""
+    attacks = "".join(f"\ndef attack_{name}():\n" + textwrap.indent(KILLS[name][0], "    ") + "\n"
+                      for name in sorted(set(chosen.values())))
+    return (f"import json\nCHOSEN = json.loads({json.dumps(json.dumps(chosen))})\n{attacks}\n"
+            "def verify(candidate, env):\n"
+            "    key = json.dumps(candidate, sort_keys=True, separators=(',', ':'),\n"
+            "                     ensure_ascii=False)\n"
+            "    if key in CHOSEN:\n"
+            "        return globals()['attack_' + CHOSEN[key]]()\n"
+            "    return 'PASS'\n")
+
+
+@pytest.mark.skipif(not bwrap_usable(), reason="needs a working bubblewrap")
+def test_kills_through_the_judging_loop_cost_only_their_cases(tmp_path, suites_dir):
+    """A real job (replayed verifiers, BFCL suite, default bwrap sandbox) in which one case per
+    kill variant attacks: those cases and no others are U (or, for an attack that reaches
+    nothing, the verifier's own PASS), nothing is a sandbox error, nothing is retried, and no
+    infrastructure failure is recorded."""
+    cfg = compose_cfg(tmp_path / "out", suites_dir, [
+        "generator=replay", f"generator.dir={tmp_path / 'v'}", "tracking.enabled=false",
+        "task.max_tasks_per_type=3"])
+    sel = select_tasks(cfg, [("bfcl", apply_exclusions(load_suite(suites_dir / "bfcl")))])
+    view = view_for(AccessConfig(), "tool_call")
+    cases = [(t.task_id, c) for t in sel.tasks for c in sel.cases[t.task_id]]
+    keys = [canonical_json(view.project(c.candidate)) for _, c in cases]
+    unique = [tc for tc, k in zip(cases, keys) if keys.count(k) == 1]  # attack exactly one case
+    picked = dict(zip(sorted(KILLS), unique[::max(1, len(unique) // len(KILLS))]))
+    chosen = {canonical_json(view.project(c.candidate)): name for name, (_, c) in picked.items()}
+    assert len(chosen) == len(KILLS)
+    for t in sel.tasks:
+        write_verifier(tmp_path / "v", _run_verifier(chosen), name=t.task_id)
+    m = run_job(cfg)
+    run_dir = next((tmp_path / "out" / "runs").iterdir())
+    lines = [json.loads(x) for x in (run_dir / "judgments.jsonl").read_text().splitlines()]
+    assert len(lines) == len(cases) and not [r for r in lines if r["reason"] == "sandbox_error"]
+    by_case = {(r["task_id"], r["case_id"]): r for r in lines}
+    for name, (task_id, case) in picked.items():
+        r, (_, outcome, reason, detail) = by_case[(task_id, case.case_id)], KILLS[name]
+        assert r["outcome"] == outcome and r["reason"] == reason, (name, r)
+        assert detail in r["detail"], (name, r)
+    attacked = {(t, c.case_id) for t, c in picked.values()}
+    assert all(r["outcome"] == "P" for k, r in by_case.items() if k not in attacked)
+    n_u = sum(KILLS[n][1] == "U" for n in picked)
+    assert m["diag/infra_failures"] == 0 and m["n_cases"] == len(cases)
+    assert m["valid_output_rate"] == pytest.approx(100.0 * (len(cases) - n_u) / len(cases),
+                                                   abs=0.1)
 
 
 def test_unshare_backend_has_its_own_ipc_namespace(tmp_path, public_dir, spec):
