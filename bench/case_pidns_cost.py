@@ -6,9 +6,10 @@ Usage: python bench/case_pidns_cost.py [--suite outputs/suites/bfcl] [--tasks 10
 The cases of a bwrap session run in a PID namespace of their own under a small init, so a
 verifier cannot kill its worker (monitorbench/sandbox/worker.py). The worker pays one
 ``unshare`` and one fork at start; each case is forked into that namespace instead of the
-worker's. This script runs the same tasks, cases and verifier as bench/judge_throughput.py through the same bwrap argv twice, once with ``case_pid_namespace``
-off and once on, alternating ``--rounds`` times so a change of machine load hits both alike, and
-prints CPU and wall time per case for each. Sessions here skip the pids cgroup (both arms alike).
+worker's. This script runs the same tasks, cases and verifier as bench/judge_throughput.py
+through the same bwrap argv twice, once with ``case_pid_namespace`` off and once on,
+alternating ``--rounds`` times so a change of machine load hits both alike, and prints CPU and
+wall time per case for each. Sessions here skip the pids cgroup (both arms alike).
 """
 
 from __future__ import annotations

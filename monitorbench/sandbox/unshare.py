@@ -3,9 +3,9 @@
 The worker runs in its own user, network, System V IPC, PID and mount namespaces (so no network,
 no shared-memory segment or semaphore of the host's, and after each case every leftover process
 and IPC object can be removed), with the same per-case fork, PID namespace for the cases,
-rlimits and wall clock as under bwrap. What it cannot do is hide files: the verifier sees the host
-filesystem with the framework's permissions, so hidden cases and answer keys may be readable. Creating this sandbox
-therefore warns loudly; use it for development only.
+rlimits and wall clock as under bwrap. What it cannot do is hide files: the verifier sees the
+host filesystem with the framework's permissions, so hidden cases and answer keys may be
+readable. Creating this sandbox therefore warns loudly; use it for development only.
 """
 
 from __future__ import annotations

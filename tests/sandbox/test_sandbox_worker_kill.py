@@ -1,10 +1,11 @@
 """A verifier that tries to kill its worker must cost itself, never the session.
 
-Cases run in a PID namespace of their own under a small init (monitorbench/sandbox/worker.py), so
-the worker has no pid a case can name. Every kill below either reaches nothing (the init ignores
-signals from inside its namespace; the pids read from /proc are the sandbox's, not the case's)
-and the verifier's own return value is judged, or reaches the verifier itself, which is U. In both cases the same
-worker judges the next cases: no restart, no ``sandbox_error``. Real sandboxes, real signals.
+Cases run in a PID namespace of their own under a small init (monitorbench/sandbox/worker.py),
+so the worker has no pid a case can name. Every kill below either reaches nothing (the init
+ignores signals from inside its namespace; the pids read from /proc are the sandbox's, not the
+case's) and the verifier's own return value is judged, or reaches the verifier itself, which is
+U. Either way the same worker judges the next cases: no restart, no ``sandbox_error``. Real
+sandboxes, real signals.
 """
 
 from __future__ import annotations
