@@ -171,8 +171,8 @@ def _code_limits() -> "LimitsConfig":
 class SandboxConfig:
     backend: str = "bwrap"                     # bwrap|unshare|docker
     image: str = "python:3.11-slim"            # docker only
-    workers: int = 3                           # sessions judged in parallel (CPU-bound, but
-    #                                            a session waits on pipes: 3 beat 2 on 2 cores)
+    workers: int = 2                           # sessions judged in parallel; also the Slurm
+    #                                            job's cpus_per_task, so 2 fits a 2-core node
     limits: LimitsConfig = field(default_factory=LimitsConfig)          # tool-call and state
     code_limits: LimitsConfig = field(default_factory=_code_limits)     # code tasks
 
