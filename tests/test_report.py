@@ -23,14 +23,15 @@ CONFIGS = [["generator=always_accept"], ["generator=always_reject"],
            ["generator=schema_check"], ["generator=schema_check", "scaffold=agent"]]
 
 
-def _sweep(outputs: Path, suites: Path, experiment: str, configs: list[list[str]]) -> str:
+def _sweep(outputs: Path, suites: Path, experiment: str, configs: list[list[str]], *,
+           max_tasks: int = 12) -> str:
     """What `python -m monitorbench +experiment=... -m` does: a parent run, jobs under it."""
     client = client_for(f"sqlite:///{outputs}/mlflow.db")
     exp = experiment_id(client, experiment, outputs)
     parent = start_run(client, exp, f"{experiment} sweep", {"monitorbench.role": "sweep"})
     for overrides in configs:
         cfg = compose_cfg(outputs, suites, [f"experiment_name={experiment}",
-                                            "task.max_tasks_per_type=12", *overrides])
+                                            f"task.max_tasks_per_type={max_tasks}", *overrides])
         run_job(cfg, parent_run_id=parent)
     finish_parent(client, parent, outputs / "sweep")
     return parent
@@ -122,6 +123,18 @@ def test_files_tables_plots_and_parent_artifacts(report) -> None:
     client = client_for(f"sqlite:///{outputs}/mlflow.db")
     logged = {a.path for a in client.list_artifacts(parent, "report")}
     assert {"report/report.md", "report/tables", "report/plots"} <= logged
+    assert {"report/plots/per_type.png", "report/tables/leaderboard.csv"} <= \
+        {a.path for sub in ("report/plots", "report/tables")
+         for a in client.list_artifacts(parent, sub)}
+    # on disk: relative image links that resolve from report.md's directory
+    links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", md)
+    assert len(links) == 3 and all((out / link).is_file() for link in links)
+    # logged: absolute get-artifact links (a local store has no URL: mlflow ui's default)
+    logged_md = Path(client.download_artifacts(parent, "report/report.md", str(outputs / "dl")))
+    served = re.findall(r"!\[[^]]*\]\(([^)]+)\)", logged_md.read_text())
+    assert served == [f"http://127.0.0.1:5000/get-artifact?path=report%2Fplots%2F{p.name}"
+                      f"&run_uuid={parent}" for p in map(Path, links)]
+    assert logged_md.read_text().split("### Plots")[0].startswith(md.split("### Plots")[0])
     conc = rep.tables["concentration"]
     reject = _row(conc, "always_reject | oneshot")
     assert reject[1] == reject[2] == 12 and reject[4] == 100.0  # every task all-reject, Q_m 100

@@ -21,11 +21,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="output directory (default outputs/reports/<experiment>)")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     ap.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    ap.add_argument("--mlflow-ui-url", default=None,
+                    help="address of the MLflow UI the logged report.md loads its plots from "
+                         "(default: the tracking server, else http://127.0.0.1:5000)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
         report = build_report(args.experiment, sweep=args.sweep, out=args.out,
-                              n_resamples=args.resamples, seed=args.seed)
+                              n_resamples=args.resamples, seed=args.seed,
+                              ui_url=args.mlflow_ui_url)
     except MonitorbenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

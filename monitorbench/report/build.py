@@ -1,18 +1,31 @@
 """Assemble a sweep's report: tables and plots on disk and on the sweep's MLflow parent run.
 
+``report.md`` exists twice. On disk its images are relative links (``plots/x.png``), which
+load when the file is opened from its directory. The copy logged to MLflow links each plot as
+``<MLflow URL>/get-artifact?path=report/plots/x.png&run_uuid=<parent run>``: MLflow 3.17's
+markdown artifact preview prints an image with a relative link as the text ``[alt](link)`` and
+strips ``data:`` URIs (its URL filter passes only http(s)), so only an absolute http(s) link
+renders (checked with a real ``mlflow server`` and headless Chromium,
+tests/test_report_mlflow_ui.py). The MLflow URL is the tracking URI when that is a server,
+else ``ui_url`` (default http://127.0.0.1:5000, where ``mlflow ui`` serves).
+
 Public API::
 
     build_report(experiment: str, *, sweep: str = "latest", out: Path | None = None,
                  tracking_uri: str | None = None, outputs: Path | None = None,
-                 n_resamples: int = 1000, seed: int = 0) -> Report
+                 n_resamples: int = 1000, seed: int = 0, ui_url: str | None = None) -> Report
+    mlflow_ui_url(tracking_uri: str, ui_url: str | None = None) -> str
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
+from urllib.parse import quote
 
 from monitorbench.report.analysis import Analysis
 from monitorbench.report.render import markdown, write_table
@@ -25,6 +38,7 @@ from monitorbench.tracking.mlflow_logger import tracking_uri as resolve_uri
 
 log = logging.getLogger(__name__)
 ARTIFACT_DIR = "report"
+DEFAULT_UI_URL = "http://127.0.0.1:5000"  # `mlflow ui` / `mlflow server` without --port
 
 
 @dataclass
@@ -70,12 +84,48 @@ def _plots(an: Analysis, out_dir: Path, experiment: str) -> list[Path]:
     ]
 
 
+def mlflow_ui_url(tracking_uri: str, ui_url: str | None = None) -> str:
+    """Where the MLflow UI that shows the logged report serves: ``ui_url`` when given, else the
+    tracking server, else ``mlflow ui``'s default address (a local store has no URL)."""
+    if ui_url:
+        return ui_url.rstrip("/")
+    if tracking_uri.startswith(("http://", "https://")):
+        return tracking_uri.rstrip("/")
+    return DEFAULT_UI_URL
+
+
+def _image_lines(pngs: list[Path], link: Callable[[Path], str]) -> list[str]:
+    return ["### Plots", ""] + [f"![{p.stem}]({link(p)})" for p in pngs]
+
+
+def _write_summaries(report: Report, sections: list[str], base_url: str, tmp: Path
+                     ) -> tuple[Path, Path]:
+    """report.md on disk (relative image links) and the copy for MLflow (absolute
+    get-artifact links to the parent run's plots), written under ``tmp``."""
+    pngs = [p for p in report.files if p.suffix == ".png"]
+    on_disk = report.out_dir / "report.md"
+    on_disk.write_text("\n".join(sections + _image_lines(pngs, lambda p: f"plots/{p.name}"))
+                       + "\n", encoding="utf-8")
+
+    def served(p: Path) -> str:
+        path = quote(f"{ARTIFACT_DIR}/plots/{p.name}", safe="")
+        return f"{base_url}/get-artifact?path={path}&run_uuid={report.parent_run_id}"
+
+    note = [f"Plots load from the MLflow server at {base_url} (`--mlflow-ui-url` if the UI "
+            "serves elsewhere); report.md in the output directory links them relatively.", ""]
+    logged = tmp / "report.md"
+    logged.write_text("\n".join(sections + note + _image_lines(pngs, served)) + "\n",
+                      encoding="utf-8")
+    return on_disk, logged
+
+
 def build_report(experiment: str, *, sweep: str = "latest", out: Path | None = None,
                  tracking_uri: str | None = None, outputs: Path | None = None,
-                 n_resamples: int = 1000, seed: int = 0) -> Report:
+                 n_resamples: int = 1000, seed: int = 0, ui_url: str | None = None) -> Report:
     """Read the sweep from MLflow, write every table and plot, log them to its parent run."""
     outputs = Path(outputs or os.environ.get("MONITORBENCH_OUTPUTS", "outputs"))
-    client = client_for(resolve_uri(tracking_uri, outputs))
+    uri = resolve_uri(tracking_uri, outputs)
+    client = client_for(uri)
     parent = find_sweep(client, experiment, sweep)
     configs = load_configurations(client, parent, experiment=experiment, outputs=outputs)
     an = Analysis(configs, n_resamples=n_resamples, seed=seed)
@@ -89,11 +139,13 @@ def build_report(experiment: str, *, sweep: str = "latest", out: Path | None = N
         report.files += write_table(table, out_dir / "tables")
         sections.append(markdown(table))
     report.files += _plots(an, out_dir / "plots", experiment)
-    sections += ["### Plots", ""] + [f"![{p.stem}](plots/{p.name})" for p in report.files
-                                     if p.suffix == ".png"]
-    summary = out_dir / "report.md"
-    summary.write_text("\n".join(sections) + "\n", encoding="utf-8")
-    report.files.append(summary)
-    client.log_artifacts(parent.info.run_id, str(out_dir), ARTIFACT_DIR)
-    log.info("report for %s (sweep %s) in %s", experiment, parent.info.run_id, out_dir)
+    run_id = parent.info.run_id
+    for sub in ("tables", "plots"):
+        client.log_artifacts(run_id, str(out_dir / sub), f"{ARTIFACT_DIR}/{sub}")
+    with tempfile.TemporaryDirectory() as tmp:
+        on_disk, logged = _write_summaries(report, sections, mlflow_ui_url(uri, ui_url),
+                                           Path(tmp))
+        client.log_artifact(run_id, str(logged), ARTIFACT_DIR)
+    report.files.append(on_disk)
+    log.info("report for %s (sweep %s) in %s", experiment, run_id, out_dir)
     return report

@@ -1,0 +1,54 @@
+"""The report's markdown in MLflow's own artifact preview: a real `mlflow server`, headless
+Chromium (Debian's) loading the logged report.md, its plots and tables rendered."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mlflow_server import MlflowServer, mlflow_server  # noqa: F401  (fixture)
+from test_report import _sweep
+
+pytestmark = [pytest.mark.service, pytest.mark.slow]
+
+
+def test_logged_report_md_shows_its_plots_in_the_mlflow_ui(
+        mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+    from monitorbench.report import build_report
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian chromium is not installed (bash scripts/install.sh test does it)")
+    from playwright.sync_api import sync_playwright
+
+    # the jobs write to the server's own SQLite store; the report goes through the server
+    root = mlflow_server.root
+    parent = _sweep(root, suites_dir, "uireport",
+                    [["generator=always_accept"], ["generator=schema_check"]], max_tasks=3)
+    build_report("uireport", tracking_uri=mlflow_server.url, outputs=root, out=tmp_path / "r",
+                 n_resamples=50)
+    exp = mlflow_server.client().get_experiment_by_name("uireport").experiment_id
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(f"{mlflow_server.url}/#/experiments/{exp}/runs/{parent}/artifacts/"
+                  "report/report.md")
+        page.wait_for_selector("img[alt=concentration]", timeout=120_000)
+        page.wait_for_function("() => [...document.querySelectorAll('img[alt]')].filter("
+                               "i => i.complete && i.naturalWidth > 0).length >= 3",
+                               timeout=60_000)
+        page.screenshot(path=str(tmp_path / "report_md.png"))
+        page.locator("img[alt=tpr_vs_tnr]").scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "report_md_plots.png"))
+        shown = page.eval_on_selector_all(
+            "img[alt]", "els => els.map(e => [e.alt, e.naturalWidth])")
+        assert {alt for alt, w in shown if alt and w > 100} == {"tpr_vs_tnr", "per_type",
+                                                                  "concentration"}
+        assert page.get_by_text("Leaderboard (paper Tables 2/12)").count() == 1
+        assert page.get_by_text("[tpr_vs_tnr](").count() == 0  # not printed as a link text
+    finally:
+        browser.close()
+        pw.stop()
