@@ -255,7 +255,8 @@ def test_rankings_use_the_common_pool_and_delta_is_the_visible_gap(report) -> No
         assert _shown(upper[delta]) == gap                      # Δ = the gap the reader sees
     assert body[-1][delta] == "—"
     (tool,) = type_rankings(an, configs)
-    assert "the 9 tasks" in tool.note and [r[1] for r in tool.rows] == [r[1] for r in board.rows]
+    assert "the 9 tool_call tasks" in tool.note
+    assert [r[1] for r in tool.rows] == [r[1] for r in board.rows]
 
 
 def test_same_pools_state_the_common_pool_without_flags(report) -> None:

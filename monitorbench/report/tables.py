@@ -120,9 +120,10 @@ def _pool_text(an: Analysis, configs: Sequence[Configuration], pool: frozenset[s
             for c in configs]
     differ = pool_note(rows)
     if not pool:
-        return (differ or "") + " No task was scored by every configuration: nothing ranked."
-    head = (f"Ranked on the common task pool: the {len(pool)} tasks every ranked configuration "
-            "scored; every rate, CI and Δ here is over those tasks.")
+        return f"{differ or ''} No task was scored by every configuration: nothing ranked.".strip()
+    kind = f" {ttype}" if ttype else ""
+    head = (f"Ranked on the common task pool: the {len(pool)}{kind} tasks every ranked "
+            "configuration scored; every rate, CI and Δ here is over those tasks.")
     if differ is None:
         return head
     return (f"{head} {differ} † = scored more tasks than the pool (the count shown); its "
