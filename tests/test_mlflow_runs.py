@@ -130,3 +130,31 @@ def test_the_run_is_running_while_the_job_works(tmp_path: Path, suites_dir: Path
             proc.kill()
             proc.wait()
     assert [r.info.status for r in _runs(tmp_path)] == ["FINISHED"]
+
+
+def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(tmp_path: Path,
+                                                                   suites_dir: Path) -> None:
+    """SIGKILL mid-judging leaves the run RUNNING; the re-run of the same job continues that run
+    (same id, FINISHED), while a job with other settings gets its own run."""
+    env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
+    env.pop("MLFLOW_TRACKING_URI", None)
+    args = [sys.executable, "-m", "monitorbench", "generator=always_accept",
+            f"paths.suites={suites_dir}", "sandbox.workers=1"]
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 180
+    while time.time() < deadline and not any(
+            f.stat().st_size > 2000 for f in (tmp_path / "runs").glob("*/judgments.jsonl")):
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    [killed] = _runs(tmp_path)
+    assert killed.info.status == "RUNNING"  # SIGKILL: nothing could close it
+    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [resumed] = _runs(tmp_path)
+    assert resumed.info.run_id == killed.info.run_id and resumed.info.status == "FINISHED"
+    other = subprocess.run(args + ["task.max_tasks_per_type=2"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert other.returncode == 0, other.stderr[-3000:]
+    assert len(_runs(tmp_path)) == 2

@@ -6,6 +6,7 @@ short and tells the runs of a sweep apart; every axis is also a tag to group by.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
@@ -66,6 +67,12 @@ def job_params(cfg: DictConfig) -> dict[str, str]:
     return {k: v for k, v in params.items() if not k.startswith("paths.")}
 
 
+def job_key(params: Mapping[str, str], parent_run_id: str | None) -> str:
+    """Identity of a job for resuming its MLflow run: its settings within its sweep."""
+    text = "\n".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return hashlib.sha256(f"{parent_run_id or ''}\n{text}".encode()).hexdigest()[:20]
+
+
 def rounded(metrics: Mapping[str, float]) -> dict[str, float]:
     """Metrics as MLflow shows them: rates to two decimals (metrics.json keeps full precision)."""
     return {k: (round(float(v), 2) if isinstance(v, float) else v) for k, v in metrics.items()}
@@ -91,9 +98,26 @@ class JobRun:
             tags["monitorbench.tasks_per_type"] = str(cfg.task.max_tasks_per_type)
         self.name = run_name(cfg)
         self.experiment_id = exp
-        self.run_id = start_run(self.client, exp, self.name, tags, parent_run_id)
-        log_params_metrics(self.client, self.run_id, job_params(cfg), {})
+        params = job_params(cfg)
+        tags["monitorbench.job_key"] = job_key(params, parent_run_id)
+        resumed = self._unfinished(tags["monitorbench.job_key"])
+        if resumed is not None:
+            # The same job of the same sweep, requeued (Slurm preemption, time limit) or rerun
+            # after a kill: continue its run instead of leaving a RUNNING/KILLED twin behind.
+            self.run_id = resumed
+            self.client.update_run(self.run_id, status="RUNNING")
+            log.info("resuming MLflow run %s of this job", self.run_id)
+        else:
+            self.run_id = start_run(self.client, exp, self.name, tags, parent_run_id)
+            log_params_metrics(self.client, self.run_id, params, {})
         self._steps: dict[str, int] = {}
+
+    def _unfinished(self, key: str) -> str | None:
+        """The newest run of this job (same settings, same sweep parent) that never finished."""
+        runs = self.client.search_runs([self.experiment_id],
+                                       filter_string=f"tags.`monitorbench.job_key` = '{key}'",
+                                       order_by=["attributes.start_time DESC"], max_results=20)
+        return next((r.info.run_id for r in runs if r.info.status != "FINISHED"), None)
 
     def __enter__(self) -> "JobRun":
         return self
