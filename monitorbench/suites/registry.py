@@ -82,7 +82,7 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
                 force: bool = False, progress: bool = False, audit: bool = True) -> Path:
     """Build a suite into its directory (atomically: a temp dir renamed into place).
 
-    Every built suite is audited (V4V, six checks) before it is put in place; tasks that fail
+    Every built suite is audited (V4V: the paper's six checks and C7, instruction fidelity) before it is put in place; tasks that fail
     are listed with reasons in ``audit.json`` and never judged (see audit.exclusions).
     """
     options = dict(options or {})
@@ -130,21 +130,31 @@ def _build_into(target: Path, name: str, info: SourceInfo, options: dict[str, An
 
 def _audit_into(root: Path, *, progress: bool) -> None:
     from monitorbench.audit.audit import audit_suite
+    from monitorbench.audit.model import CHECKS
     from monitorbench.audit.exclusions import write_exclusions
     from monitorbench.audit.report import write_report
 
     result = audit_suite(root, progress=progress)
     write_exclusions(result)
     write_report(result, root / "audit")
-    log.info("audit of %s: %d/%d tasks pass all six checks", root.name,
-             len(result.tasks) - len(result.failed()), len(result.tasks))
+    log.info("audit of %s: %d/%d tasks pass all %d checks", root.name,
+             len(result.tasks) - len(result.failed()), len(result.tasks), len(CHECKS))
 
 
 def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None) -> Suite:
     """Load the frozen suite, building it first if it does not exist yet."""
-    root = build_suite(suites_root, name, options)
+    _announce(suites_root, [(name, dict(options or {}))])
+    root = build_suite(suites_root, name, options, progress=True)
     check_builder_version(root, name)
     return load_suite(root)
+
+
+def _announce(suites_root: Path, wanted: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Say that a first build is about to take a while (its builders then print each step)."""
+    for n, o in wanted:
+        if not suite_dir(suites_root, n, o).exists():
+            log.info("building suite %s %s on first use (minutes for agentdojo and code; the "
+                     "builder prints each step, later runs load the frozen suite)", n, o or "")
 
 
 def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, Any] | None]]
@@ -159,6 +169,7 @@ def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, An
     missing = [(n, dict(o or {})) for n, o in wanted
                if not suite_dir(suites_root, n, dict(o or {})).exists()]
     if len(missing) > 1:
+        _announce(suites_root, missing)
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=len(missing), mp_context=ctx) as pool:
             futures = [pool.submit(_build_reporting, suites_root, n, o) for n, o in missing]
@@ -174,7 +185,7 @@ def _build_reporting(suites_root: Path, name: str, options: dict[str, Any]
     """:func:`build_suite` in a worker process; an InputError comes back as its four fields
     (it cannot be unpickled across processes as itself)."""
     try:
-        build_suite(suites_root, name, options)
+        build_suite(suites_root, name, options, progress=True)
     except InputError as e:
         return e.file, e.field, e.problem, e.fix
     return None
