@@ -2,8 +2,9 @@
 step by step (model calls, reads, run_public, self-tests, submission) with inputs and outputs.
 
 The on-disk ``trace.jsonl`` (:mod:`monitorbench.generation.traces`) stays the record of truth;
-this converts it after the fact. Events carry times relative to the trace's start; the absolute
-start is recovered from the file's modification time (written at the last event).
+this converts it after the fact. Events carry times relative to the trace's start and are written
+when their step ends; the absolute start is recovered from the file's modification time (written
+at the last event).
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ def log_trace_file(client: Any, run_id: str, experiment_id: str, task_id: str,
                               run_id=run_id, start_time_ns=start_ns,
                               tags={"monitorbench.task_id": task_id})
     for i, event in enumerate(events):
-        t0 = start_ns + int(float(event["t"]) * 1e9)
-        t1 = (start_ns + int(float(events[i + 1]["t"]) * 1e9)) if i + 1 < len(events) else end_ns
+        # An event is written when its step has finished (a model call, once the reply is in),
+        # so its span runs from the previous event to its own time.
+        t0 = start_ns + int(float(events[max(i - 1, 0)]["t"]) * 1e9)
+        t1 = start_ns + int(float(event["t"]) * 1e9)
         inputs, outputs = _split(event)
         span = client.start_span(str(event["event"]), trace_id=root.trace_id,
                                  parent_id=root.span_id,
