@@ -154,6 +154,10 @@ class EndpointProxy:
         self.api_key = api_key  # added here, so the key never enters the sandbox
         self.lock = trace_lock
         self.limit_reason: str | None = None
+        # Model calls let through so far. Counted when a call is admitted, not when its reply is
+        # accounted: the harness sends its next request as soon as it has the reply, which can
+        # be before the serving thread has counted the previous one.
+        self.admitted = 0
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -171,8 +175,8 @@ class EndpointProxy:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def _over_budget(self) -> str | None:
-        s, c = self.ctx.scaffold, self.ctx.counters
-        if c["model_calls"] >= s.max_steps:
+        s = self.ctx.scaffold
+        if self.admitted >= s.max_steps:
             return f"step limit ({s.max_steps} model calls)"
         if self.ctx.total_tokens() >= s.max_total_tokens:
             return f"token limit ({s.max_total_tokens} tokens)"
@@ -199,6 +203,8 @@ class EndpointProxy:
                 if reason is not None:
                     self.limit_reason = reason
                     self.ctx.log("limit", detail=reason)
+                else:
+                    self.admitted += 1
             if reason is not None:
                 self._send(h, 400, {"Content-Type": "application/json"}, json.dumps(
                     {"error": {"message": f"monitorbench budget exhausted: {reason}",
