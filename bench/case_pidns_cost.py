@@ -15,17 +15,14 @@ wall time per case for each. Sessions here skip the pids cgroup (both arms alike
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import tempfile
-import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from judge_throughput import VERIFIER, Measured, load, measure, report  # noqa: E402
+from judge_throughput import Measured, load, measure, report, workspace  # noqa: E402
 from monitorbench.sandbox.base import Limits, SandboxSpec  # noqa: E402
 from monitorbench.sandbox.bwrap import bwrap_argv  # noqa: E402
 from monitorbench.sandbox.client import WorkerSession, minimal_env  # noqa: E402
@@ -58,15 +55,7 @@ def main() -> None:
 
     source, tasks, cases = load(args.suite, args.tasks)
     n_cases = sum(len(cases[t]) for t, _ in tasks)
-    work = Path(tempfile.mkdtemp(prefix="mb-bench-"))
-    vdir = work / "verifier"
-    vdir.mkdir()
-    (vdir / "main.py").write_text(textwrap.dedent(VERIFIER))
-    publics = {}
-    for tid, task in tasks:
-        publics[tid] = work / "public" / tid
-        publics[tid].mkdir(parents=True)
-        (publics[tid] / "task.json").write_text(json.dumps(task))
+    _, vdir, publics = workspace(tasks)
     spec = SandboxSpec(limits=Limits(wall_seconds=10, memory_mb=512))
     load_before = os.getloadavg()[0]
     arms: dict[bool, list[Measured]] = {False: [], True: []}

@@ -241,6 +241,20 @@ def report(name: str, m: Measured, n_cases: int) -> float:
     return rate
 
 
+def workspace(tasks: list[tuple[str, dict]]) -> tuple[Path, Path, dict[str, Path]]:
+    """A temp dir with the bench verifier (``verifier/main.py``) and one public dir per task."""
+    work = Path(tempfile.mkdtemp(prefix="mb-bench-"))
+    vdir = work / "verifier"
+    vdir.mkdir()
+    (vdir / "main.py").write_text(textwrap.dedent(VERIFIER))
+    publics = {}
+    for tid, task in tasks:
+        publics[tid] = work / "public" / tid
+        publics[tid].mkdir(parents=True)
+        (publics[tid] / "task.json").write_text(json.dumps(task))
+    return work, vdir, publics
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", type=Path, default=Path("outputs/suites/bfcl"))
@@ -251,16 +265,8 @@ def main() -> None:
 
     source, tasks, cases = load(args.suite, args.tasks)
     n_cases = sum(len(cases[t]) for t, _ in tasks)
-    work = Path(tempfile.mkdtemp(prefix="mb-bench-"))
-    vdir = work / "verifier"
-    vdir.mkdir()
-    (vdir / "main.py").write_text(textwrap.dedent(VERIFIER))
+    work, vdir, publics = workspace(tasks)
     (work / "floor.py").write_text(FLOOR)
-    publics = {}
-    for tid, task in tasks:
-        publics[tid] = work / "public" / tid
-        publics[tid].mkdir(parents=True)
-        (publics[tid] / "task.json").write_text(json.dumps(task))
 
     box = make_sandbox(args.backend)
     spec = SandboxSpec(limits=Limits(wall_seconds=10, memory_mb=512))
