@@ -23,7 +23,8 @@ from omegaconf import DictConfig
 from monitorbench.errors import MonitorbenchError
 from monitorbench.tracking.job import SWEEP_AXES_ENV
 from monitorbench.tracking.mlflow_logger import (PARENT_FILE, client_for, experiment_id,
-                                                 log_params_metrics, start_run, tracking_uri)
+                                                 log_params_metrics, start_run, tracking_uri,
+                                                 ui_hint)
 
 log = logging.getLogger(__name__)
 PARENT_ENV = "MONITORBENCH_PARENT_RUN_ID"
@@ -125,11 +126,7 @@ def _print_summary(sweep_dir: Path, uri: str, experiment: str) -> None:
     if board.is_file():
         print("\n" + board.read_text(encoding="utf-8"), flush=True)
     print(f"Outputs: {sweep_dir}", flush=True)
-    if uri.startswith("sqlite:"):
-        print(f"MLflow:  mlflow ui --backend-store-uri {uri}  then open "
-              f"http://127.0.0.1:5000/#/experiments/{experiment}/runs", flush=True)
-    else:
-        print(f"MLflow:  {uri}/#/experiments/{experiment}/runs", flush=True)
+    print(f"MLflow:  {ui_hint(uri, f'#/experiments/{experiment}/runs')}", flush=True)
 
 
 def sweep_overrides(config: DictConfig) -> tuple[dict[str, str], dict[str, str]]:

@@ -19,7 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.generation.base import GenerationResult
 from monitorbench.tracking.mlflow_logger import (client_for, experiment_id, flatten,
-                                                 log_params_metrics, start_run, tracking_uri)
+                                                 log_params_metrics, start_run, tracking_uri,
+                                                 ui_hint)
 
 log = logging.getLogger(__name__)
 
@@ -128,11 +129,8 @@ class JobRun:
 
     def ui_hint(self) -> str:
         """How to open this run in the MLflow UI (the command for a local store)."""
-        page = f"#/experiments/{self.experiment_id}/runs/{self.run_id}"
-        uri = self.client.tracking_uri
-        if uri.startswith("sqlite:"):
-            return f"mlflow ui --backend-store-uri {uri}  then open http://127.0.0.1:5000/{page}"
-        return f"{uri.rstrip('/')}/{page}"
+        return ui_hint(self.client.tracking_uri,
+                       f"#/experiments/{self.experiment_id}/runs/{self.run_id}")
 
     def progress(self, key: str, value: float) -> None:
         """One point of a progress curve (``progress/<key>``), its step counting up per key."""

@@ -92,6 +92,14 @@ def start_run(client, exp_id: str, run_name: str, tags: Mapping[str, str],
     return client.create_run(exp_id, tags=all_tags, run_name=run_name).info.run_id
 
 
+def ui_hint(uri: str, page: str) -> str:
+    """How to open ``page`` (``#/experiments/<id>/runs...``) of the store at ``uri``: the URL for a
+    server, the ``mlflow ui`` command plus the URL for a local store."""
+    if uri.startswith("sqlite:"):
+        return f"mlflow ui --backend-store-uri {uri}  then open http://127.0.0.1:5000/{page}"
+    return f"{uri.rstrip('/')}/{page}"
+
+
 def read_parent(sweep_dir: Path) -> str | None:
     p = Path(sweep_dir) / PARENT_FILE
     return p.read_text().strip() if p.is_file() else None
