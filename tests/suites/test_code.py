@@ -321,6 +321,24 @@ def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch):
     assert ref.decide(suite.tasks[tid], suite.references[tid], gold.candidate) == "PASS"
 
 
+def test_test_runs_ignore_host_variables_that_change_pytest_output(tmp_path, monkeypatch):
+    """An issue text quotes pytest's assertion output, so a build on a CI machine (CI=true turns
+    off pytest's diff truncation, PYTEST_ADDOPTS adds options) must print what a build on a
+    laptop prints: the search there found the shipped pins but wrote a different issue text."""
+    from monitorbench.suites.code.libraries import LibrarySpec
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_t.py").write_text("def test_t():\n    assert () == (1, 2, 3)\n")
+    spec = LibrarySpec("tiny", "0", ("tiny",), ("tests",))
+    outputs = []
+    for host in ({}, {"CI": "true", "BUILD_NUMBER": "7", "PYTEST_ADDOPTS": "-vv", "COLUMNS": "40"}):
+        for k, v in host.items():
+            monkeypatch.setenv(k, v)
+        run = run_pytest(tmp_path, spec, ["tests"])
+        assert run.outcome("tests/test_t.py::test_t") == "failed"
+        outputs.append([ln for ln in run.output.splitlines() if ln.startswith("E ")])
+    assert outputs[0] == outputs[1] and "Use -v to get more diff" in outputs[0][-1]
+
+
 def test_masked_paths_hide_the_build_cache_and_installed_pristine_sources():
     from monitorbench.suites.code.build import masked_paths
     paths = masked_paths()

@@ -30,6 +30,17 @@ DEFAULT_OUTPUT_CHARS = 8000
 # command does on different machines; tests of these libraries need none of them.
 BASE_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
             "PYTHONHASHSEED": "0"}
+# The only host variables a test command inherits. Others change what pytest prints or does:
+# CI/BUILD_NUMBER turn off assertion-diff truncation (so an issue text built on a CI machine
+# differs from one built elsewhere), PYTEST_ADDOPTS/PYTEST_PLUGINS add options and plugins,
+# COLUMNS/FORCE_COLOR change the layout.
+KEPT_HOST_VARS = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE")
+
+
+def command_env(**extra: str) -> dict[str, str]:
+    """The environment of a test command: the kept host variables, BASE_ENV, then ``extra``."""
+    env = {k: os.environ[k] for k in KEPT_HOST_VARS if k in os.environ}
+    return {**env, **BASE_ENV, **extra}
 
 
 class BudgetExceeded(RuntimeError):
@@ -132,8 +143,8 @@ class CodeEnv:
             if not ok:
                 return {"exit_code": 1, "output": f"patch does not apply:\n{msg}"[-self.output_chars:],
                         "applied": False, "timed_out": False}
-            env = dict(os.environ, **BASE_ENV)
-            env["PYTHONPATH"] = os.pathsep.join(os.path.join(work, p) for p in self.pythonpath)
+            env = command_env(PYTHONPATH=os.pathsep.join(os.path.join(work, p)
+                                                     for p in self.pythonpath))
             code, out, timed_out = run_capped(argv, work, env, self.timeout, self.output_chars)
             return {"exit_code": code, "output": out, "applied": True, "timed_out": timed_out}
         finally:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from monitorbench.sandbox.runtimes.code import BASE_ENV, run_capped
+from monitorbench.sandbox.runtimes.code import run_capped, command_env
 from monitorbench.suites.code.libraries import LibrarySpec
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
@@ -144,9 +144,9 @@ def run_pytest(workdir: Path, spec: LibrarySpec, targets: Sequence[str], *,
     with tempfile.TemporaryDirectory(prefix="mb-run-") as tmp:
         junit = Path(tmp) / "junit.xml"
         record = Path(tmp) / "outcomes.json"
-        env = dict(os.environ, **BASE_ENV, MB_OUTCOMES_FILE=str(record))
-        env["PYTHONPATH"] = os.pathsep.join([str(PLUGIN_DIR)] + [str(workdir / p)
-                                                                 for p in spec.pythonpath])
+        env = command_env(MB_OUTCOMES_FILE=str(record),
+                       PYTHONPATH=os.pathsep.join([str(PLUGIN_DIR)] + [str(workdir / p)
+                                                                       for p in spec.pythonpath]))
         t0 = time.monotonic()
         code, out, timed_out = run_capped(
             pytest_command(spec, targets, junit, per_test_timeout, workdir), str(workdir), env,
