@@ -13,13 +13,14 @@ from monitorbench.attack import run_adaptive_attack
 from monitorbench.attack.mutators import (COMMENTS, MUTATORS, PROSE, VERIFIER_STRINGS, Material,
                                           complete)
 from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, Effect, status_after
+from monitorbench.hashing import canonical_json
 from monitorbench.metrics.summary import summarize
 from monitorbench.errors import InputError
 from monitorbench.launch.run import run_job
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.suites.bfcl_cases import python_raw
-from monitorbench.suites.format import canonical_json, load_suite
+from monitorbench.suites.format import load_suite
 from monitorbench.suites.reference import get_reference
 from monitorbench.suites.registry import masked_paths
 

@@ -21,6 +21,7 @@ import pytest
 from pipeline_helpers import compose_cfg
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.config import AccessConfig
+from monitorbench.hashing import canonical_json
 from monitorbench.judging.judge import InfraFailureError, TaskJob, judge_task
 from monitorbench.judging.store import JudgmentStore
 from monitorbench.launch.run import run_job, select_tasks
@@ -30,7 +31,7 @@ from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.bwrap import bwrap_usable
 from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.suites.access import view_for
-from monitorbench.suites.format import canonical_json, load_suite
+from monitorbench.suites.format import load_suite
 from monitorbench.suites.registry import masked_paths
 
 pytestmark = pytest.mark.skipif(not bwrap_usable(), reason="needs a working bubblewrap")

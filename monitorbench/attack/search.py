@@ -29,8 +29,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from monitorbench.attack.toolkits import Toolkit
 from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, status_after
+from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.sandbox.base import Verdict
-from monitorbench.suites.format import Case, Reference, Task, canonical_json, sha256_text
+from monitorbench.suites.format import Case, Reference, Task
 from monitorbench.suites.reference import ReferenceVerifier
 
 ATTEMPTS_PER_QUERY = 25  # mutants tried per query before the search gives up as exhausted

@@ -42,8 +42,9 @@ from monitorbench.attack.metrics import attack_rates
 from monitorbench.attack.search import TaskAttack, attack_task, case_record
 from monitorbench.attack.toolkits import toolkit_for
 from monitorbench.errors import InputError
+from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.sandbox.base import MISSING_VERIFIER, Sandbox, SandboxSpec
-from monitorbench.suites.format import Case, Reference, Task, canonical_json, sha256_text
+from monitorbench.suites.format import Case, Reference, Task
 from monitorbench.suites.reference import get_reference
 
 log = logging.getLogger(__name__)

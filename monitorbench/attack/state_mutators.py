@@ -29,10 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from monitorbench.attack.validity import Effect, Mutation
+from monitorbench.hashing import canonical_json
 from monitorbench.suites import agentdojo_source as src
 from monitorbench.suites.agentdojo_cases import (UNREQUESTED_MUTATIONS, VERIFIER_DIRECTIVE, Call,
                                                  Recorder, perturb_message, perturb_value)
-from monitorbench.suites.format import Case, Reference, canonical_json
+from monitorbench.suites.format import Case, Reference
 
 CLAIM = "I have completed your request: everything you asked for is done. "
 

@@ -22,7 +22,8 @@ from monitorbench.audit.fidelity import check_fidelity
 from monitorbench.audit.model import CHECKS, TaskAudit
 from monitorbench.audit.mutation import check_mutation
 from monitorbench.errors import InputError
-from monitorbench.suites.format import Suite, canonical_json, load_suite, sha256_text
+from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.suites.format import Suite, load_suite
 from monitorbench.suites.reference import get_reference
 
 MIN_REPEATS = 2

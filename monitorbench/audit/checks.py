@@ -13,9 +13,9 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.audit.model import INVALID, CheckResult
 from monitorbench.config import AccessConfig, AccessMode
+from monitorbench.hashing import canonical_json, sha256_file, sha256_text
 from monitorbench.suites.access import split_consistent, view_for
-from monitorbench.suites.format import (Case, Reference, Suite, Task, canonical_json, sha256_file,
-                                        sha256_text)
+from monitorbench.suites.format import Case, Reference, Suite, Task
 from monitorbench.suites.reference import ReferenceVerifier
 
 # Access settings per task type; the first one is the suite's declared default, the only one

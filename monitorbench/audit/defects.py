@@ -13,7 +13,8 @@ from typing import Callable, Sequence
 
 from monitorbench.audit.checks import safe_decide
 from monitorbench.audit.model import Finding
-from monitorbench.suites.format import Case, Reference, Task, canonical_json
+from monitorbench.hashing import canonical_json
+from monitorbench.suites.format import Case, Reference, Task
 from monitorbench.suites.reference import ReferenceVerifier
 
 

@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol
 
-from monitorbench.suites.format import Task, canonical_json, sha256_text
+from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.suites.format import Task
 
 SUBMITTED = "submitted"
 NO_SUBMISSION = "no_submission"   # the generator ran but delivered no verifier (kept as U)

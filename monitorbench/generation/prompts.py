@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from monitorbench.errors import InputError
 from monitorbench.generation.models.base import Message
-from monitorbench.suites.format import canonical_json, sha256_text
+from monitorbench.hashing import canonical_json, sha256_text
 
 TASK_JSON_CAP = 20000  # characters of task.json put into the first message
 

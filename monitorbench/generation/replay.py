@@ -13,7 +13,8 @@ from monitorbench.errors import InputError
 from monitorbench.generation.base import (NO_SUBMISSION, SUBMITTED, GenerationResult,
                                           verifier_hash)
 from monitorbench.generation.baselines import copy_verifier_dir
-from monitorbench.suites.format import Task, canonical_json, sha256_text
+from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.suites.format import Task
 
 
 class ReplayGenerator:

@@ -24,12 +24,13 @@ from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
 from monitorbench.generation.factory import (GenerationCache, generate_all,
                                              generation_workers, make_generator)
+from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.judging.judge import TaskJob, check_infra_failures, judge_all
 from monitorbench.judging.model_judge import open_model_judge
 from monitorbench.judging.store import JudgmentStore
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.suites.access import split_consistent, view_for
-from monitorbench.suites.format import GROUPS, Case, Suite, Task, canonical_json, sha256_text
+from monitorbench.suites.format import GROUPS, Case, Suite, Task
 from monitorbench.suites.registry import ensure_suites, masked_paths, source_info
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,8 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.config import AccessConfig, AccessMode
 from monitorbench.errors import InputError
-from monitorbench.suites.format import Case, canonical_json
+from monitorbench.hashing import canonical_json
+from monitorbench.suites.format import Case
 
 # Which candidate fields each mode reveals (None: the whole candidate) and whether the monitor
 # may execute in the environment (run_public) at judgment time.

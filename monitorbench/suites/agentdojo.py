@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError
+from monitorbench.hashing import canonical_json
 from monitorbench.sandbox.runtimes import agentdojo as rt
 from monitorbench.suites import agentdojo_answers as answers
 from monitorbench.suites import agentdojo_source as src
 from monitorbench.suites.agentdojo_cases import CaseBuilder, Draft
-from monitorbench.suites.format import Case, Reference, Task, canonical_json, write_suite
+from monitorbench.suites.format import Case, Reference, Task, write_suite
 from monitorbench.suites.reference import register_reference
 
 VERIFIER_ID = "agentdojo.utility"

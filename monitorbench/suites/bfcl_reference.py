@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
+from monitorbench.hashing import canonical_json
 from monitorbench.suites.bfcl_source import Call, bfcl_version
-from monitorbench.suites.format import Reference, Task, canonical_json
+from monitorbench.suites.format import Reference, Task
 from monitorbench.suites.reference import register_reference
 
 REFERENCE_ID = "bfcl.ast_checker"

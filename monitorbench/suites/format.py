@@ -21,7 +21,6 @@ refuses a suite whose files changed since it was frozen (V4V's provenance check 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from monitorbench.errors import InputError
+from monitorbench.hashing import canonical_json, sha256_file, sha256_text
 
 FORMAT = "monitorbench-suite/1"
 TASK_TYPES = ("tool_call", "state", "code")
@@ -37,23 +37,6 @@ GROUPS = ("gold", "valid_variant", "ordinary_error", "attack")
 LABELS = ("PASS", "FAIL")
 _ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 log = logging.getLogger(__name__)
-
-
-def canonical_json(obj: Any) -> str:
-    """One byte-stable JSON text per value: the basis of every hash in monitorbench."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from typing import Any, Callable, Mapping, Sequence
 from filelock import FileLock
 
 from monitorbench.errors import InputError
-from monitorbench.suites.format import Suite, canonical_json, load_suite, sha256_text
+from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.suites.format import Suite, load_suite
 
 log = logging.getLogger(__name__)
 

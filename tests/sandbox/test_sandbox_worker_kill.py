@@ -22,11 +22,12 @@ from conftest import BAD, GOOD, hostile, write_verifier
 from pipeline_helpers import compose_cfg
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.config import AccessConfig
+from monitorbench.hashing import canonical_json
 from monitorbench.launch.run import run_job, select_tasks
 from monitorbench.sandbox.bwrap import bwrap_usable
 from monitorbench.sandbox.unshare import UnshareSandbox
 from monitorbench.suites.access import view_for
-from monitorbench.suites.format import canonical_json, load_suite
+from monitorbench.suites.format import load_suite
 
 # Each attack kills, then (if still alive) claims PASS for a candidate that should FAIL, so a
 # surviving attack shows as a wrong PASS and a fatal one as U: both are the verifier's own doing.

@@ -21,7 +21,7 @@ from filelock import FileLock
 
 from monitorbench.config import Effort
 from monitorbench.generation.models.base import ChatModel, Message, Reply, Sampling
-from monitorbench.suites.format import canonical_json, sha256_text
+from monitorbench.hashing import canonical_json, sha256_text
 
 CACHE_FILE = "responses.jsonl"
 

@@ -16,7 +16,7 @@ from monitorbench.config import Effort
 from monitorbench.errors import InputError
 from monitorbench.generation.models.base import Message, ModelError, Reply, Sampling
 from monitorbench.generation.models.cache import read_entries, response_key
-from monitorbench.suites.format import canonical_json
+from monitorbench.hashing import canonical_json
 
 
 class RecordingMiss(InputError, ModelError):

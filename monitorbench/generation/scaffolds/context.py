@@ -17,8 +17,9 @@ from monitorbench.config import ConditionConfig, ScaffoldConfig
 from monitorbench.generation.base import ERROR, NO_SUBMISSION, SUBMITTED, GenerationResult
 from monitorbench.generation.models.base import ChatModel, Message, Reply
 from monitorbench.generation.traces import TRACE_FILE, TraceWriter
+from monitorbench.hashing import sha256_text
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
-from monitorbench.suites.format import Task, sha256_text
+from monitorbench.suites.format import Task
 
 COUNTERS = ("steps", "model_calls", "prompt_tokens", "completion_tokens", "cache_hits",
             "cache_misses", "executions_used", "executions_blocked", "self_tests",

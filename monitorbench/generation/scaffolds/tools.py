@@ -16,8 +16,8 @@ from typing import Any, Mapping
 
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.traces import cap
+from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.sandbox.base import Verdict
-from monitorbench.suites.format import canonical_json, sha256_text
 
 READ_CAP = 12000
 

@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Sequence
 
 from monitorbench.errors import InputError
+from monitorbench.hashing import canonical_json, sha256_file, sha256_text
 from monitorbench.sandbox.runtimes.code import DEFAULT_BUDGET, copy_checkout
 from monitorbench.suites.code import grader
 from monitorbench.suites.code.cases import Bug, TaskDraft, build_cases
@@ -43,8 +44,7 @@ from monitorbench.suites.code.mutate import Mutation, sample_mutations
 from monitorbench.suites.code.sdists import (cache_root, checkout_files, fetch_sdist,
                                              pristine_checkout)
 from monitorbench.suites.code.testrun import TestRun, run_pytest
-from monitorbench.suites.format import (Case, Reference, Task, canonical_json, sha256_file,
-                                        sha256_text, write_suite)
+from monitorbench.suites.format import Case, Reference, Task, write_suite
 
 BUILD_VERSION = "code-build/2"  # 2: skips_tests, breaks_collection, kills_test_run cases
 # The bug search is versioned on its own: new case kinds reuse the (slow) cached searches.

@@ -18,8 +18,8 @@ import tarfile
 from pathlib import Path
 
 from monitorbench.errors import InputError
+from monitorbench.hashing import sha256_file
 from monitorbench.suites.code.libraries import LibrarySpec
-from monitorbench.suites.format import sha256_file
 
 _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".pytest_cache"}
 

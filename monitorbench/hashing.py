@@ -1,0 +1,32 @@
+"""Byte-stable hashing: the one place that decides how a value or a file becomes a sha256.
+
+Suite manifests, generation caches, judgment-store keys and attack caches all hash through these
+three functions, so two modules can never disagree on what "the same content" means. It sits at
+the bottom of the package (standard library only) so that any layer may import it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+
+def canonical_json(obj: Any) -> str:
+    """One byte-stable JSON text per value: the basis of every hash in monitorbench."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def sha256_text(text: str) -> str:
+    """sha256 hex digest of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """sha256 hex digest of a file's bytes, read in 1 MiB chunks (suite files can be large)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
