@@ -101,7 +101,6 @@ class AccessMode(str, Enum):
     raw = "raw"                      # tool calls: raw text only
     record = "record"                # state: interaction record
     record_exec = "record_exec"      # state: interaction record + run_public
-    final_state = "final_state"      # state: final environment state + final message
     patch = "patch"                  # code: the patch only
     patch_checkout = "patch_checkout"  # code: the patch + repository checkout and run_public
 

@@ -87,6 +87,9 @@ def test_wrong_type_is_rejected_at_compose_time() -> None:
     ("+sandbox.limits.wall_secs=5", "sandbox.limits.wall_secs", ["wall_seconds"]),
     ("access.tool_call=rawparsed", "access.tool_call", ["rawparsed", "raw_parsed", "parsed"]),
     ("+experiment=nosuch", "experiment", ["g4adv", "quickstart"]),
+    # final_state had no view behind it (a bare KeyError at judgment time); it is no mode now
+    ("access.state=final_state", "access.state", ["final_state", "record", "record_exec"]),
+    ("access=final_state", "access", ["raw_parsed", "no_exec"]),
 ])
 def test_typo_fails_at_compose_time_naming_the_key_and_what_is_allowed(
         override: str, key: str, listed: list[str]) -> None:
@@ -136,3 +139,22 @@ def test_every_group_option_composes_strictly(group: str) -> None:
     for name in group_options(group):
         extra = ["generator.dir=/tmp/x"] if name in ("replay", "external") else []
         compose_config([f"{group}={name}", *extra])
+
+
+def test_every_access_mode_the_schema_accepts_has_a_view_for_exactly_one_task_type() -> None:
+    """A mode the config accepts but no view implements fails only at judgment time (as
+    ``final_state`` did, with a bare KeyError); every mode must project for one task type."""
+    from monitorbench.config import AccessConfig
+    from monitorbench.errors import InputError
+    from monitorbench.suites.access import view_for
+
+    for mode in AccessMode:
+        served = []
+        for task_type in ("tool_call", "state", "code"):
+            try:
+                view = view_for(AccessConfig(**{task_type: mode}), task_type)
+            except InputError:
+                continue
+            assert view.mode == mode
+            served.append(task_type)
+        assert len(served) == 1, (mode, served)
