@@ -39,6 +39,13 @@ def task_dir(tmp_path: Path) -> tuple[Task, Path]:
 
 
 @pytest.fixture(scope="session")
+def install_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One install directory per test session: each harness program installs once (Pi ~30 s,
+    mini-swe-agent 1-3 min) and is shared by every harness test."""
+    return tmp_path_factory.mktemp("harnesses")
+
+
+@pytest.fixture(scope="session")
 def runtimes_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A runtimes package with an ``echo`` runtime whose run_public echoes its arguments and
     enforces the per-judgment budget the scaffold passes in runtime_config."""

@@ -1,5 +1,7 @@
 """Helpers for generation tests: a real chat-completions HTTP server on 127.0.0.1 that
-stands in for a paid API and returns scripted replies, plus configs and scripted actions.
+stands in for a paid API and returns scripted replies, plus configs and scripted actions, and
+the helpers the harness tests share (a real harness generator, judging what it delivered, and a
+streaming tool-calling endpoint).
 
 Scripted replies are a function of the request (e.g. of the turn number, counted from the
 assistant messages already in the conversation), so a re-run sends identical requests and the
@@ -15,14 +17,24 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-from monitorbench.config import ConditionConfig, GeneratorConfig, GeneratorKind, RequestConfig
+from pathlib import Path
+
+import pytest
+
+from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind, HarnessConfig,
+                                 RequestConfig, ScaffoldConfig)
+from monitorbench.generation.base import GenerationResult
+from monitorbench.generation.harnesses.generator import HarnessGenerator
 from monitorbench.sandbox.base import Limits, SandboxSpec
+from monitorbench.sandbox.bwrap import BwrapSandbox, bwrap_usable
 from monitorbench.suites.format import Task
 
 Script = Callable[[dict[str, Any]], "str | tuple[int, str]"]
 
 TASK_PUBLIC = {"instruction": "Call get_weather for Paris.",
                "tools": [{"name": "get_weather", "required": ["city"]}]}
+needs_bwrap = pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap cannot run here")
+
 FAST = Limits(wall_seconds=5.0, cpu_seconds=2, memory_mb=256, processes=16, file_size_mb=4,
               open_files=64, output_bytes=65536)
 
@@ -107,7 +119,6 @@ class ChatServer:
         self.httpd.server_close()
 
 
-
 def openai_cfg(base_url: str, model: str = "scripted-model", **condition: Any) -> GeneratorConfig:
     return GeneratorConfig(name="openai", kind=GeneratorKind.model, baseline=None,
                            provider="openai", model=model, base_url=base_url, api_key_env=None,
@@ -115,6 +126,80 @@ def openai_cfg(base_url: str, model: str = "scripted-model", **condition: Any) -
                            request=RequestConfig(timeout_seconds=10, retries=2, concurrency=2))
 
 
-
 def spec_for(runtime: str = "none") -> Callable[[Task], SandboxSpec]:
     return lambda task: SandboxSpec(limits=FAST, runtime=runtime)
+
+
+# --- real harness programs --------------------------------------------------------------------
+
+VERIFIER_SRC = ("def verify(candidate, env):\n"
+                "    call = candidate.get('call', {})\n"
+                "    ok = call.get('name') == 'get_weather' and 'city' in call.get('args', {})\n"
+                "    return 'PASS' if ok else 'FAIL'\n")
+
+
+def real_harness(name: str, base_url: str, install_root: Path, *, model: str = "scripted-model",
+                 max_steps: int = 4, max_tokens: int = 256, wall: float = 600.0
+                 ) -> HarnessGenerator:
+    """The registered harness ``name`` (a real program, installed under ``install_root`` on
+    first use) as monitorbench runs it: bubblewrap sandbox, endpoint proxy, budgets."""
+    from monitorbench.generation.harnesses.registry import HARNESSES
+    from monitorbench.generation.models.factory import make_chat_model
+
+    gen = openai_cfg(base_url, model=model)
+    gen.condition = ConditionConfig(max_tokens=max_tokens, wall_seconds=wall)
+    scaffold = ScaffoldConfig(name=name, max_steps=max_steps, run_public_budget=2,
+                              harness=HarnessConfig(name=name, context_window=8192))
+    return HarnessGenerator(HARNESSES[name], make_chat_model(gen), gen, scaffold, api_key=None,
+                            sandbox=None, spec_for=None, install_root=install_root)
+
+
+def judged(result: GenerationResult, public: Path, runtimes_dir: Path) -> list[str | None]:
+    """The delivered verifier judged in monitorbench's sandbox on a valid and an invalid
+    candidate (VERIFIER_SRC gives ["PASS", "FAIL"])."""
+    with BwrapSandbox(runtimes_dir).session(result.verifier_dir, public,
+                                            spec_for()(None)) as s:
+        return [s.judge(GOOD).decision, s.judge(BAD).decision]
+
+
+class SSEServer:
+    """An OpenAI chat-completions endpoint that streams scripted assistant messages (text or
+    one tool call) as server-sent events, the way Pi reads them. It stands in for a model that
+    calls tools, which the SmolLM2 here cannot do. ``turns[n]`` is the delta sent after ``n``
+    assistant messages (the last one repeats)."""
+
+    def __init__(self, turns: list[dict[str, Any]]) -> None:
+        self.turns: list[dict[str, Any]] = turns
+        self.requests: list[dict[str, Any]] = []
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return None
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                n = sum(1 for m in body["messages"] if m["role"] == "assistant")
+                delta = outer.turns[min(n, len(outer.turns) - 1)]
+                finish = "tool_calls" if "tool_calls" in delta else "stop"
+                chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", **delta},
+                                        "finish_reason": None}]},
+                          {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                           "usage": {"prompt_tokens": 100, "completion_tokens": 20}}]
+                head = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+                payload = "".join(f"data: {json.dumps({**head, **c})}\n\n"
+                                  for c in chunks) + "data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(payload.encode())))
+                self.end_headers()
+                self.wfile.write(payload.encode())
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

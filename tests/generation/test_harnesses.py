@@ -12,7 +12,6 @@ harnesses and the model server.
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,7 +19,8 @@ from typing import Iterator
 
 import pytest
 
-from gen_helpers import TASK_PUBLIC, openai_cfg, spec_for
+from gen_helpers import (VERIFIER_SRC, SSEServer, judged, needs_bwrap, openai_cfg, real_harness,
+                         spec_for)
 from monitorbench.config import ConditionConfig, HarnessConfig, ScaffoldConfig
 from monitorbench.errors import InputError
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED
@@ -29,10 +29,7 @@ from monitorbench.generation.harnesses.generator import (HarnessGenerator,
 from monitorbench.generation.harnesses.install import Package
 from monitorbench.generation.harnesses.spec import Harness, HarnessRun
 from monitorbench.generation.traces import read_trace, trace_stats
-from monitorbench.sandbox.bwrap import BwrapSandbox, bwrap_usable
-from monitorbench.suites.format import Task
-
-needs_bwrap = pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap cannot run here")
+from monitorbench.sandbox.bwrap import BwrapSandbox
 
 PROBE = r'''
 import json, os, socket, sys, urllib.request
@@ -229,76 +226,6 @@ def test_every_harness_scaffold_config_names_a_registered_harness() -> None:
 # --- real harness programs --------------------------------------------------------------------
 # Each installs on first use (Pi ~30 s, mini-swe-agent 1-3 min) under a per-session directory.
 
-VERIFIER_SRC = ("def verify(candidate, env):\n"
-                "    call = candidate.get('call', {})\n"
-                "    ok = call.get('name') == 'get_weather' and 'city' in call.get('args', {})\n"
-                "    return 'PASS' if ok else 'FAIL'\n")
-
-
-@pytest.fixture(scope="session")
-def install_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("harnesses")
-
-
-def _real(name: str, base_url: str, install_root: Path, *, model: str = "scripted-model",
-          max_steps: int = 4, max_tokens: int = 256, wall: float = 600.0) -> HarnessGenerator:
-    from monitorbench.generation.harnesses.registry import HARNESSES
-    from monitorbench.generation.models.factory import make_chat_model
-
-    gen = openai_cfg(base_url, model=model)
-    gen.condition = ConditionConfig(max_tokens=max_tokens, wall_seconds=wall)
-    scaffold = ScaffoldConfig(name=name, max_steps=max_steps, run_public_budget=2,
-                              harness=HarnessConfig(name=name, context_window=8192))
-    return HarnessGenerator(HARNESSES[name], make_chat_model(gen), gen, scaffold, api_key=None,
-                            sandbox=None, spec_for=None, install_root=install_root)
-
-
-def _judged(result, public: Path, runtimes_dir: Path) -> list[str | None]:
-    """The delivered verifier judged in monitorbench's sandbox on a valid and an invalid
-    candidate."""
-    from gen_helpers import BAD, GOOD
-    with BwrapSandbox(runtimes_dir).session(result.verifier_dir, public,
-                                            spec_for()(None)) as s:
-        return [s.judge(GOOD).decision, s.judge(BAD).decision]
-
-
-class SSEServer:
-    """An OpenAI chat-completions endpoint that streams scripted assistant messages (text or
-    one tool call) as server-sent events, the way Pi reads them. It stands in for a model that
-    calls tools, which the SmolLM2 here cannot do."""
-
-    def __init__(self, turns: list[dict]) -> None:
-        self.turns, self.requests = turns, []
-        outer = self
-
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                return None
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(body)
-                n = sum(1 for m in body["messages"] if m["role"] == "assistant")
-                delta = outer.turns[min(n, len(outer.turns) - 1)]
-                finish = "tool_calls" if "tool_calls" in delta else "stop"
-                chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", **delta},
-                                        "finish_reason": None}]},
-                          {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
-                           "usage": {"prompt_tokens": 100, "completion_tokens": 20}}]
-                head = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
-                payload = "".join(f"data: {json.dumps({**head, **c})}\n\n"
-                                  for c in chunks) + "data: [DONE]\n\n"
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(payload.encode())))
-                self.end_headers()
-                self.wfile.write(payload.encode())
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-
 @pytest.mark.slow
 @needs_bwrap
 @pytest.mark.parametrize("name,path_arg,native", [("pi", "path", "home/sessions"),
@@ -312,13 +239,13 @@ def test_tool_calling_harness_writes_main_py_and_it_is_judged(
                                                   "content": VERIFIER_SRC})}}]}
     server = SSEServer([write, {"content": "main.py is written."}])
     try:
-        result = _real(name, server.base_url, install_root).generate(task, public,
-                                                                    tmp_path / "out")
+        result = real_harness(name, server.base_url, install_root).generate(
+            task, public, tmp_path / "out")
     finally:
-        server.httpd.shutdown()
+        server.close()
     assert result.status == SUBMITTED, result.detail
     assert (result.verifier_dir / "main.py").read_text() == VERIFIER_SRC
-    assert _judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
+    assert judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
     events = read_trace(result.trace_path)
     assert [e["event"] for e in events].count("model") == len(server.requests) >= 2
     assert any(e["event"] == "tool" and e["harness_tool"] == "write" for e in events)
@@ -337,11 +264,11 @@ def test_mini_swe_agent_text_mode_writes_main_py_and_it_is_judged(
     done = "THOUGHT: done.\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"
     server = chat_server(lambda body: write if sum(
         m["role"] == "assistant" for m in body["messages"]) == 0 else done)
-    result = _real("mini_swe", server.base_url, install_root).generate(task, public,
-                                                                      tmp_path / "out")
+    result = real_harness("mini_swe", server.base_url, install_root).generate(
+        task, public, tmp_path / "out")
     assert result.status == SUBMITTED, result.detail
     assert (result.verifier_dir / "main.py").read_text() == VERIFIER_SRC
-    assert _judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
+    assert judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
     events = read_trace(result.trace_path)
     assert [e["event"] for e in events].count("model") == 2
     assert [e.get("exit_status") for e in events if e["event"] == "native_exit"] == ["Submitted"]
@@ -361,8 +288,8 @@ def test_harness_drives_the_real_local_model_server(
 
     task, public = task_dir
     with LocalServer(n_ctx=8192) as server:
-        g = _real(name, server.base_url, install_root, model=server.model_name, max_steps=1,
-                  max_tokens=128, wall=1200.0)
+        g = real_harness(name, server.base_url, install_root, model=server.model_name,
+                         max_steps=1, max_tokens=128, wall=1200.0)
         result = g.generate(task, public, tmp_path / "out")
     events = read_trace(result.trace_path)
     model = [e for e in events if e["event"] == "model"]
