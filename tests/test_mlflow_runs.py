@@ -158,3 +158,59 @@ def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(tmp_path: Pa
                            capture_output=True, text=True, timeout=600)
     assert other.returncode == 0, other.stderr[-3000:]
     assert len(_runs(tmp_path)) == 2
+
+
+def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """A harness job's run holds, per task, the harness's own files (its HOME: mini-swe-agent's
+    trajectory.json here, and its captured output) under ``native/<task>/``, beside the verifier
+    and the converted trace. A symlink the harness left in its HOME is not followed out of it.
+
+    The generation directory is laid out by hand the way ``HarnessGenerator`` leaves it (the
+    names come from the harness modules): running a real harness takes minutes and is covered
+    in tests/generation/test_harnesses.py; what is tested here is what reaches MLflow."""
+    from mlflow.tracking import MlflowClient
+
+    from monitorbench.generation.base import SUBMITTED, GenerationResult
+    from monitorbench.generation.harnesses.generator import OUTPUT_LOG
+    from monitorbench.generation.harnesses.mini_swe import TRAJECTORY
+    from monitorbench.generation.traces import TraceWriter
+    from monitorbench.tracking.job import JobRun
+    from pipeline_helpers import compose_cfg
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("MONITORBENCH_SWEEP_AXES", raising=False)
+    entry = tmp_path / "cache" / "generations" / "k1"
+    (entry / "verifier").mkdir(parents=True)
+    (entry / "verifier" / "main.py").write_text("print('PASS')\n")
+    (entry / "home").mkdir()
+    (entry / "home" / TRAJECTORY).write_text('{"messages": [{"role": "assistant"}]}')
+    (entry / OUTPUT_LOG).write_text("mini-swe-agent: exit Submitted\n")
+    secret = tmp_path / "host_secret.txt"
+    secret.write_text("not for the run")
+    (entry / "home" / "link.txt").symlink_to(secret)
+    w = TraceWriter(entry / "trace.jsonl")
+    w.write("model", {"model_calls": 1}, native=True, reply="THOUGHT: write main.py")
+    w.write("end", {"model_calls": 1}, status="submitted")
+    w.close()
+    run_dir = tmp_path / "runs" / "r1"
+    run_dir.mkdir(parents=True)
+    for name in ("config.yaml", "judgments.csv", "metrics.json"):
+        (run_dir / name).write_text("{}\n")
+    gen = GenerationResult("bfcl.simple_python_1", SUBMITTED, entry / "verifier",
+                           trace_path=entry / "trace.jsonl")
+
+    cfg = compose_cfg(tmp_path, tmp_path / "suites", ["scaffold=mini_swe"])
+    job = JobRun(cfg, None)
+    job.finish(run_dir=run_dir, run_key="r1", metrics={"n_tasks": 1.0}, records=[],
+               generations={gen.task_id: gen})
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
+    assert client.get_run(job.run_id).info.status == "FINISHED"
+    got = Path(client.download_artifacts(job.run_id, "native", str(tmp_path / "dl")))
+    task = got / "bfcl.simple_python_1"
+    files = sorted(str(p.relative_to(task)) for p in task.rglob("*") if p.is_file())
+    assert files == [OUTPUT_LOG, f"home/{TRAJECTORY}"]
+    assert (task / "home" / TRAJECTORY).read_text().startswith('{"messages"')
+    top = {a.path for a in client.list_artifacts(job.run_id)}
+    assert {"verifiers", "traces", "native"} <= top

@@ -174,7 +174,8 @@ class JobRun:
 def _log_artifacts(client: Any, run_id: str, name: str, run_dir: Path,
                    metrics: Mapping[str, float], records: list[Mapping[str, Any]],
                    generations: Mapping[str, GenerationResult]) -> None:
-    """Config, judgments (file and table), verifier sources, traces and the per-run plots."""
+    """Config, judgments (file and table), verifier sources, traces, a harness's native
+    trajectory and the per-run plots."""
     from monitorbench.tracking.plots import plot_tpr_tnr, plot_type_bars
 
     client.log_artifact(run_id, str(run_dir / "config.yaml"))
@@ -193,16 +194,60 @@ def _log_artifacts(client: Any, run_id: str, name: str, run_dir: Path,
             if g.trace_path and Path(g.trace_path).is_file():
                 troot.mkdir(exist_ok=True)
                 shutil.copy(g.trace_path, troot / f"{tid}.jsonl")
+        nroot = Path(tmp) / "native"
+        for tid, g in sorted(generations.items()):
+            _copy_native(g, nroot / tid)
         if vroot.exists():
             client.log_artifacts(run_id, str(vroot), "verifiers")
         if troot.exists():
             client.log_artifacts(run_id, str(troot), "traces")
+        if nroot.exists():
+            client.log_artifacts(run_id, str(nroot), "native")
         if "tpr" in metrics and "tnr" in metrics:
             client.log_artifact(run_id, str(plot_tpr_tnr(
                 {name: metrics}, Path(tmp) / "tpr_vs_tnr.png", title=f"{name}: TPR vs TNR")),
                 "plots")
             client.log_artifact(run_id, str(plot_type_bars(
                 metrics, Path(tmp) / "per_type.png", title=f"{name}: per task type")), "plots")
+
+
+# What a harness generation keeps beside its trace (generation/harnesses/generator.py): the
+# scratch HOME holding the harness's own session, rollout or trajectory files, and its captured
+# stdout+stderr (opencode's and pi's JSON event stream). Written by untrusted code, so only
+# regular files are copied (a symlink could point anywhere on the host) and only up to a cap.
+NATIVE_HOME = "home"
+NATIVE_MAX_BYTES = 64 * 1024 * 1024  # per task; a harness that fills its HOME is cut off here
+
+
+def _copy_native(g: GenerationResult, dest: Path) -> None:
+    """Copy a harness generation's native trajectory (its HOME and output log, from the
+    generation's directory beside ``trace.jsonl``) to ``dest``; nothing for other scaffolds."""
+    from monitorbench.generation.harnesses.generator import OUTPUT_LOG
+
+    if not g.trace_path:
+        return
+    entry = Path(g.trace_path).parent
+    files = [entry / OUTPUT_LOG] if (entry / OUTPUT_LOG).is_file() else []
+    for root, dirs, names in os.walk(entry / NATIVE_HOME):  # never follows a linked directory
+        dirs.sort()
+        files += [Path(root) / n for n in sorted(names)]
+    left, skipped = NATIVE_MAX_BYTES, []
+    for f in files:
+        if f.is_symlink() or not f.is_file():
+            skipped.append(f)
+            continue
+        size = f.stat().st_size
+        if size > left:
+            skipped.append(f)
+            continue
+        left -= size
+        target = dest / f.relative_to(entry)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, target)
+    if skipped:
+        log.warning("native trajectory of %s: %d file(s) not logged (links, special files or "
+                    "over %d MiB in all), e.g. %s", g.task_id, len(skipped),
+                    NATIVE_MAX_BYTES >> 20, skipped[0].relative_to(entry))
 
 
 def _columns(records: list[Mapping[str, Any]]) -> dict[str, list[Any]]:
