@@ -29,3 +29,9 @@ class InputError(MonitorbenchError):
             where.append(f"field '{field}'")
         loc = (", ".join(where) + ": ") if where else ""
         super().__init__(f"{loc}{problem}. Fix: {fix}")
+
+    def __reduce__(self) -> tuple[type, tuple[str | None, str | None, str, str]]:
+        # Raised inside worker processes (parallel suite builds) and re-raised in the parent:
+        # without this, unpickling calls __init__ with one argument and the pool reports a
+        # BrokenProcessPool instead of the user's file, field and fix.
+        return (type(self), (self.file, self.field, self.problem, self.fix))
