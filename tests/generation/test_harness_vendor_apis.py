@@ -1,0 +1,110 @@
+"""Codex and Claude Code deliver ``main.py`` through their own tools, over their vendors' APIs.
+
+Codex speaks only the OpenAI Responses API and Claude Code only the Anthropic Messages API. The
+real llama.cpp server here answers both, but its one model (SmolLM2-135M) never emits a tool
+call, so against it neither harness ever writes a file. These tests therefore put a scripted
+streaming endpoint (``vendor_sse.py``) where the model would be: it plays a model that calls
+the harness's file-writing tool once and then answers in text. That double is the only stand-in.
+The harness programs are the real pinned npm packages, run by monitorbench's HarnessGenerator in
+its bubblewrap sandbox, reaching the endpoint only through monitorbench's budgeted proxy; the
+verifier they deliver is judged in monitorbench's sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gen_helpers import VERIFIER_SRC, judged, needs_bwrap, real_harness
+from monitorbench.generation.base import SUBMITTED, GenerationResult
+from monitorbench.generation.traces import read_trace
+from vendor_sse import MessagesServer, ResponsesServer, ScriptedServer
+
+PROMPT_LINE = "Call get_weather for Paris."  # the task's instruction, in the harness prompt
+WRITE_CMD = f"cat > /workspace/main.py <<'EOF'\n{VERIFIER_SRC}EOF\n"
+
+
+def _generate(name: str, server: ScriptedServer, task_dir: Any, out: Path, install_root: Path,
+              **kw: Any) -> GenerationResult:
+    task, public = task_dir
+    try:
+        return real_harness(name, server.base_url, install_root, **kw).generate(task, public,
+                                                                              out)
+    finally:
+        server.close()
+
+
+def _assert_delivered(result: GenerationResult, server: ScriptedServer, public: Path,
+                      runtimes_dir: Path) -> list[dict[str, Any]]:
+    """What every harness must show: main.py as scripted, judged, each model call traced.
+    Returns the trace events for the harness-specific checks."""
+    assert result.status == SUBMITTED, result.detail
+    assert (result.verifier_dir / "main.py").read_text() == VERIFIER_SRC
+    assert judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
+    events = read_trace(result.trace_path)
+    model = [e for e in events if e["event"] == "model"]
+    assert len(model) == len(server.requests) >= 2  # every call went through the proxy
+    assert {e["path"].split("?")[0] for e in model} == {server.path} and server.other == []
+    assert all(e["http_status"] == 200 for e in model)
+    assert "main.py is written." in model[-1]["reply"]
+    return events
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_codex_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path, install_root: Path,
+                                                runtimes_dir: Path) -> None:
+    """Codex 0.171 over ``POST /v1/responses``: the scripted model calls its ``exec_command``
+    tool (the shell tool it offers a model it has no metadata for) with a heredoc that writes
+    main.py, then answers in text."""
+    server = ResponsesServer([{"call": "exec_command",
+                               "arguments": {"cmd": WRITE_CMD, "workdir": "/workspace"}},
+                              {"text": "main.py is written."}])
+    result = _generate("codex", server, task_dir, tmp_path / "out", install_root)
+    events = _assert_delivered(result, server, task_dir[1], runtimes_dir)
+    first, second = server.requests[0], server.requests[1]
+    assert "exec_command" in {t.get("name") for t in first["tools"]}  # the tool we scripted
+    assert PROMPT_LINE in json.dumps(first["input"])
+    # Codex ran the command and sent its result back to the model under the scripted call id
+    outputs = [i for i in second["input"] if i.get("type") == "function_call_output"]
+    assert [o["call_id"] for o in outputs] == ["call_0"]
+    tools = [e for e in events if e["event"] == "tool"]
+    assert [t["harness_tool"] for t in tools] == ["exec_command"]
+    assert "/workspace/main.py" in tools[0]["args"]
+    assert any(e["event"] == "tool_result" and "exited with code 0" in e["output"]
+               for e in events)
+    rollouts = list((tmp_path / "out" / "home" / "codex" / "sessions").glob("**/*.jsonl"))
+    assert len(rollouts) == 1  # the native trajectory is kept
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_claude_code_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path,
+                                                      install_root: Path,
+                                                      runtimes_dir: Path) -> None:
+    """Claude Code over ``POST /v1/messages``: the scripted model calls its ``Write`` tool with
+    ``file_path`` and ``content`` (allowed by ``--permission-mode acceptEdits``), then answers
+    in text."""
+    server = MessagesServer([{"tool": "Write", "input": {"file_path": "/workspace/main.py",
+                                                         "content": VERIFIER_SRC}},
+                             {"text": "main.py is written."}])
+    result = _generate("claude_code", server, task_dir, tmp_path / "out", install_root)
+    events = _assert_delivered(result, server, task_dir[1], runtimes_dir)
+    first, last = server.requests[0], server.requests[-1]
+    assert "Write" in {t.get("name") for t in first["tools"]}
+    assert PROMPT_LINE in json.dumps(first["messages"])
+    results = [b for m in last["messages"] if m["role"] == "user"
+               for b in (m["content"] if isinstance(m["content"], list) else [])
+               if b.get("type") == "tool_result"]
+    assert [(b["tool_use_id"], b.get("is_error", False)) for b in results] == [("toolu_0",
+                                                                               False)]
+    tools = [e for e in events if e["event"] == "tool"]
+    assert [t["harness_tool"] for t in tools] == ["Write"]
+    assert json.loads(tools[0]["args"]) == {"file_path": "/workspace/main.py",
+                                            "content": VERIFIER_SRC}
+    assert [e["is_error"] for e in events if e["event"] == "tool_result"] == [False]
+    transcripts = list((tmp_path / "out" / "home" / "claude" / "projects").glob("**/*.jsonl"))
+    assert len(transcripts) == 1  # the native trajectory is kept
