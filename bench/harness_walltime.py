@@ -25,7 +25,7 @@ from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind
                                  HarnessConfig, ScaffoldConfig)
 from monitorbench.generation.harnesses.generator import build_harness_generator  # noqa: E402
 from monitorbench.generation.harnesses.install import install_record  # noqa: E402
-from monitorbench.generation.models.local_server import LocalServer  # noqa: E402
+from monitorbench.providers.local_server import LocalServer  # noqa: E402
 from monitorbench.suites.registry import ensure_suite  # noqa: E402
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from monitorbench.generation.models.local_server import (LocalServer,  # noqa: E402
+from monitorbench.providers.local_server import (LocalServer,  # noqa: E402
                                                          default_threads, smollm2_gguf)
 
 PROMPT = [{"role": "system", "content": "You write short Python functions."},

@@ -18,9 +18,9 @@ from omegaconf import DictConfig, OmegaConf
 from monitorbench.config import GeneratorConfig, ScaffoldConfig
 from monitorbench.errors import InputError
 from monitorbench.generation.base import GenerationResult
-from monitorbench.generation.models.base import ChatModel
-from monitorbench.generation.models.cache import CachedChatModel, ResponseCache
-from monitorbench.generation.models.factory import make_chat_model
+from monitorbench.providers.base import ChatModel
+from monitorbench.providers.cache import CachedChatModel, ResponseCache
+from monitorbench.providers.factory import make_chat_model
 from monitorbench.generation.prompts import prompts_sha256
 from monitorbench.generation.scaffolds import SCAFFOLD_VERSION, SCAFFOLDS, RunContext
 from monitorbench.sandbox.base import Sandbox, SandboxSpec

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from monitorbench.errors import InputError
-from monitorbench.generation.models.base import Message
+from monitorbench.providers.base import Message
 from monitorbench.hashing import canonical_json, sha256_text
 
 TASK_JSON_CAP = 20000  # characters of task.json put into the first message

@@ -14,7 +14,7 @@ import time
 from typing import Any, Mapping
 
 from monitorbench.config import ConditionConfig
-from monitorbench.generation.models.base import ChatModel, ModelError
+from monitorbench.providers.base import ChatModel, ModelError
 from monitorbench.generation.prompts import judge_messages
 from monitorbench.sandbox.base import MALFORMED, SANDBOX_ERROR, Verdict
 from monitorbench.suites.format import Task

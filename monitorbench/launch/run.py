@@ -116,7 +116,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     model server (``generator.serve``) up for the whole job and stopped afterwards."""
     from contextlib import nullcontext
 
-    from monitorbench.generation.models.local_server import serving
+    from monitorbench.providers.local_server import serving
     from monitorbench.tracking.job import JobRun
 
     # The MLflow run opens first, so a job that fails anywhere (the server included) leaves a
@@ -298,8 +298,8 @@ def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:
 def _judge_model(gen_cfg: Any, cache_dir: Path, cfg: Any) -> tuple[Any, Mapping[str, Any]]:
     """The generator's model, behind the response cache, as a model-judge monitor."""
     from monitorbench.config import GeneratorKind
-    from monitorbench.generation.models.cache import CachedChatModel, ResponseCache
-    from monitorbench.generation.models.factory import make_chat_model
+    from monitorbench.providers.cache import CachedChatModel, ResponseCache
+    from monitorbench.providers.factory import make_chat_model
 
     if GeneratorKind(gen_cfg.kind) is not GeneratorKind.model:
         raise InputError(f"conf/access/{cfg.access.name}.yaml", "access.monitor",

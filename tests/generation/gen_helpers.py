@@ -144,7 +144,7 @@ def real_harness(name: str, base_url: str, install_root: Path, *, model: str = "
     """The registered harness ``name`` (a real program, installed under ``install_root`` on
     first use) as monitorbench runs it: bubblewrap sandbox, endpoint proxy, budgets."""
     from monitorbench.generation.harnesses.registry import HARNESSES
-    from monitorbench.generation.models.factory import make_chat_model
+    from monitorbench.providers.factory import make_chat_model
 
     gen = openai_cfg(base_url, model=model)
     gen.condition = ConditionConfig(max_tokens=max_tokens, wall_seconds=wall)

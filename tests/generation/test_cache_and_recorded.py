@@ -12,8 +12,8 @@ from monitorbench.config import Effort, GeneratorConfig, GeneratorKind, Scaffold
 from monitorbench.errors import InputError
 from monitorbench.generation.base import ERROR, SUBMITTED
 from monitorbench.generation.model_generator import build_model_generator
-from monitorbench.generation.models import CachedChatModel, ResponseCache, make_chat_model
-from monitorbench.generation.models.recorded import RecordedChatModel, RecordingMiss
+from monitorbench.providers import CachedChatModel, ResponseCache, make_chat_model
+from monitorbench.providers.recorded import RecordedChatModel, RecordingMiss
 
 MSGS = [{"role": "user", "content": "write a verifier"}]
 

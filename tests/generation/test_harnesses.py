@@ -81,7 +81,7 @@ def _generator(harness: Harness, base_url: str, tmp: Path, *, wall: float = 60.0
     gen.condition = ConditionConfig(max_tokens=64, wall_seconds=wall)
     scaffold = ScaffoldConfig(name="probe", max_steps=3, run_public_budget=2,
                               harness=HarnessConfig(name="probe", output_bytes=output_bytes))
-    from monitorbench.generation.models.factory import make_chat_model
+    from monitorbench.providers.factory import make_chat_model
     g = HarnessGenerator(harness, make_chat_model(gen), gen, scaffold, api_key=None,
                          sandbox=sandbox, spec_for=spec_for(runtime) if sandbox else None,
                          install_root=tmp / "harnesses")
@@ -284,7 +284,7 @@ def test_harness_drives_the_real_local_model_server(
     """SmolLM2-135M on llama.cpp: the harness's requests reach the real server and come back
     through the proxy; whatever the tiny model makes of it is traced, never faked."""
     pytest.importorskip("xllamacpp")
-    from monitorbench.generation.models.local_server import LocalServer
+    from monitorbench.providers.local_server import LocalServer
 
     task, public = task_dir
     with LocalServer(n_ctx=8192) as server:

@@ -12,7 +12,7 @@ transformers = pytest.importorskip("transformers")
 pytestmark = pytest.mark.hf
 
 from monitorbench.config import Effort  # noqa: E402
-from monitorbench.generation.models.hf_local import TransformersChatModel  # noqa: E402
+from monitorbench.providers.hf_local import TransformersChatModel  # noqa: E402
 
 LINES = [f"def verify(candidate, env): return 'PASS' if candidate[{i}] else 'FAIL'"
          for i in range(20)] + [f"user asks about task {i} and the assistant answers" for i in range(20)]
@@ -103,7 +103,7 @@ def test_lora_adapter_reloads_with_identical_logits(tmp_path) -> None:
 
 
 def test_context_window_caps_the_reply_and_refuses_a_prompt_that_fills_it(tmp_path) -> None:
-    from monitorbench.generation.models.base import ContextOverflow
+    from monitorbench.providers.base import ContextOverflow
 
     model = TransformersChatModel(str(_tiny_model(tmp_path)))  # max_position_embeddings=512
     _, tok = model.load()

@@ -21,10 +21,10 @@ import pytest
 
 from monitorbench.config import ConditionConfig, Effort, GeneratorConfig, GeneratorKind
 from monitorbench.errors import InputError
-from monitorbench.generation.models import CachedChatModel, ResponseCache, make_chat_model
-from monitorbench.generation.models.base import ContextOverflow, ModelError
-from monitorbench.generation.models.local_server import LocalServer, serving, smollm2_gguf
-from monitorbench.generation.models.openai_sdk import DIALECTS, OpenAIChatModel
+from monitorbench.providers import CachedChatModel, ResponseCache, make_chat_model
+from monitorbench.providers.base import ContextOverflow, ModelError
+from monitorbench.providers.local_server import LocalServer, serving, smollm2_gguf
+from monitorbench.providers.openai_sdk import DIALECTS, OpenAIChatModel
 
 pytest.importorskip("xllamacpp")
 pytestmark = pytest.mark.slow  # each server start loads the model (~1.5-3 s); the module ~40 s
@@ -144,7 +144,7 @@ def test_serving_fills_the_endpoint_for_the_body_and_stops_the_server_after() ->
 def test_a_killed_parent_leaves_no_server_behind(tmp_path: Path) -> None:
     """The framework process dies without stopping its server (SIGKILL): the child notices and
     exits on its own."""
-    script = ("from monitorbench.generation.models.local_server import LocalServer\n"
+    script = ("from monitorbench.providers.local_server import LocalServer\n"
               "import time\ns = LocalServer(n_ctx=256).start()\n"
               "print(s.pid, flush=True)\ntime.sleep(600)\n")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
@@ -185,7 +185,7 @@ def _server_children() -> list[int]:
         except OSError:
             continue
         if int(fields[1]) == os.getpid() and fields[0] != "Z" and \
-                b"monitorbench.generation.models.local_server" in cmd:
+                b"monitorbench.providers.local_server" in cmd:
             out.append(int(stat.parent.name))
     return out
 

@@ -7,7 +7,7 @@ import json
 
 from gen_helpers import GOOD, TASK_PUBLIC, openai_cfg
 
-from monitorbench.generation.models import make_chat_model
+from monitorbench.providers import make_chat_model
 from monitorbench.judging.model_judge import open_model_judge, parse_decision
 from monitorbench.suites.format import Task
 

@@ -15,9 +15,9 @@ import pytest
 
 from monitorbench.config import Effort
 from monitorbench.errors import InputError
-from monitorbench.generation.models import ModelError, make_chat_model
-from monitorbench.generation.models.base import ContextOverflow
-from monitorbench.generation.models.openai_sdk import OpenAIChatModel, effort_fields
+from monitorbench.providers import ModelError, make_chat_model
+from monitorbench.providers.base import ContextOverflow
+from monitorbench.providers.openai_sdk import OpenAIChatModel, effort_fields
 
 from gen_helpers import openai_cfg
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from monitorbench.generation.models.base import estimate_tokens
+from monitorbench.providers.base import estimate_tokens
 from monitorbench.generation.scaffolds import tools
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.traces import cap

@@ -31,8 +31,8 @@ from monitorbench.generation.harnesses.spec import Harness, HarnessRun
 from monitorbench.generation.harnesses.workspace import (collect_verifier, harness_prompt,
                                                          prepare_workspace)
 from monitorbench.generation.model_generator import plain
-from monitorbench.generation.models.base import ChatModel
-from monitorbench.generation.models.factory import make_chat_model
+from monitorbench.providers.base import ChatModel
+from monitorbench.providers.factory import make_chat_model
 from monitorbench.generation.prompts import prompts_sha256
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.sandbox.base import Sandbox, SandboxSpec

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
-from monitorbench.generation.models.base import ContextOverflow, Message, ModelError
+from monitorbench.providers.base import ContextOverflow, Message, ModelError
 from monitorbench.generation.prompts import agent_messages
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.scaffolds.extract import parse_actions

@@ -15,7 +15,7 @@ from typing import Callable
 
 from monitorbench.config import ConditionConfig, ScaffoldConfig
 from monitorbench.generation.base import ERROR, NO_SUBMISSION, SUBMITTED, GenerationResult
-from monitorbench.generation.models.base import ChatModel, Message, Reply
+from monitorbench.providers.base import ChatModel, Message, Reply
 from monitorbench.generation.traces import TRACE_FILE, TraceWriter
 from monitorbench.hashing import sha256_text
 from monitorbench.sandbox.base import Sandbox, SandboxSpec

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
-from monitorbench.generation.models.base import ContextOverflow, ModelError
+from monitorbench.providers.base import ContextOverflow, ModelError
 from monitorbench.generation.prompts import oneshot_messages
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.scaffolds.extract import python_block

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.config import Effort
 from monitorbench.errors import InputError
-from monitorbench.generation.models.base import ContextOverflow, Message, Reply
+from monitorbench.providers.base import ContextOverflow, Message, Reply
 from monitorbench.hashing import sha256_file
 
 # alias -> (python package that ships the weights, GGUF file inside it)

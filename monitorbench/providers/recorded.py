@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.config import Effort
 from monitorbench.errors import InputError
-from monitorbench.generation.models.base import Message, ModelError, Reply, Sampling
-from monitorbench.generation.models.cache import read_entries, response_key
+from monitorbench.providers.base import Message, ModelError, Reply, Sampling
+from monitorbench.providers.cache import read_entries, response_key
 from monitorbench.hashing import canonical_json
 
 

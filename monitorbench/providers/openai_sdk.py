@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import openai
 
 from monitorbench.config import Effort
-from monitorbench.generation.models.base import (ContextOverflow, Message, ModelError, Reply,
+from monitorbench.providers.base import (ContextOverflow, Message, ModelError, Reply,
                                                  estimate_tokens)
 
 # How OpenAI ("context_length_exceeded"), vLLM/SGLang ("maximum context length") and llama.cpp

@@ -6,7 +6,7 @@ import os
 
 from monitorbench.config import GeneratorConfig
 from monitorbench.errors import InputError
-from monitorbench.generation.models.base import ChatModel
+from monitorbench.providers.base import ChatModel
 
 PROVIDERS = ("openai", "transformers", "recorded")
 
@@ -41,7 +41,7 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
         if not gen_cfg.model:
             raise InputError(cfg_file, "generator.model", "is required for provider transformers",
                              "set it to 'smollm2' or a saved model directory")
-        from monitorbench.generation.models.hf_local import TransformersChatModel
+        from monitorbench.providers.hf_local import TransformersChatModel
 
         return TransformersChatModel(gen_cfg.model, gguf_file=gen_cfg.gguf_file,
                                      adapter=gen_cfg.adapter, config_file=cfg_file)
@@ -49,7 +49,7 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
         if not gen_cfg.recording:
             raise InputError(cfg_file, "generator.recording", "is required for provider recorded",
                              "point it at the responses.jsonl of the run to replay")
-        from monitorbench.generation.models.recorded import RecordedChatModel
+        from monitorbench.providers.recorded import RecordedChatModel
 
         return RecordedChatModel(gen_cfg.recording, model=gen_cfg.model, config_file=cfg_file)
     raise InputError(cfg_file, "generator.provider", f"{gen_cfg.provider!r} is not a provider",
@@ -58,7 +58,7 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
 
 def _openai_model(gen_cfg: GeneratorConfig, key: str | None, cfg_file: str) -> ChatModel:
     """The SDK client; a served model is identified by its weights, not by its port."""
-    from monitorbench.generation.models.openai_sdk import DIALECTS, OpenAIChatModel
+    from monitorbench.providers.openai_sdk import DIALECTS, OpenAIChatModel
 
     r = gen_cfg.request
     if r.dialect not in DIALECTS:
@@ -66,7 +66,7 @@ def _openai_model(gen_cfg: GeneratorConfig, key: str | None, cfg_file: str) -> C
                          f"use one of {', '.join(DIALECTS)} (README, Model endpoints)")
     endpoint = None
     if gen_cfg.serve:
-        from monitorbench.generation.models.local_server import N_CTX, gguf_of, served_identity
+        from monitorbench.providers.local_server import N_CTX, gguf_of, served_identity
 
         endpoint = served_identity(gguf_of(gen_cfg, cfg_file), N_CTX)
     assert gen_cfg.base_url and gen_cfg.model

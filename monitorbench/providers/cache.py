@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 from filelock import FileLock
 
 from monitorbench.config import Effort
-from monitorbench.generation.models.base import ChatModel, Message, Reply, Sampling
+from monitorbench.providers.base import ChatModel, Message, Reply, Sampling
 from monitorbench.hashing import canonical_json, sha256_text
 
 CACHE_FILE = "responses.jsonl"

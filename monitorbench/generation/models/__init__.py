@@ -1,8 +1,0 @@
-"""Language-model providers behind one :class:`ChatModel` interface, plus the response cache."""
-
-from monitorbench.generation.models.base import ChatModel, Message, ModelError, Reply, Sampling
-from monitorbench.generation.models.cache import CachedChatModel, ResponseCache, response_key
-from monitorbench.generation.models.factory import make_chat_model
-
-__all__ = ["ChatModel", "Message", "ModelError", "Reply", "Sampling", "CachedChatModel",
-           "ResponseCache", "response_key", "make_chat_model"]
