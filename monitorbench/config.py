@@ -82,6 +82,8 @@ class HarnessConfig:
     context_window: int = 8192                  # the endpoint model's window (harness settings)
     tool_calls: bool = False                    # endpoint emits native tool calls (else text)
     output_bytes: int = 4_000_000               # harness stdout+stderr cap: more = flooding
+    grammar: Optional[str] = None               # llama.cpp GBNF for chat replies: a shipped name
+                                                # (mini_swe_text) or a .gbnf path; None: none
 
 
 @dataclass
