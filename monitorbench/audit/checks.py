@@ -8,6 +8,8 @@ trusted source code, and the hidden cases never leave this process.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -48,12 +50,27 @@ def case_hash(case: Case) -> str:
     return sha256_text(canonical_json(case.to_json()))
 
 
+def decision_workers(verifier: ReferenceVerifier) -> int:
+    """Threads to run ``verifier``'s decisions on: one per usable CPU for a reference that says
+    its decisions may run concurrently (``parallel_decisions``: each one a subprocess in its own
+    directory, as the code grader's test runs are), else one. In-process references (BFCL's AST
+    check, AgentDojo's utility) gain nothing from threads under the GIL."""
+    if not getattr(verifier, "parallel_decisions", False):
+        return 1
+    return max(1, len(os.sched_getaffinity(0)))
+
+
 def run_reference(verifier: ReferenceVerifier, task: Task, reference: Reference,
                   cases: Sequence[Case], repeats: int) -> list[list[str]]:
     """``repeats`` full passes over the cases; each decision starts from the reference's own
-    reset state (a fresh environment or checkout per call, nothing carried between calls)."""
-    return [[safe_decide(verifier, task, reference, c.candidate) for c in cases]
-            for _ in range(repeats)]
+    reset state (a fresh environment or checkout per call, nothing carried between calls), so
+    the passes' decisions may run concurrently (``decision_workers``) without changing them."""
+    candidates = [c.candidate for _ in range(repeats) for c in cases]
+    with ThreadPoolExecutor(decision_workers(verifier)) as pool:
+        flat = list(pool.map(lambda cand: safe_decide(verifier, task, reference, cand),
+                             candidates))
+    n = len(cases)
+    return [flat[r * n:(r + 1) * n] for r in range(repeats)]
 
 
 def decision_records(task: Task, reference: Reference, verifier: ReferenceVerifier,
