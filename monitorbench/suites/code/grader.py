@@ -280,6 +280,9 @@ class HardenedGrader:
 
     verifier_id = VERIFIER_ID
     version = VERSION
+    # Each decision is a test run in its own copy of the checkout (the build grades on threads
+    # too), so the audit may run a task's decisions concurrently.
+    parallel_decisions = True
 
     def decide(self, task: Task, reference: Reference, candidate: Mapping[str, Any]) -> str:
         spec = spec_for(reference.data, f"hidden/{task.task_id}/reference.json")
