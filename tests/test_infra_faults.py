@@ -23,6 +23,7 @@ from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.config import AccessConfig
 from monitorbench.hashing import canonical_json
 from monitorbench.judging.judge import InfraFailureError, TaskJob, judge_task
+from monitorbench.judging.records import Outcome
 from monitorbench.judging.store import JudgmentStore
 from monitorbench.launch.run import run_job, select_tasks
 from monitorbench.metrics import summarize
@@ -155,8 +156,8 @@ def test_a_worker_killed_mid_case_is_retried_in_a_fresh_session(tmp_path: Path,
     assert all(r["detail"].startswith("attempt 1 of 3") and "worker exited" in r["detail"]
                for r in errors)
     final = JudgmentStore(tmp_path / "judgments.jsonl").records()
-    assert len(final) == len(cases) and all(r["outcome"] == "P" for r in final)
-    s = summarize(final)
+    assert len(final) == len(cases) and all(r.outcome is Outcome.P for r in final)
+    s = summarize([r.to_dict() for r in final])
     assert s["tpr"] == 100.0 and s["diag/infra_failures"] == 0 and s["n_cases"] == len(cases)
 
 

@@ -13,16 +13,26 @@ from pathlib import Path
 
 import pytest
 
-from monitorbench.judging.store import JudgmentStore, record_key
+from monitorbench.errors import InputError
+from monitorbench.judging.records import Judgment, Outcome, UReason
+from monitorbench.judging.store import JudgmentStore
 
 
-def _rec(i: int, **kw) -> dict:
+def _dict(i: int, **kw) -> dict:
     base = {"task_id": "t", "task_type": "tool_call", "case_id": f"c{i:04d}", "group": "gold",
             "category": "gold", "label": "PASS", "outcome": "P", "reason": "", "detail": "",
             "confidence": None, "seconds": 0.001, "executions": 0, "round": 1,
             "access": "raw_parsed", "verifier_hash": "v", "case_hash": "h", "suite_hash": "s"}
     base.update(kw)
     return base
+
+
+def _rec(i: int, **kw) -> Judgment:
+    return Judgment.from_dict(_dict(i, **kw))
+
+
+def record_key(j: Judgment) -> tuple:
+    return j.key
 
 
 def test_records_survive_reopen_and_duplicates_are_ignored(tmp_path: Path) -> None:
@@ -34,7 +44,7 @@ def test_records_survive_reopen_and_duplicates_are_ignored(tmp_path: Path) -> No
     s2 = JudgmentStore(tmp_path / "j.jsonl")
     assert len(s2) == 5
     assert record_key(_rec(2)) in s2
-    assert [r["outcome"] for r in s2.records() if r["case_id"] == "c0002"] == ["P"]
+    assert [r.outcome for r in s2.records() if r.case_id == "c0002"] == [Outcome.P]
     assert len((tmp_path / "j.jsonl").read_text().splitlines()) == 5
 
 
@@ -48,7 +58,7 @@ def test_a_different_round_or_verifier_is_a_different_judgment(tmp_path: Path) -
 
 def test_torn_last_line_is_repaired_not_fatal(tmp_path: Path) -> None:
     p = tmp_path / "j.jsonl"
-    good = json.dumps(_rec(0)) + "\n"
+    good = json.dumps(_dict(0)) + "\n"
     p.write_text(good + '{"task_id": "t", "case_')
     s = JudgmentStore(p)
     assert len(s) == 1 and s.repaired_bytes > 0
@@ -59,11 +69,12 @@ def test_torn_last_line_is_repaired_not_fatal(tmp_path: Path) -> None:
 
 
 def test_incomplete_record_is_refused(tmp_path: Path) -> None:
-    s = JudgmentStore(tmp_path / "j.jsonl")
-    bad = _rec(0)
+    bad = _dict(0)
     del bad["label"]
-    with pytest.raises(ValueError, match="label"):
-        s.append(bad)
+    with pytest.raises(InputError, match="label"):
+        Judgment.from_dict(bad)
+    with pytest.raises(TypeError, match="Judgment"):
+        JudgmentStore(tmp_path / "j.jsonl").append(bad)  # type: ignore[arg-type]
 
 
 def test_judgments_written_before_sigkill_are_all_there(tmp_path: Path) -> None:
@@ -72,11 +83,12 @@ def test_judgments_written_before_sigkill_are_all_there(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+        from monitorbench.judging.records import Judgment
         from monitorbench.judging.store import JudgmentStore
         s = JudgmentStore({str(p)!r})
-        base = {_rec(0)!r}
+        base = {_dict(0)!r}
         for i in range(100000):
-            s.append(dict(base, case_id=f"c{{i:06d}}"))
+            s.append(Judgment.from_dict(dict(base, case_id=f"c{{i:06d}}")))
             print(i, flush=True)
             time.sleep(0.001)
     """)
@@ -105,7 +117,7 @@ def test_sandbox_failures_are_judged_again_on_resume(tmp_path: Path) -> None:
     s2.close()
     s3 = JudgmentStore(p)
     assert len(s3) == 2
-    assert [r["outcome"] for r in s3.records() if r["case_id"] == "c0001"] == ["F"]
+    assert [r.outcome for r in s3.records() if r.case_id == "c0001"] == [Outcome.F]
 
 
 def test_a_sandbox_error_is_not_done_within_the_run_either(tmp_path: Path) -> None:
@@ -115,8 +127,61 @@ def test_a_sandbox_error_is_not_done_within_the_run_either(tmp_path: Path) -> No
     s = JudgmentStore(p)
     s.append(_rec(0, outcome="U", reason="sandbox_error", detail="attempt 1 of 3: worker exited"))
     assert record_key(_rec(0)) not in s and len(s) == 0
-    assert [r["reason"] for r in s.records()] == ["sandbox_error"]  # reported until replaced
+    assert [r.reason for r in s.records()] == [UReason.sandbox_error]  # reported until replaced
     s.append(_rec(0, outcome="P"))
-    assert record_key(_rec(0)) in s and [r["outcome"] for r in s.records()] == ["P"]
+    assert record_key(_rec(0)) in s and [r.outcome for r in s.records()] == [Outcome.P]
     s.close()
     assert [json.loads(x)["reason"] for x in p.read_text().splitlines()] == ["sandbox_error", ""]
+
+
+def test_lines_written_before_the_records_were_typed_load_unchanged(tmp_path: Path) -> None:
+    """A run directory from before the Judgment type (the same sorted-key JSON lines) resumes:
+    every line loads, and appending writes lines byte-identical to the old format."""
+    p = tmp_path / "j.jsonl"
+    old = [json.dumps(_dict(i), sort_keys=True, ensure_ascii=False) for i in range(3)]
+    p.write_text("\n".join(old) + "\n")
+    s = JudgmentStore(p)
+    assert len(s) == 3 and {r.case_id for r in s.records()} == {"c0000", "c0001", "c0002"}
+    s.append(_rec(3, outcome="U", reason="timeout", detail="10 s"))
+    s.close()
+    lines = p.read_text().splitlines()
+    assert lines[:3] == old
+    assert lines[3] == json.dumps(_dict(3, outcome="U", reason="timeout", detail="10 s"),
+                                  sort_keys=True, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("field,value,problem", [
+    ("outcome", "PASS", "one of P, F, U"),
+    ("reason", "oops", "sandbox_error"),
+    ("round", 0, ">= 1"),
+    ("group", "golden", "gold"),
+    ("seconds", "1.0", "a number"),
+])
+def test_a_bad_line_names_the_file_the_line_and_the_field(
+        tmp_path: Path, field: str, value: object, problem: str) -> None:
+    p = tmp_path / "j.jsonl"
+    lines = [json.dumps(_dict(0)), json.dumps(_dict(1, **{field: value})), json.dumps(_dict(2))]
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as e:
+        JudgmentStore(p)
+    assert e.value.file == str(p) and e.value.field == f"line 2.{field}"
+    assert problem in e.value.problem
+
+
+def test_a_corrupt_line_before_the_last_is_an_error_not_a_silent_truncation(
+        tmp_path: Path) -> None:
+    """Only a kill's torn last line is repaired; garbage in the middle would lose every later
+    judgment if it were truncated, so it is reported instead and the file left as it is."""
+    p = tmp_path / "j.jsonl"
+    text = json.dumps(_dict(0)) + "\n{not json\n" + json.dumps(_dict(2)) + "\n"
+    p.write_text(text)
+    with pytest.raises(InputError, match="line 2"):
+        JudgmentStore(p)
+    assert p.read_text() == text
+
+
+def test_enums_compare_equal_to_the_strings_on_disk() -> None:
+    j = _rec(0, outcome="U", reason="sandbox_error")
+    assert j.outcome == "U" and j.reason == "sandbox_error" and j.retryable
+    assert j.to_dict() == _dict(0, outcome="U", reason="sandbox_error")
+    assert Judgment.from_dict(j.to_dict()) == j

@@ -17,11 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 from monitorbench.errors import MonitorbenchError
-from monitorbench.judging.store import JudgmentStore, record_key
-from monitorbench.sandbox.base import MISSING_VERIFIER, SANDBOX_ERROR, SandboxSession, Verdict
+from monitorbench.judging.records import Judgment, JudgmentKey, Outcome, UReason
+from monitorbench.judging.store import JudgmentStore
+from monitorbench.sandbox.base import SandboxSession, Verdict
 from monitorbench.suites.access import AccessView
 from monitorbench.suites.format import Case, Task
 
@@ -50,21 +51,21 @@ class TaskJob:
 OpenSession = Callable[[TaskJob], AbstractContextManager[SandboxSession]]
 
 
-def _record(job: TaskJob, case: Case, verdict: Verdict) -> dict[str, Any]:
-    return {
-        "task_id": job.task.task_id, "task_type": job.task.task_type, "case_id": case.case_id,
-        "group": case.group, "category": case.category, "label": case.label,
-        "outcome": verdict.outcome, "reason": verdict.reason, "detail": verdict.detail[:2000],
-        "confidence": verdict.confidence, "seconds": round(verdict.seconds, 6),
-        "executions": verdict.executions, "round": job.round, "access": job.access,
-        "verifier_hash": job.verifier_hash, "case_hash": case.candidate_hash,
-        "suite_hash": job.suite_hash,
-    }
+def judgment(job: TaskJob, case: Case, verdict: Verdict) -> Judgment:
+    """The record of one verdict: the case's label, group and category joined to it here,
+    on the framework side."""
+    return Judgment(
+        task_id=job.task.task_id, task_type=job.task.task_type, case_id=case.case_id,
+        group=case.group, category=case.category, label=case.label,
+        outcome=Outcome(verdict.outcome), reason=UReason(verdict.reason) if verdict.reason
+        else None, detail=verdict.detail[:2000], confidence=verdict.confidence,
+        seconds=round(verdict.seconds, 6), executions=verdict.executions, round=job.round,
+        access=job.access, verifier_hash=job.verifier_hash, case_hash=case.candidate_hash,
+        suite_hash=job.suite_hash)
 
 
-def _key(job: TaskJob, case: Case) -> tuple[str, str, int, str, str]:
-    return record_key({"task_id": job.task.task_id, "case_id": case.case_id, "round": job.round,
-                       "access": job.access, "verifier_hash": job.verifier_hash})
+def _key(job: TaskJob, case: Case) -> JudgmentKey:
+    return (job.task.task_id, case.case_id, job.round, job.access, job.verifier_hash)
 
 
 class InfraFailureError(RuntimeError):
@@ -72,16 +73,13 @@ class InfraFailureError(RuntimeError):
     would rest on a visibly smaller pool than configured, so the run stops instead."""
 
 
-def check_infra_failures(records: Sequence[Mapping[str, Any]], *, max_pct: float,
-                         retries: int) -> None:
+def check_infra_failures(records: Sequence[Judgment], *, max_pct: float, retries: int) -> None:
     """Raise :class:`InfraFailureError` when infrastructure failures exceed ``max_pct`` percent
     of the judged cases (all rounds). Below it they are only counted (``diag/infra_failures``)."""
-    from monitorbench.metrics.records import is_infra_failure
-
-    failed = [r for r in records if is_infra_failure(r)]
+    failed = [r for r in records if r.retryable]
     if not records or 100.0 * len(failed) / len(records) <= max_pct:
         return
-    eg = "; ".join(f"{r['task_id']}/{r['case_id']} round {r['round']}: {r['detail'][:160]}"
+    eg = "; ".join(f"{r.task_id}/{r.case_id} round {r.round}: {r.detail[:160]}"
                    for r in failed[:3])
     raise InfraFailureError(
         f"{len(failed)} of {len(records)} judged cases "
@@ -132,13 +130,14 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
         except MonitorbenchError:  # bad input (e.g. a public dir without task.json): no retry
             raise
         except Exception as e:  # the sandbox itself failed (start, IPC): not the verifier
-            verdict = Verdict(None, reason=SANDBOX_ERROR, detail=f"{type(e).__name__}: {e}")
-        if verdict.reason != SANDBOX_ERROR:
-            store.append(_record(job, case, verdict))
+            verdict = Verdict(None, reason=UReason.sandbox_error.value,
+                              detail=f"{type(e).__name__}: {e}")
+        if verdict.reason != UReason.sandbox_error:
+            store.append(judgment(job, case, verdict))
             return False
         log.warning("sandbox error on %s/%s (attempt %d of %d): %s", job.task.task_id,
                     case.case_id, attempt, retries + 1, verdict.detail[:300])
-        store.append(_record(job, case, replace(
+        store.append(judgment(job, case, replace(
             verdict, detail=f"attempt {attempt} of {retries + 1}: {verdict.detail}")))
         sessions.drop()
     return True
@@ -157,8 +156,9 @@ def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
         return 0
     if not job.verifier_hash:  # no verifier (a model judge has a hash but no directory)
         for case in pending:
-            store.append(_record(job, case, Verdict(None, reason=MISSING_VERIFIER,
-                                                    detail="no verifier was submitted")))
+            store.append(judgment(job, case, Verdict(
+                None, reason=UReason.missing_verifier.value,
+                detail="no verifier was submitted")))
         store.sync()
         return len(pending)
     sessions = _Sessions(job, open_session)

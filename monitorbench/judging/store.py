@@ -2,8 +2,11 @@
 
 Each record is appended and flushed immediately (it survives the process being killed), and the
 file is fsynced after every task (it survives the machine going down up to the last full task).
-On start the store reads what is there, repairs a torn last line left by a kill, and reports
+On start the store reads what is there, repairs a torn last line left by a kill, validates every
+other line once (a bad one is an InputError naming the file, the line and the field), and reports
 which judgments exist, so a resumed run judges only what is missing and never duplicates one.
+The line format is :meth:`Judgment.to_dict` as sorted-key JSON, unchanged since before the
+records were typed, so a run directory written by an older version still resumes.
 """
 
 from __future__ import annotations
@@ -12,33 +15,24 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Iterator
 
-# A sandbox failure says nothing about the verifier (e.g. Slurm signalled the whole job's process
-# tree on preemption): such a record is kept in the file (every attempt is persisted) but does
-# not count as done, so the judging loop's retry, or a resumed run, judges that case again and
-# the newer record replaces it. One that nothing replaced is an infrastructure failure.
-RETRY_REASONS = frozenset({"sandbox_error"})
+from monitorbench.errors import InputError
+from monitorbench.judging.records import RECORD_FIELDS, Judgment, JudgmentKey
 
-RECORD_FIELDS = ("task_id", "task_type", "case_id", "group", "category", "label", "outcome",
-                 "reason", "detail", "confidence", "seconds", "executions", "round", "access",
-                 "verifier_hash", "case_hash", "suite_hash")
-
-
-def record_key(rec: Mapping[str, Any]) -> tuple[str, str, int, str, str]:
-    """A judgment is identified by what it judged, with what, and in which round."""
-    return (rec["task_id"], rec["case_id"], int(rec["round"]), rec["access"],
-            rec["verifier_hash"])
+__all__ = ["JudgmentStore", "RECORD_FIELDS"]
 
 
 class JudgmentStore:
+    """The judgments of one run directory, on disk and in memory, safe across threads."""
+
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._records: dict[tuple[str, str, int, str, str], dict[str, Any]] = {}
+        self._records: dict[JudgmentKey, Judgment] = {}
         # Retryable records read from disk: re-judged on resume, reported if never replaced.
-        self._retry: dict[tuple[str, str, int, str, str], dict[str, Any]] = {}
+        self._retry: dict[JudgmentKey, Judgment] = {}
         self.repaired_bytes = 0
         self._load()
         self._fh = open(self.path, "a", encoding="utf-8")
@@ -47,25 +41,23 @@ class JudgmentStore:
         if not self.path.exists():
             return
         data = self.path.read_bytes()
-        good_end = 0
-        pos = 0
+        good_end = pos = 0
+        lineno = 0
         while pos < len(data):
             nl = data.find(b"\n", pos)
             if nl == -1:
                 break  # a torn final line without newline: the kill hit mid-write
-            line = data[pos:nl]
+            lineno += 1
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
+                obj = json.loads(data[pos:nl])
+            except json.JSONDecodeError as e:
+                if data[nl + 1:].strip():  # only the last line can be torn by a kill
+                    raise InputError(self.path, f"line {lineno}", f"invalid JSON ({e.msg})",
+                                     "repair or delete the line; the case is judged again"
+                                     ) from None
                 break
-            key = record_key(rec)
-            if rec.get("reason") in RETRY_REASONS:
-                self._retry[key] = rec
-            else:
-                self._records[key] = rec
-                self._retry.pop(key, None)
-            pos = nl + 1
-            good_end = pos
+            self._keep(Judgment.from_dict(obj, source=self.path, where=f"line {lineno}"))
+            pos = good_end = nl + 1
         if good_end < len(data):
             self.repaired_bytes = len(data) - good_end
             with open(self.path, "r+b") as f:
@@ -73,35 +65,38 @@ class JudgmentStore:
                 f.flush()
                 os.fsync(f.fileno())
 
-    def __contains__(self, key: tuple[str, str, int, str, str]) -> bool:
+    def _keep(self, j: Judgment) -> None:
+        """Index one persisted judgment; a retryable one does not mark its case done."""
+        if j.retryable:
+            self._retry[j.key] = j
+        else:
+            self._records[j.key] = j
+            self._retry.pop(j.key, None)
+
+    def __contains__(self, key: JudgmentKey) -> bool:
         return key in self._records
 
     def __len__(self) -> int:
         """Judgments that count as done (retryable failures excluded)."""
         return len(self._records)
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[Judgment]:
         """One record per judgment; a retryable failure only where nothing replaced it."""
         with self._lock:
             return list(self._records.values()) + [r for k, r in self._retry.items()
                                                    if k not in self._records]
 
-    def append(self, rec: Mapping[str, Any]) -> None:
-        """Persist one judgment (flushed now); a retryable one does not mark its case done."""
-        missing = [f for f in RECORD_FIELDS if f not in rec]
-        if missing:
-            raise ValueError(f"judgment record lacks {missing}")
-        line = json.dumps(dict(rec), sort_keys=True, ensure_ascii=False) + "\n"
+    def append(self, j: Judgment) -> None:
+        """Persist one judgment (flushed now); a judgment already done is not written again."""
+        if not isinstance(j, Judgment):
+            raise TypeError(f"append takes a Judgment, got {type(j).__name__}")
+        line = json.dumps(j.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
         with self._lock:
-            key = record_key(rec)
-            if key in self._records:
+            if j.key in self._records:
                 return
             self._fh.write(line)
             self._fh.flush()
-            if rec.get("reason") in RETRY_REASONS:  # kept, but the case is not done: a retry
-                self._retry[key] = dict(rec)       # (now or on resume) may replace it
-            else:
-                self._records[key] = dict(rec)
+            self._keep(j)
 
     def sync(self) -> None:
         with self._lock:
@@ -112,5 +107,5 @@ class JudgmentStore:
         self.sync()
         self._fh.close()
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Judgment]:
         return iter(self.records())

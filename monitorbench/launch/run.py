@@ -228,11 +228,12 @@ def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]
     judge_seconds = time.time() - t_judge
     store.close()
 
-    wanted = {(j.task.task_id, c.case_id, j.round, j.verifier_hash) for j in jobs for c in j.cases}
-    records = [r for r in store.records()
-               if (r["task_id"], r["case_id"], int(r["round"]), r["verifier_hash"]) in wanted]
-    check_infra_failures(records, max_pct=float(cfg.task.max_infra_failure_pct),
+    wanted = {(j.task.task_id, c.case_id, j.round, j.access, j.verifier_hash)
+              for j in jobs for c in j.cases}
+    judgments = [r for r in store.records() if r.key in wanted]
+    check_infra_failures(judgments, max_pct=float(cfg.task.max_infra_failure_pct),
                          retries=int(cfg.task.infra_retries))
+    records = [r.to_dict() for r in judgments]
     if any(_rounds_for(cfg, t.task_type) > 1 for t in sel.tasks):
         records = list(select_median_round(records).records)
     metrics = dict(summarize(records))

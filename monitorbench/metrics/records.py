@@ -14,7 +14,7 @@ Public API::
     load_judgments(path: str | Path) -> list[dict]
     validate_record(record: Mapping, index: int, source: str | Path | None = None) -> None
     build_table(records: Sequence[Mapping], *, source: str | Path | None = None) -> TaskTable
-    is_infra_failure(record: Mapping) -> bool
+    is_infra_failure(record: Mapping) -> bool   (defined in monitorbench.judging.records)
     metric_key(part: str) -> str
 """
 
@@ -29,10 +29,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from monitorbench.errors import InputError
-from monitorbench.sandbox.base import MISSING_VERIFIER, SANDBOX_ERROR
+from monitorbench.judging.records import Outcome, UReason, is_infra_failure
 from monitorbench.suites.format import GROUPS, LABELS, TASK_TYPES
 
-OUTCOMES = ("P", "F", "U")
+OUTCOMES = tuple(o.value for o in Outcome)  # the order of the counts' last axis
 # Fields the metrics read, with their types. Other fields (seconds, hashes, ...) pass through.
 _REQUIRED: dict[str, type] = {
     "task_id": str, "task_type": str, "case_id": str, "group": str, "category": str,
@@ -141,16 +141,6 @@ class TaskTable:
         return tuple(t for t in TASK_TYPES if t in set(self.task_types))
 
 
-def is_infra_failure(record: Mapping[str, Any]) -> bool:
-    """A judgment the sandbox, not the verifier, failed to make (the one definition).
-
-    The judging loop retries a ``sandbox_error`` with a fresh session; a record that still says
-    ``sandbox_error`` is what remained after those retries. It says nothing about the verifier,
-    so it is never charged to it: no metric counts it, ``diag/infra_failures`` does.
-    """
-    return record.get("reason") == SANDBOX_ERROR
-
-
 def _index(records: Sequence[Mapping[str, Any]], source: str | Path | None
            ) -> tuple[dict[str, list[int]], dict[str, str]]:
     """Validate every record; group record indices by task; refuse duplicate cases and a task
@@ -257,7 +247,7 @@ def build_table(records: Sequence[Mapping[str, Any]], *,
             group_counts[t, group_index[rec["group"]], o] += 1
             if rec["group"] == "attack":
                 attack_counts[t, cat_index[rec["category"]], o] += 1
-        missing[t] = all(records[i].get("reason") == MISSING_VERIFIER for i in by_task[tid])
+        missing[t] = all(records[i].get("reason") == UReason.missing_verifier for i in by_task[tid])
     hashes = {records[i]["suite_hash"] for idx in by_task.values() for i in idx}
     return TaskTable(task_ids, tuple(ttype[t] for t in task_ids), "+".join(sorted(hashes)),
                      counts, group_counts, cats, attack_counts, missing, n_infra, unscored)
