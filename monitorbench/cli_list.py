@@ -68,9 +68,9 @@ def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
 
 def list_suites(suites_dir: Path) -> None:
     """Every task source, with the suite directories built from it under ``suites_dir``."""
-    from monitorbench.suites.registry import SOURCES
+    from monitorbench.sources.registry import source_names
 
-    for name in SOURCES:
+    for name in source_names():
         built = sorted(p.name for p in suites_dir.glob(f"{name}*")
                        if p.is_dir() and (p.name == name or p.name.startswith(f"{name}-")))
         state = f"built: {', '.join(built)}" if built else f"not built (monitorbench build {name})"

@@ -5,7 +5,8 @@ some case, the original and the mutant both return a valid decision (PASS or FAI
 differ; a crash or any other invalid output is never a detection (paper B.3). A task passes C6
 when every operator that applies to it is detected; an operator applies when the task exercises
 the check it modifies (a container check on a task without container arguments would be an
-equivalent mutant). Operator sets live in one module per reference verifier, imported lazily.
+equivalent mutant). Operator sets live in one module per source (``SourceSpec.mutants``), imported
+lazily.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from monitorbench.audit.model import INVALID, CheckResult
+from monitorbench.sources.registry import source_for_reference
 from monitorbench.suites.format import Case, Reference, Task
 
 
@@ -37,20 +39,13 @@ class MutantSet(Protocol):
         """The mutant's decision per case: PASS, FAIL or ``INVALID...`` (crash, no answer)."""
 
 
-# Reference verifier id -> module defining ``MUTANTS`` (a MutantSet) for it.
-MUTANT_MODULES: dict[str, str] = {
-    "bfcl.ast_checker": "monitorbench.audit.mutants_bfcl",
-    "agentdojo.utility": "monitorbench.audit.mutants_agentdojo",
-    "code.hardened_grader": "monitorbench.audit.mutants_code",
-}
-
-
 def mutant_set(verifier_id: str) -> MutantSet | None:
-    """The operator set for a reference verifier, or None when none is defined for it."""
-    module = MUTANT_MODULES.get(verifier_id)
-    if module is None:
+    """The operator set for a reference verifier (the ``MUTANTS`` of the module its source's
+    spec names), or None when none is defined for it."""
+    spec = source_for_reference(verifier_id)
+    if spec is None or spec.mutants is None:
         return None
-    return importlib.import_module(module).MUTANTS
+    return importlib.import_module(spec.mutants).MUTANTS
 
 
 def _valid(decision: str) -> bool:

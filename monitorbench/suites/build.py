@@ -16,7 +16,8 @@ from pathlib import Path
 from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.errors import MonitorbenchError
 from monitorbench.suites.format import load_suite
-from monitorbench.suites.registry import SOURCES, build_suite
+from monitorbench.sources.registry import source_names
+from monitorbench.suites.registry import build_suite
 
 
 def summarize_suite(root: Path) -> dict:
@@ -39,7 +40,7 @@ def summarize_suite(root: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("names", nargs="*", default=["bfcl"],
-                    help=f"suites to build: {', '.join(SOURCES)} or all (default bfcl)")
+                    help=f"suites to build: {', '.join(source_names())} or all (default bfcl)")
     ap.add_argument("--suites-dir", default=os.environ.get(
         "MONITORBENCH_SUITES", str(Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs"))
                                    / "suites")))
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                          "in monitorbench/suites/code/pinned_bugs.json, rewrite that file, "
                          "then rebuild (implies --force)")
     args = ap.parse_args(argv)
-    names = list(SOURCES) if args.names == ["all"] else args.names
+    names = source_names() if args.names == ["all"] else args.names
     if args.search and "code" not in names:
         ap.error("--search reruns the code suite's bug search: name code (or all)")
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Mapping, Protocol
 
+from monitorbench.sources.registry import source_for_reference
 from monitorbench.suites.format import Reference, Task
 
 
@@ -24,13 +25,6 @@ class ReferenceVerifier(Protocol):
 
 _REGISTRY: dict[str, Callable[[], ReferenceVerifier]] = {}
 
-# Which module registers which reference verifier; imported lazily because some sources are heavy
-# (agentdojo imports pydantic models of four whole suites).
-REFERENCE_MODULES: dict[str, str] = {
-    "bfcl.ast_checker": "monitorbench.suites.bfcl",
-    "agentdojo.utility": "monitorbench.suites.agentdojo",
-    "code.hardened_grader": "monitorbench.suites.code.grader",
-}
 
 
 def register_reference(verifier_id: str, factory: Callable[[], ReferenceVerifier]) -> None:
@@ -38,8 +32,13 @@ def register_reference(verifier_id: str, factory: Callable[[], ReferenceVerifier
 
 
 def get_reference(verifier_id: str) -> ReferenceVerifier:
-    if verifier_id not in _REGISTRY and verifier_id in REFERENCE_MODULES:
-        importlib.import_module(REFERENCE_MODULES[verifier_id])
+    """A fresh instance of reference ``verifier_id``. The module registering it is named by its
+    source's spec and imported only now: some sources are heavy (agentdojo imports pydantic
+    models of four whole suites)."""
+    if verifier_id not in _REGISTRY:
+        spec = source_for_reference(verifier_id)
+        if spec is not None:
+            importlib.import_module(spec.references[verifier_id])
     if verifier_id not in _REGISTRY:
         raise KeyError(f"unknown reference verifier {verifier_id!r}; known: {sorted(_REGISTRY)}")
     return _REGISTRY[verifier_id]()

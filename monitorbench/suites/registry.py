@@ -1,13 +1,14 @@
-"""Task sources by name: how to build each suite, where it lives, and what the sandbox must hide.
+"""Suites by source name: how to build each, where it lives, and what the sandbox must hide.
 
 A suite is built once per (source, options) into ``<suites_dir>/<name>`` (default options) or
-``<suites_dir>/<name>-<options hash>``, then loaded frozen (hash-checked) by every run. Builders
-are imported lazily: agentdojo and the code libraries are heavy and optional.
+``<suites_dir>/<name>-<options hash>``, then loaded frozen (hash-checked) by every run. Each
+source is described by its :class:`~monitorbench.sources.spec.SourceSpec` (found through
+:mod:`monitorbench.sources.registry`); builders are imported lazily: agentdojo and the code
+libraries are heavy and optional.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import inspect
 import json
@@ -17,7 +18,6 @@ import shutil
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -25,42 +25,19 @@ from filelock import FileLock
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.sources.registry import get_source
+from monitorbench.sources.spec import SourceSpec, load_object
 from monitorbench.suites.format import Suite, load_suite
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class SourceInfo:
-    """A task source: its builder, the sandbox runtime its tasks need, and the installed
-    packages whose files would leak answers or reference checkers into a sandbox."""
-
-    module: str
-    builder: str
-    runtime: str
-    leaky_packages: tuple[str, ...]
-    leaky_paths: str | None = None   # name of a function in `module` returning extra host paths
-    # Bumped whenever the builder would produce different cases: a suite built by another
-    # version is refused instead of silently mixing numbers from two different benchmarks.
-    builder_version: int = 1
-
-
-SOURCES: dict[str, SourceInfo] = {
-    "bfcl": SourceInfo("monitorbench.suites.bfcl", "build_bfcl_suite", "none", ("bfcl_eval",),
-                       builder_version=4),
-    "agentdojo": SourceInfo("monitorbench.suites.agentdojo", "build_agentdojo_suite",
-                            "agentdojo", (), "masked_paths", builder_version=3),
-    "code": SourceInfo("monitorbench.suites.code.build", "build_code_suite", "code", (),
-                       "masked_paths", builder_version=2),
-}
 BUILDER_FILE = "builder.json"
 
 
-def source_info(name: str) -> SourceInfo:
-    if name not in SOURCES:
-        raise InputError("conf/task/*.yaml", "task.suites[].name", f"unknown suite {name!r}",
-                         f"use one of {', '.join(sorted(SOURCES))}")
-    return SOURCES[name]
+def source_info(name: str) -> SourceSpec:
+    """The spec of source ``name`` (an InputError listing the known names if there is none)."""
+    return get_source(name)
 
 
 def suite_dir(suites_root: Path, name: str, options: Mapping[str, Any]) -> Path:
@@ -69,14 +46,8 @@ def suite_dir(suites_root: Path, name: str, options: Mapping[str, Any]) -> Path:
     return Path(suites_root) / f"{name}-{sha256_text(canonical_json(dict(options)))[:10]}"
 
 
-def _builder(info: SourceInfo) -> Callable[..., Path]:
-    try:
-        module = importlib.import_module(info.module)
-    except ImportError as e:
-        raise InputError(None, "task.suites[].name",
-                         f"the builder module {info.module} cannot be imported ({e})",
-                         "install the source's extra, e.g. pip install -e '.[state]'") from e
-    return getattr(module, info.builder)
+def _builder(info: SourceSpec) -> Callable[..., Path]:
+    return load_object(info.builder, source=info.name, what="builder")
 
 
 def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None, *,
@@ -101,7 +72,7 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     return target
 
 
-def _build_into(target: Path, name: str, info: SourceInfo, options: dict[str, Any], *,
+def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, Any], *,
                 progress: bool, audit: bool) -> None:
     builder = _builder(info)
     accepted = [p for p in inspect.signature(builder).parameters if p not in ("out_dir",
@@ -217,6 +188,6 @@ def masked_paths(name: str) -> tuple[str, ...]:
         spec = importlib.util.find_spec(pkg)
         if spec is not None and spec.submodule_search_locations:
             paths.extend(str(p) for p in spec.submodule_search_locations)
-    if info.leaky_paths:
-        paths.extend(getattr(importlib.import_module(info.module), info.leaky_paths)())
+    if info.masked_paths:
+        paths.extend(load_object(info.masked_paths, source=name, what="masked_paths")())
     return tuple(paths)

@@ -1,0 +1,60 @@
+"""``SourceSpec``: everything the framework must know about a task source, in one place.
+
+Code is named by import path strings (``"module:function"`` or ``"module"``) and imported only
+when used, so declaring a source never imports its builder, its reference checker or an optional
+dependency such as agentdojo; a spec module can be imported on any install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from monitorbench.errors import InputError
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One task source: how its suite is built, which trusted code labels and audits it, and
+    what a sandbox judging its tasks needs and must hide."""
+
+    name: str
+    task_type: str
+    builder: str                                  # "module:function(out_dir, *, progress, ...)"
+    # Reference verifier id -> module whose import registers it (suites.reference).
+    references: Mapping[str, str] = field(default_factory=dict)
+    # Module defining ``MUTANTS`` (audit.mutation.MutantSet) for this source's reference(s).
+    mutants: str | None = None
+    runtime: str = "none"                         # in-sandbox runtime (sandbox/runtimes/<name>)
+    # Installed packages whose files would leak answers or reference checkers into a sandbox.
+    leaky_packages: tuple[str, ...] = ()
+    masked_paths: str | None = None               # "module:function() -> extra host paths"
+    # Bumped whenever the builder would produce different cases: a suite built by another
+    # version is refused instead of silently mixing numbers from two different benchmarks.
+    builder_version: int = 1
+    order: int = 100                              # place in `list suites` and `build all`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
+        object.__setattr__(self, "leaky_packages", tuple(self.leaky_packages))
+        for label, ref in (("builder", self.builder), ("masked_paths", self.masked_paths)):
+            if ref is not None and ref.count(":") != 1:
+                raise InputError(None, f"SourceSpec({self.name!r}).{label}",
+                                 f"expected 'module:function', got {ref!r}",
+                                 "name the function as 'package.module:function'")
+
+
+def load_object(ref: str, *, source: str, what: str) -> Any:
+    """Import ``"module:attr"`` (or a bare module); a missing optional dependency becomes an
+    InputError that says which extra to install instead of a traceback."""
+    module_name, _, attr = ref.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise InputError(None, "task.suites[].name",
+                         f"the {what} of source {source!r} ({module_name}) cannot be imported "
+                         f"({e})", "install the source's extra, e.g. pip install -e '.[state]'"
+                         ) from e
+    return getattr(module, attr) if attr else module
