@@ -4,8 +4,10 @@ Inside the sandbox (no network but its own loopback) :data:`LAUNCHER` listens on
 endpoint's loopback port and pipes every connection, byte for byte, into a Unix socket bound
 into the sandbox. Outside, :class:`EndpointProxy` answers that socket: it forwards each HTTP
 request to the real endpoint, and on the way enforces the generation budget (model calls, total
-tokens, reply length) and writes every exchange to the trace as a ``model`` event. Nothing else is
-reachable: other ports, other hosts and DNS do not exist inside.
+tokens, reply length), adds the configured GBNF grammar to chat-completions requests
+(``scaffold.harness.grammar``: llama.cpp-family servers constrain the reply's format to it), and
+writes every exchange to the trace as a ``model`` event. Nothing else is reachable: other ports,
+other hosts and DNS do not exist inside.
 
 :class:`RunPublicServer` answers a second socket: the workspace's ``run_public.py`` sends its
 JSON arguments there and the request runs through the ``agent`` scaffold's budgeted
@@ -32,6 +34,7 @@ from monitorbench.generation.traces import cap
 ENDPOINT_SOCK = "endpoint.sock"
 RUN_PUBLIC_SOCK = "run_public.sock"
 _REPLY_LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+CHAT_COMPLETIONS = "/chat/completions"  # the request path (suffix) a grammar is added to
 
 # Runs inside the sandbox: listen on the endpoint's port, start the harness, pipe connections.
 LAUNCHER = r'''
@@ -145,13 +148,15 @@ class EndpointProxy:
     """Forwards the harness's HTTP requests to the endpoint under the generation budget."""
 
     def __init__(self, ctx: RunContext, base_url: str, sock_path: Path,
-                 trace_lock: threading.Lock, *, api_key: str | None = None) -> None:
+                 trace_lock: threading.Lock, *, api_key: str | None = None,
+                 grammar: str | None = None) -> None:
         self.ctx = ctx
         parts = urlsplit(base_url)
         self.https = parts.scheme == "https"
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or (443 if self.https else 80)
         self.api_key = api_key  # added here, so the key never enters the sandbox
+        self.grammar = grammar  # GBNF text added to each chat-completions request, or None
         self.lock = trace_lock
         self.limit_reason: str | None = None
         # Model calls let through so far. Counted when a call is admitted, not when its reply is
@@ -182,8 +187,10 @@ class EndpointProxy:
             return f"token limit ({s.max_total_tokens} tokens)"
         return None
 
-    def _capped(self, body: bytes) -> tuple[bytes, Any]:
-        """The request with its reply length capped at the condition's ``max_tokens``."""
+    def _rewritten(self, path: str, body: bytes) -> tuple[bytes, Any]:
+        """The request with its reply length capped at the condition's ``max_tokens`` and, for
+        chat completions, the configured grammar set (replacing the harness's own, if any: the
+        run's configuration decides the format)."""
         try:
             req = json.loads(body) if body else None
         except json.JSONDecodeError:
@@ -194,6 +201,8 @@ class EndpointProxy:
         keys = [k for k in _REPLY_LIMIT_KEYS if k in req] or ["max_tokens"]
         for k in keys:
             req[k] = min(int(req.get(k) or limit), limit)
+        if self.grammar is not None and urlsplit(path).path.rstrip("/").endswith(CHAT_COMPLETIONS):
+            req["grammar"] = self.grammar
         return json.dumps(req).encode(), req
 
     def handle(self, h: BaseHTTPRequestHandler, body: bytes) -> None:
@@ -210,7 +219,7 @@ class EndpointProxy:
                     {"error": {"message": f"monitorbench budget exhausted: {reason}",
                                "type": "budget_exhausted"}}).encode())
                 return
-            body, req = self._capped(body)
+            body, req = self._rewritten(h.path, body)
         t0 = time.monotonic()
         try:
             cls = http.client.HTTPSConnection if self.https else http.client.HTTPConnection

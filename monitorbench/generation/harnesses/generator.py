@@ -3,9 +3,11 @@
 One generation = install the pinned harness (first use only), prepare its workspace, run it in
 the harness sandbox against the generator's endpoint through the budgeted proxy, keep its native
 trajectory (under ``home/`` in the generation's directory) and convert it into trace events,
-and deliver ``main.py`` with its helper files. The identity holds the harness name, version and
-package, the model's identity, the condition and the scaffold, so a cache entry is only reused
-for the same program, version and model.
+and deliver ``main.py`` with its helper files -- also when the harness stopped at a limit (its
+own step limit, or the proxy's), like the ``agent`` scaffold submits its draft at a limit, with
+the limit in the detail. The identity holds the harness name, version and package, the model's
+identity, the condition, the scaffold and the grammar's sha256, so a cache entry is only reused
+for the same program, version, model and reply format.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 
 from monitorbench.config import GeneratorConfig, ScaffoldConfig
 from monitorbench.errors import InputError
+from monitorbench.hashing import sha256_text
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
 from monitorbench.generation.harnesses.bridge import (ENDPOINT_SOCK, LAUNCHER, RUN_PUBLIC_SOCK,
                                                       EndpointProxy, RunPublicServer)
@@ -40,9 +43,39 @@ from monitorbench.suites.format import Task
 
 # Bump when what this module makes of the same harness run changes (prompt assembly,
 # delivery rules, budget enforcement), so cached verifiers of the old rules are not reused.
-HARNESS_SCAFFOLD_VERSION = 1
+HARNESS_SCAFFOLD_VERSION = 2  # 2: a main.py written before a limit is delivered with the limit
 OUTPUT_LOG = "harness_output.log"  # the harness's stdout+stderr, up to the cap
 INSIDE_PORT = 18080  # where the harness finds an endpoint whose own port is privileged (https)
+GRAMMARS_DIR = Path(__file__).parent / "grammars"  # shipped GBNF grammars, by file stem
+
+
+def shipped_grammars() -> list[str]:
+    return sorted(p.stem for p in GRAMMARS_DIR.glob("*.gbnf"))
+
+
+def load_grammar(value: str | None, where: str) -> str | None:
+    """The GBNF text ``scaffold.harness.grammar`` names: a grammar shipped in the package (by
+    name) or a ``.gbnf`` file (by path). Only llama.cpp-family servers understand it (the
+    ``grammar`` field of a chat-completions request)."""
+    if value is None:
+        return None
+    field_name = "scaffold.harness.grammar"
+    if value in shipped_grammars():
+        return (GRAMMARS_DIR / f"{value}.gbnf").read_text(encoding="utf-8")
+    path = Path(value).expanduser()
+    if path.suffix != ".gbnf":
+        raise InputError(where, field_name, f"unknown grammar {value!r}",
+                         f"use one of {', '.join(shipped_grammars())}, a path to a .gbnf "
+                         "file, or null for none")
+    if not path.is_file():
+        raise InputError(where, field_name, f"grammar file {str(path)!r} does not exist",
+                         "give the path of an existing .gbnf file (absolute, or relative to "
+                         "the working directory)")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if "root" not in text or "::=" not in text:
+        raise InputError(where, field_name, f"{str(path)!r} is not a GBNF grammar (no 'root ::=' "
+                         "rule)", "write the grammar in llama.cpp's GBNF, starting at 'root ::='")
+    return text
 
 
 class HarnessGenerator:
@@ -63,11 +96,14 @@ class HarnessGenerator:
         self.model, self.gen_cfg, self.scaffold_cfg = model, gen_cfg, scaffold_cfg
         self.api_key, self.sandbox, self.spec_for = api_key, sandbox, spec_for
         self.install_root = install_root
+        self.grammar = load_grammar(scaffold_cfg.harness.grammar,
+                                    f"conf/scaffold/{scaffold_cfg.name}.yaml")
         self._identity = {
             "kind": "harness", "harness": harness.name, "version": version,
             "package": self.package.spec, "model": dict(model.identity),
             "condition": plain(gen_cfg.condition), "scaffold": plain(scaffold_cfg),
             "harness_scaffold_version": HARNESS_SCAFFOLD_VERSION,
+            "grammar_sha256": sha256_text(self.grammar) if self.grammar is not None else None,
             "prompts": {"version": scaffold_cfg.prompt_version,
                         "sha256": prompts_sha256(scaffold_cfg.prompt_version)},
         }
@@ -88,7 +124,7 @@ class HarnessGenerator:
                          spec_for=self.spec_for)
         ctx.log("start", scaffold=self.scaffold_cfg.name, task_id=task.task_id,
                 harness=self.harness.name, package=self.package.spec,
-                install=install_record(install_dir))
+                install=install_record(install_dir), grammar=self.scaffold_cfg.harness.grammar)
         workspace, home = ctx.out_dir / "workspace", ctx.out_dir / "home"
         prepare_workspace(workspace, ctx.public_dir, self.scaffold_cfg.prompt_version)
         home.mkdir()
@@ -99,6 +135,8 @@ class HarnessGenerator:
         for event, fields in self.native_events(home, ctx.out_dir / OUTPUT_LOG):
             if event == "format_error":
                 ctx.counters["format_errors"] += 1
+            if event == "limit":  # the harness stopped itself at its own limit
+                limit = limit or str(fields.get("limit"))
             ctx.log(event, native=True, **fields)
         ctx.counters["steps"] = ctx.counters["model_calls"]
         return _deliver(ctx, workspace, outcome, limit)
@@ -118,7 +156,7 @@ class HarnessGenerator:
         (tmp / "launch.py").write_text(LAUNCHER)
         lock = threading.Lock()
         proxy = EndpointProxy(ctx, str(self.gen_cfg.base_url), tmp / "sock" / ENDPOINT_SOCK,
-                              lock, api_key=self.api_key)
+                              lock, api_key=self.api_key, grammar=self.grammar)
         runner = RunPublicServer(ctx, tmp / "sock" / RUN_PUBLIC_SOCK, lock)
         try:
             mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py")
@@ -134,7 +172,8 @@ class HarnessGenerator:
 
 def _deliver(ctx: RunContext, workspace: Path, outcome: RunOutcome, limit: str | None
              ) -> GenerationResult:
-    """The result: a hung or flooding harness delivers nothing; otherwise main.py if written."""
+    """The result: a hung or flooding harness delivers nothing; otherwise main.py if written,
+    also after a step or token limit (``limit``), which the detail then names."""
     ctx.log("harness_exit", returncode=outcome.returncode, reason=outcome.reason,
             seconds=outcome.seconds, output_tail=outcome.output_tail[-1500:])
     if outcome.reason:
@@ -147,7 +186,9 @@ def _deliver(ctx: RunContext, workspace: Path, outcome: RunOutcome, limit: str |
         return ctx.finish(NO_SUBMISSION, f"no main.py in the workspace (harness exit "
                                          f"{outcome.returncode}{why})")
     ctx.write_draft((ctx.verifier_dir / "main.py").read_text(encoding="utf-8", errors="replace"))
-    return ctx.finish(SUBMITTED, f"main.py delivered (harness exit {outcome.returncode})")
+    at_limit = f"{limit}; " if limit else ""
+    return ctx.finish(SUBMITTED, f"{at_limit}main.py delivered (harness exit "
+                                 f"{outcome.returncode})")
 
 
 def build_harness_generator(gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConfig, *,

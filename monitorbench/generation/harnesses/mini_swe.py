@@ -2,8 +2,9 @@
 
 A model without native tool calls (``scaffold.harness.tool_calls=false``, e.g. SmolLM2 on
 llama.cpp) runs the text-based model class with the text-based config: one
-```` ```mswea_bash_command ```` block per reply. The trajectory JSON (``-o``) is the native
-artifact."""
+```` ```mswea_bash_command ```` block per reply. A model too small to keep that format (SmolLM2-135M)
+gets it enforced by the endpoint with ``scaffold.harness.grammar=mini_swe_text`` (llama.cpp only;
+``grammars/mini_swe_text.gbnf``). The trajectory JSON (``-o``) is the native artifact."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ from monitorbench.generation.traces import cap
 
 TRAJECTORY = "trajectory.json"
 _ACTION = re.compile(r"```mswea_bash_command\s*\n(.*?)```", re.S)
+# Its exit statuses for stopping at its own limits (agent.step_limit = scaffold.max_steps; a
+# wall-time limit when configured) -> the trace's limit names (as the agent scaffold's).
+_LIMITS = {"LimitsExceeded": "step_limit", "TimeExceeded": "wall_limit"}
 
 
 def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
@@ -39,8 +43,8 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
 
 def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """Trajectory messages -> trace events: each bash action (``tool``), each observation
-    (``tool_result``), each reply it rejected (``format_error``) and the exit status it
-    recorded (``native_exit``)."""
+    (``tool_result``), each reply it rejected (``format_error``), the exit status it
+    recorded (``native_exit``) and, when that is one of its own limits, a ``limit``."""
     path = home / TRAJECTORY
     if not path.is_file():
         return
@@ -61,8 +65,12 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
                                            or "output token limit" in text):
             yield "format_error", {"detail": cap(text, 500)}
     info = traj.get("info") or {}
-    yield "native_exit", {"exit_status": info.get("exit_status"),
+    status = info.get("exit_status")
+    yield "native_exit", {"exit_status": status,
                            "submission": cap(str(info.get("submission", "")), 1000)}
+    if status in _LIMITS:
+        yield "limit", {"limit": _LIMITS[status],
+                        "detail": f"mini-swe-agent stopped itself: {status}"}
 
 
 MINI_SWE = Harness(name="mini_swe", package=Package("pip", "mini-swe-agent", "2.4.6"),
