@@ -139,10 +139,12 @@ VERIFIER_SRC = ("def verify(candidate, env):\n"
 
 
 def real_harness(name: str, base_url: str, install_root: Path, *, model: str = "scripted-model",
-                 max_steps: int = 4, max_tokens: int = 256, wall: float = 600.0
-                 ) -> HarnessGenerator:
+                 max_steps: int = 4, max_tokens: int = 256, wall: float = 600.0,
+                 runtimes_dir: Path | None = None) -> HarnessGenerator:
     """The registered harness ``name`` (a real program, installed under ``install_root`` on
-    first use) as monitorbench runs it: bubblewrap sandbox, endpoint proxy, budgets."""
+    first use) as monitorbench runs it: bubblewrap sandbox, endpoint proxy, budgets. With
+    ``runtimes_dir`` its ``run_public.py`` runs in monitorbench's sandbox on the ``echo``
+    runtime (conftest's ``runtimes_dir``); without, it has no sandbox to run in."""
     from monitorbench.generation.harnesses.registry import HARNESSES
     from monitorbench.providers.factory import make_chat_model
 
@@ -150,8 +152,10 @@ def real_harness(name: str, base_url: str, install_root: Path, *, model: str = "
     gen.condition = ConditionConfig(max_tokens=max_tokens, wall_seconds=wall)
     scaffold = ScaffoldConfig(name=name, max_steps=max_steps, run_public_budget=2,
                               harness=HarnessConfig(name=name, context_window=8192))
+    sandbox = BwrapSandbox(runtimes_dir) if runtimes_dir is not None else None
     return HarnessGenerator(HARNESSES[name], make_chat_model(gen), gen, scaffold, api_key=None,
-                            sandbox=None, spec_for=None, install_root=install_root)
+                            sandbox=sandbox, spec_for=spec_for("echo") if sandbox else None,
+                            install_root=install_root)
 
 
 def judged(result: GenerationResult, public: Path, runtimes_dir: Path) -> list[str | None]:

@@ -25,6 +25,7 @@ from vendor_sse import MessagesServer, ResponsesServer, ScriptedServer
 
 PROMPT_LINE = "Call get_weather for Paris."  # the task's instruction, in the harness prompt
 WRITE_CMD = f"cat > /workspace/main.py <<'EOF'\n{VERIFIER_SRC}EOF\n"
+RUN_PUBLIC_CMD = "python3 run_public.py '{\"calls\": [1, 2]}'"
 
 
 def _generate(name: str, server: ScriptedServer, task_dir: Any, out: Path, install_root: Path,
@@ -50,6 +51,7 @@ def _assert_delivered(result: GenerationResult, server: ScriptedServer, public: 
     assert {e["path"].split("?")[0] for e in model} == {server.path} and server.other == []
     assert all(e["http_status"] == 200 for e in model)
     assert "main.py is written." in model[-1]["reply"]
+    assert [e for e in events if e["event"] == "error"] == []
     return events
 
 
@@ -86,8 +88,7 @@ def test_claude_code_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path,
                                                       install_root: Path,
                                                       runtimes_dir: Path) -> None:
     """Claude Code over ``POST /v1/messages``: the scripted model calls its ``Write`` tool with
-    ``file_path`` and ``content`` (allowed by ``--permission-mode acceptEdits``), then answers
-    in text."""
+    ``file_path`` and ``content``, then answers in text."""
     server = MessagesServer([{"tool": "Write", "input": {"file_path": "/workspace/main.py",
                                                          "content": VERIFIER_SRC}},
                              {"text": "main.py is written."}])
@@ -108,3 +109,74 @@ def test_claude_code_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path,
     assert [e["is_error"] for e in events if e["event"] == "tool_result"] == [False]
     transcripts = list((tmp_path / "out" / "home" / "claude" / "projects").glob("**/*.jsonl"))
     assert len(transcripts) == 1  # the native trajectory is kept
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.parametrize("name,why", [
+    ("codex", 'codex: turn failed: {"error": {"message": "monitorbench budget exhausted: step '
+              'limit (1 model calls)", "type": "budget_exhausted"}}'),
+    ("claude_code", "claude code: error_max_turns: Reached maximum number of turns (1)")],
+    ids=["codex", "claude_code"])
+def test_harness_stopped_by_the_step_budget_says_why_in_the_trace(
+        name: str, why: str, task_dir, tmp_path: Path, install_root: Path) -> None:
+    """max_steps=1: the scripted model's first answer (the write) is its only one. Codex asks
+    again and the proxy refuses; Claude Code stops at its own ``--max-turns``. Either way the
+    harness ends at once (exit 1, not at the wall clock), what it wrote is still delivered, and
+    the trace holds the harness's own account of why it stopped."""
+    server = (ResponsesServer([{"call": "exec_command", "arguments": {"cmd": WRITE_CMD}}])
+              if name == "codex" else
+              MessagesServer([{"tool": "Write", "input": {"file_path": "/workspace/main.py",
+                                                          "content": VERIFIER_SRC}}]))
+    result = _generate(name, server, task_dir, tmp_path / "out", install_root, max_steps=1,
+                       wall=300.0)
+    assert len(server.requests) == 1
+    assert result.status == SUBMITTED, result.detail
+    events = read_trace(result.trace_path)
+    exit_ = [e for e in events if e["event"] == "harness_exit"]
+    assert exit_[0]["returncode"] == 1 and exit_[0]["seconds"] < 120
+    assert [e["detail"] for e in events if e["event"] == "error"] == [why]
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.parametrize("name", ["codex", "claude_code"])
+def test_harness_runs_run_public_through_its_shell_tool(
+        name: str, task_dir, tmp_path: Path, install_root: Path, runtimes_dir: Path) -> None:
+    """The generation-time ``run_public`` command works from each harness's own shell tool
+    (Codex's ``exec_command``, Claude Code's ``Bash``, which its print mode denies unless
+    permissions are bypassed): the call runs in monitorbench's sandbox on the ``echo`` runtime,
+    is budgeted and traced, and its output comes back to the model as the tool's result."""
+    if name == "codex":
+        server: ScriptedServer = ResponsesServer([
+            {"call": "exec_command", "arguments": {"cmd": RUN_PUBLIC_CMD}},
+            {"call": "exec_command", "arguments": {"cmd": WRITE_CMD}},
+            {"text": "main.py is written."}])
+    else:
+        server = MessagesServer([
+            {"tool": "Bash", "input": {"command": RUN_PUBLIC_CMD, "description": "try it"}},
+            {"tool": "Bash", "input": {"command": WRITE_CMD, "description": "write main.py"}},
+            {"text": "main.py is written."}])
+    result = _generate(name, server, task_dir, tmp_path / "out", install_root,
+                       runtimes_dir=runtimes_dir)
+    events = _assert_delivered(result, server, task_dir[1], runtimes_dir)
+    runs = [e for e in events if e["event"] == "run_public"]
+    assert [e["status"] for e in runs] == ["ok"] and runs[0]["args"] == {"calls": [1, 2]}
+    assert result.stats["executions_used"] == 1.0
+    assert '"echo": [1, 2]' in runs[0]["output"]  # the echo runtime answered
+    # ... and that answer reached the model as the tool's result, in the next request
+    assert any(runs[0]["output"] in text for text in _tool_results(server.requests[1]))
+
+
+def _tool_results(body: dict[str, Any]) -> list[str]:
+    """The tool outputs a harness sent back to the model in one request (Responses
+    ``function_call_output`` items, Messages ``tool_result`` blocks)."""
+    out = [str(i.get("output")) for i in body.get("input") or []
+           if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    for m in body.get("messages") or []:
+        for b in m["content"] if isinstance(m["content"], list) else []:
+            if b.get("type") == "tool_result":
+                c = b.get("content")
+                out.append(c if isinstance(c, str) else "".join(
+                    x.get("text", "") for x in c or [] if isinstance(x, dict)))
+    return out

@@ -1,7 +1,10 @@
 """Claude Code (npm ``@anthropic-ai/claude-code``): the Anthropic Messages API at
-``ANTHROPIC_BASE_URL``. The sandbox runs it as root, where ``--dangerously-skip-permissions`` is
-refused, so it runs with ``--permission-mode acceptEdits`` (file writes allowed). Its transcript
-under ``$CLAUDE_CONFIG_DIR/projects`` is the native trajectory."""
+``ANTHROPIC_BASE_URL``. It runs with ``--permission-mode bypassPermissions``: monitorbench's
+bubblewrap sandbox is the boundary, and in print mode any other mode denies its Bash tool, so it
+could neither call ``run_public.py`` nor test its own verifier. The sandbox runs it as root,
+where Claude Code refuses that mode unless told it is in a deliberate sandbox (``IS_SANDBOX=1``,
+its own switch for this case); ``acceptEdits`` only allowed file writes. Its transcript under
+``$CLAUDE_CONFIG_DIR/projects`` is the native trajectory."""
 
 from __future__ import annotations
 
@@ -20,9 +23,10 @@ CONFIG_DIR = "claude"
 def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
     root = run.base_url[:-3] if run.base_url.endswith("/v1") else run.base_url
     argv = [str(run.install_dir / "node_modules" / ".bin" / "claude"), "-p", run.prompt,
-            "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
-            "--model", run.model, "--max-turns", str(int(run.scaffold.max_steps))]
-    env = {"ANTHROPIC_BASE_URL": root, "ANTHROPIC_API_KEY": "monitorbench",
+            "--output-format", "stream-json", "--verbose",
+            "--permission-mode", "bypassPermissions", "--model", run.model,
+            "--max-turns", str(int(run.scaffold.max_steps))]
+    env = {"IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": root, "ANTHROPIC_API_KEY": "monitorbench",
            "ANTHROPIC_MODEL": run.model, "ANTHROPIC_SMALL_FAST_MODEL": run.model,
            "CLAUDE_CONFIG_DIR": f"{HOME}/{CONFIG_DIR}", "DISABLE_AUTOUPDATER": "1",
            "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
@@ -34,7 +38,21 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
 
 
 def native_events(home: Path, output_log: Path) -> Iterable[Event]:
-    """Transcript entries -> trace events: tool uses (``tool``/``read``), results, errors."""
+    """Transcript entries -> trace events: tool uses (``tool``/``read``), results, API errors;
+    then the run's own verdict from its ``stream-json`` result line when that is an error (its
+    turn limit, an execution error), the one place every way it gave up is named."""
+    yield from _transcript_events(home)
+    if output_log.is_file():
+        for line in jsonl(output_log):
+            if line.get("type") == "result" and line.get("is_error"):
+                why = "; ".join(str(e) for e in line.get("errors") or []) \
+                    or str(line.get("result"))
+                yield "error", {"detail": f"claude code: {line.get('subtype')}: "
+                                          f"{cap(why, 1000)}"}
+
+
+def _transcript_events(home: Path) -> Iterable[Event]:
+    """Tool uses, tool results and API error messages of the session transcripts."""
     for transcript in sorted((home / CONFIG_DIR / "projects").glob("**/*.jsonl")):
         for entry in jsonl(transcript):
             msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}

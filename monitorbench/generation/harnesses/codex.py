@@ -35,7 +35,9 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
 
 
 def native_events(home: Path, output_log: Path) -> Iterable[Event]:
-    """Rollout items -> trace events: function/tool calls (``tool``) and their outputs."""
+    """Rollout items -> trace events: function/tool calls (``tool``), their outputs, and a
+    turn that ended in an error (``error``: the endpoint refused a request, e.g. monitorbench's
+    budget, or the stream broke), after which codex exits 1 whatever it had written."""
     for rollout in sorted((home / CODEX_DIR / "sessions").glob("**/*.jsonl")):
         for item in jsonl(rollout):
             payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
@@ -47,6 +49,9 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
                                                or payload.get("action")), 2000)}
             elif kind in ("function_call_output", "custom_tool_call_output"):
                 yield "tool_result", {"output": cap(str(payload.get("output")), 2000)}
+            elif kind == "task_complete" and isinstance(payload.get("error"), dict):
+                yield "error", {"detail": "codex: turn failed: "
+                                          f"{cap(str(payload['error'].get('message')), 1000)}"}
 
 
 CODEX = Harness(name="codex", package=Package("npm", "@openai/codex", "0.171.0"),
