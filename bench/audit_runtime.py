@@ -35,7 +35,7 @@ def _one_decision_at_a_time() -> Iterator[None]:
 
 def main() -> None:
     from monitorbench.audit.audit import audit_suite
-    from monitorbench.suites.registry import build_suite
+    from monitorbench.audit.prepare import build_suite
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suites-dir", type=Path, default=Path(tempfile.mkdtemp(prefix="mb-audit-")))

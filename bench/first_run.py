@@ -42,7 +42,7 @@ def _fresh_outputs(root: Path, sdists: list[Path]) -> Path:
 def _before(root: Path, wanted: list[tuple[str, dict[str, Any]]]) -> dict[str, float]:
     """One suite after the other, the code bugs searched (no pinned file)."""
     from monitorbench.suites.code import build as code_build
-    from monitorbench.suites.registry import ensure_suite
+    from monitorbench.audit.prepare import ensure_suite
 
     pinned = code_build.PINNED_FILE
     code_build.PINNED_FILE = root / "no-pins.json"
@@ -59,7 +59,7 @@ def _before(root: Path, wanted: list[tuple[str, dict[str, Any]]]) -> dict[str, f
 
 def _after(root: Path, wanted: list[tuple[str, dict[str, Any]]]) -> float:
     """All suites at once, the code bugs replayed from the pinned file (in spawned workers)."""
-    from monitorbench.suites.registry import ensure_suites
+    from monitorbench.audit.prepare import ensure_suites
 
     t0 = time.perf_counter()
     ensure_suites(root / "suites", wanted)

@@ -26,7 +26,7 @@ from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind
 from monitorbench.generation.harnesses.generator import build_harness_generator  # noqa: E402
 from monitorbench.generation.harnesses.install import install_record  # noqa: E402
 from monitorbench.providers.local_server import LocalServer  # noqa: E402
-from monitorbench.suites.registry import ensure_suite  # noqa: E402
+from monitorbench.audit.prepare import ensure_suite  # noqa: E402
 
 
 def main() -> None:

@@ -62,7 +62,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="launcher-bench-"))
     try:
         sys.path.insert(0, str(ROOT))
-        from monitorbench.suites.registry import build_suite
+        from monitorbench.audit.prepare import build_suite
 
         build_suite(work / "suites", "bfcl")
         rows = [("basic (in-process)", run_sweep("basic", work / "basic", work / "suites",

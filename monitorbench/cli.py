@@ -129,8 +129,8 @@ def audit_cmd(argv: Sequence[str]) -> int:
 
 
 def build_cmd(argv: Sequence[str]) -> int:
-    """``monitorbench build``: :mod:`monitorbench.suites.build`'s entry point."""
-    from monitorbench.suites.build import main as build_main
+    """``monitorbench build``: :mod:`monitorbench.cli_build`'s entry point."""
+    from monitorbench.cli_build import main as build_main
 
     sys.argv[0] = "monitorbench build"   # argparse names the program after argv[0]
     if _wants_help(argv):

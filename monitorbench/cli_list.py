@@ -48,8 +48,8 @@ def main(argv: list[str]) -> int:
 def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
     """Task ids of the suite built with default options (the one ``score`` loads)."""
     from monitorbench.suites.format import load_suite
-    from monitorbench.suites.registry import (build_suite, check_builder_version, source_info,
-                                              suite_dir)
+    from monitorbench.audit.prepare import build_suite
+    from monitorbench.suites.registry import check_builder_version, source_info, suite_dir
 
     source_info(name)                      # an unknown suite name fails here, listing the known
     root = suite_dir(suites_dir, name, {})

@@ -28,6 +28,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from monitorbench.audit.prepare import ensure_suite
 from monitorbench.compose import CONF, group_options
 from monitorbench.config import AccessConfig, MonitorKind, SandboxConfig
 from monitorbench.errors import InputError, MonitorbenchError
@@ -35,7 +36,7 @@ from monitorbench.metrics import summarize
 from monitorbench.sandbox.base import Limits, SandboxSpec, Verdict
 from monitorbench.suites.access import AccessView, split_consistent, view_for
 from monitorbench.suites.format import Case, Suite, Task
-from monitorbench.suites.registry import ensure_suite, masked_paths, source_info
+from monitorbench.suites.registry import masked_paths, source_info
 
 EXAMPLES = """examples:
   monitorbench score my_verifier --task bfcl.simple_python_12

@@ -10,7 +10,7 @@ import pytest
 @pytest.fixture(scope="session")
 def suites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default BFCL suite, built from the installed bfcl-eval package (seconds)."""
-    from monitorbench.suites.registry import build_suite
+    from monitorbench.audit.prepare import build_suite
 
     root = tmp_path_factory.mktemp("suites")
     build_suite(root, "bfcl")

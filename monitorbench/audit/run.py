@@ -19,9 +19,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.audit.audit import MIN_REPEATS, SuiteAudit, audit_suite
 from monitorbench.audit.exclusions import AUDIT_FILE, write_exclusions
+from monitorbench.audit.prepare import build_suite
 from monitorbench.audit.report import write_report
 from monitorbench.suites.format import load_suite
-from monitorbench.suites.registry import build_suite
 
 log = logging.getLogger(__name__)
 EXPERIMENT = "audit"

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.audit.exclusions import apply_exclusions
+from monitorbench.audit.prepare import ensure_suites
 from monitorbench.config import AccessConfig, MonitorKind
 from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
@@ -31,7 +32,7 @@ from monitorbench.judging.store import JudgmentStore
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.suites.access import split_consistent, view_for
 from monitorbench.suites.format import GROUPS, Case, Suite, Task
-from monitorbench.suites.registry import ensure_suites, masked_paths, source_info
+from monitorbench.suites.registry import masked_paths, source_info
 
 log = logging.getLogger(__name__)
 

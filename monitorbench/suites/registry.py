@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 
 BUILDER_FILE = "builder.json"
+# Run on a freshly built suite directory before it is put in place: (directory, progress).
+PostBuild = Callable[[Path, bool], None]
 
 
 def source_info(name: str) -> SourceSpec:
@@ -51,11 +53,12 @@ def _builder(info: SourceSpec) -> Callable[..., Path]:
 
 
 def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None, *,
-                force: bool = False, progress: bool = False, audit: bool = True) -> Path:
+                check: PostBuild | None, force: bool = False, progress: bool = False) -> Path:
     """Build a suite into its directory (atomically: a temp dir renamed into place).
 
-    Every built suite is audited (V4V: the paper's six checks and C7, instruction fidelity) before it is put in place; tasks that fail
-    are listed with reasons in ``audit.json`` and never judged (see audit.exclusions).
+    ``check(tmp_dir, progress)`` runs on the built files before they are put in place: the
+    pipeline passes the V4V audit (:mod:`monitorbench.audit.prepare`, a layer above this one).
+    It has no default, so no caller can skip the audit by forgetting it; None means unaudited.
     """
     options = dict(options or {})
     info = source_info(name)
@@ -68,12 +71,12 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     with FileLock(str(target.parent / f".{target.name}.lock")):
         if target.exists() and not force:
             return target
-        _build_into(target, name, info, options, progress=progress, audit=audit)
+        _build_into(target, name, info, options, progress=progress, check=check)
     return target
 
 
 def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, Any], *,
-                progress: bool, audit: bool) -> None:
+                progress: bool, check: PostBuild | None) -> None:
     builder = _builder(info)
     accepted = [p for p in inspect.signature(builder).parameters if p not in ("out_dir",
                                                                               "progress")]
@@ -89,8 +92,12 @@ def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, An
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if audit:
-        _audit_into(tmp, progress=progress)
+    if check is not None:
+        try:
+            check(tmp, progress)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     (tmp / BUILDER_FILE).write_text(json.dumps(
         {"source": name, "builder_version": info.builder_version, "options": options},
         sort_keys=True) + "\n")
@@ -100,23 +107,11 @@ def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, An
     log.info("built suite %s in %.1f s at %s", name, time.time() - t0, target)
 
 
-def _audit_into(root: Path, *, progress: bool) -> None:
-    from monitorbench.audit.audit import audit_suite
-    from monitorbench.audit.model import CHECKS
-    from monitorbench.audit.exclusions import write_exclusions
-    from monitorbench.audit.report import write_report
-
-    result = audit_suite(root, progress=progress)
-    write_exclusions(result)
-    write_report(result, root / "audit")
-    log.info("audit of %s: %d/%d tasks pass all %d checks", root.name,
-             len(result.tasks) - len(result.failed()), len(result.tasks), len(CHECKS))
-
-
-def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None) -> Suite:
-    """Load the frozen suite, building it first if it does not exist yet."""
+def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None, *,
+                 check: PostBuild | None) -> Suite:
+    """Load the frozen suite, building it first (then ``check``) if it does not exist yet."""
     _announce(suites_root, [(name, dict(options or {}))])
-    root = build_suite(suites_root, name, options, progress=True)
+    root = build_suite(suites_root, name, options, check=check, progress=True)
     check_builder_version(root, name)
     return load_suite(root)
 
@@ -129,13 +124,14 @@ def _announce(suites_root: Path, wanted: Sequence[tuple[str, dict[str, Any]]]) -
                      "builder prints each step, later runs load the frozen suite)", n, o or "")
 
 
-def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, Any] | None]]
-                  ) -> list[Suite]:
+def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, Any] | None]], *,
+                  check: PostBuild | None) -> list[Suite]:
     """:func:`ensure_suite` for several suites, building the missing ones concurrently.
 
     Each missing suite is built in its own process (spawned: the caller may hold threads or
     an open MLflow run), through :func:`build_suite` and so under its file lock: a suite that
-    another job is building is waited for, not built twice. Builds are mostly test runs and
+    another job is building is waited for, not built twice. ``check`` must be a module-level
+    function (it is sent to the workers). Builds are mostly test runs and
     subprocesses, so on a small machine they overlap well; the suites are loaded in order.
     """
     missing = [(n, dict(o or {})) for n, o in wanted
@@ -144,20 +140,20 @@ def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, An
         _announce(suites_root, missing)
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=len(missing), mp_context=ctx) as pool:
-            futures = [pool.submit(_build_reporting, suites_root, n, o) for n, o in missing]
+            futures = [pool.submit(_build_reporting, suites_root, n, o, check) for n, o in missing]
             for f in futures:
                 err = f.result()
                 if err is not None:  # the first builder's InputError, as the builder said it
                     raise InputError(*err)
-    return [ensure_suite(suites_root, n, o) for n, o in wanted]
+    return [ensure_suite(suites_root, n, o, check=check) for n, o in wanted]
 
 
-def _build_reporting(suites_root: Path, name: str, options: dict[str, Any]
-                     ) -> tuple[str | None, str | None, str, str] | None:
+def _build_reporting(suites_root: Path, name: str, options: dict[str, Any],
+                     check: PostBuild | None) -> tuple[str | None, str | None, str, str] | None:
     """:func:`build_suite` in a worker process; an InputError comes back as its four fields
     (it cannot be unpickled across processes as itself)."""
     try:
-        build_suite(suites_root, name, options, progress=True)
+        build_suite(suites_root, name, options, check=check, progress=True)
     except InputError as e:
         return e.file, e.field, e.problem, e.fix
     return None

@@ -17,7 +17,7 @@ def test_cli_audits_writes_exclusions_and_logs_to_mlflow(tmp_path: Path, suites_
     from mlflow.tracking import MlflowClient
 
     from monitorbench.audit.exclusions import AUDIT_FILE
-    from monitorbench.suites.registry import build_suite
+    from monitorbench.audit.prepare import build_suite
 
     out = tmp_path / "out"
     suites = tmp_path / "suites"

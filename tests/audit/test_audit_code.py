@@ -13,7 +13,7 @@ import pytest
 
 from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.audit.model import CHECKS
-from monitorbench.suites.registry import build_suite
+from monitorbench.audit.prepare import build_suite
 
 # Mutant -> the cases that can expose it. A skipped or an absent report comes only from the
 # attack built for it; missing tests also follow from an ordinary error that breaks an import.

@@ -1,4 +1,4 @@
-"""registry.ensure_suites: missing suites are built in spawned worker processes, concurrently.
+"""prepare.ensure_suites (suites.registry's, with the audit): missing suites are built in spawned worker processes, concurrently.
 
 Real builders throughout: the error test sends two suites with an option their builders lack to
 two workers (each imports its real builder and refuses the option), the build test builds two
@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from monitorbench.errors import InputError
-from monitorbench.suites.registry import ensure_suite, ensure_suites, suite_dir
+from monitorbench.audit.prepare import ensure_suite, ensure_suites
+from monitorbench.suites.registry import suite_dir
 
 
 def test_a_worker_input_error_reaches_the_caller_with_its_fields(tmp_path):

@@ -1,0 +1,54 @@
+"""Prepare suites for a run: build what is missing, audit it, then load it frozen.
+
+Building is :mod:`monitorbench.suites.registry`'s job and knows nothing of the audit; this module
+is the step above both that every entry point (``run``, ``score``, ``audit``, ``build``, ``list``)
+uses, so no suite is put in place without its V4V audit (the paper's six checks and C7,
+instruction fidelity). Tasks that fail are listed with reasons in ``audit.json`` and never judged
+(see :mod:`monitorbench.audit.exclusions`).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from monitorbench.audit.audit import audit_suite
+from monitorbench.audit.exclusions import write_exclusions
+from monitorbench.audit.model import CHECKS
+from monitorbench.audit.report import write_report
+from monitorbench.suites import registry
+from monitorbench.suites.format import Suite
+
+log = logging.getLogger(__name__)
+
+
+def audit_built(root: Path, progress: bool) -> None:
+    """Audit a freshly built suite directory in place (before it is renamed into its final
+    place): ``audit.json`` for the exclusions and the report under ``audit/``."""
+    result = audit_suite(root, progress=progress)
+    write_exclusions(result)
+    write_report(result, root / "audit")
+    log.info("audit of %s: %d/%d tasks pass all %d checks", root.name,
+             len(result.tasks) - len(result.failed()), len(result.tasks), len(CHECKS))
+
+
+def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None, *,
+                force: bool = False, progress: bool = False, audit: bool = True) -> Path:
+    """Build a suite (atomically, under its file lock) and audit it before it is put in place;
+    ``audit=False`` only for callers that audit it themselves."""
+    return registry.build_suite(suites_root, name, options, force=force, progress=progress,
+                                check=audit_built if audit else None)
+
+
+def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None
+                 ) -> Suite:
+    """Load the frozen suite, building and auditing it first if it does not exist yet."""
+    return registry.ensure_suite(suites_root, name, options, check=audit_built)
+
+
+def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, Any] | None]]
+                  ) -> list[Suite]:
+    """:func:`ensure_suite` for several suites, the missing ones built and audited
+    concurrently (one spawned process each)."""
+    return registry.ensure_suites(suites_root, wanted, check=audit_built)
