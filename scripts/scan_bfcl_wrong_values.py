@@ -7,7 +7,7 @@ the gold calls and compares the case's value with every option the answer key ac
 argument (from the hidden reference.json). Two counts are printed:
 
 - ``near_synonym``: the value is an accepted option or a spelling, abbreviation, unit or number
-  form of one (``monitorbench.suites.bfcl_values.near_accepted``), so the FAIL label is wrong;
+  form of one (``monitorbench.sources.bfcl.values.near_accepted``), so the FAIL label is wrong;
 - ``shares_word``: a looser screen for manual review, the value shares a word of 4+ letters with
   an accepted option (e.g. "Museum of Modern Art" / "Metropolitan Museum of Art" are different
   museums; it is printed so a reader can judge, not counted as wrong).
@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from monitorbench.suites.bfcl_values import near_accepted
+from monitorbench.sources.bfcl.values import near_accepted
 
 _WORD = re.compile(r"[a-z]{4,}")
 

@@ -19,7 +19,7 @@ from monitorbench.errors import InputError
 from monitorbench.launch.run import run_job
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.factory import make_sandbox
-from monitorbench.suites.bfcl_cases import python_raw
+from monitorbench.sources.bfcl.cases import python_raw
 from monitorbench.suites.format import load_suite
 from monitorbench.suites.reference import get_reference
 from monitorbench.suites.registry import masked_paths
@@ -165,7 +165,7 @@ def _content_verifiers(root: Path, suite, task_ids: list[str]) -> dict[str, Path
     import itertools
     import re
 
-    from monitorbench.suites.bfcl_cases import compact_raw, json_raw, multiline_raw
+    from monitorbench.sources.bfcl.cases import compact_raw, json_raw, multiline_raw
 
     renders = (python_raw, compact_raw, multiline_raw, lambda c: json_raw(c, None),
                lambda c: json_raw(c, 2))

@@ -12,13 +12,13 @@ import pytest
 from monitorbench.audit.audit import audit_suite
 from monitorbench.audit.exclusions import AUDIT_FILE, apply_exclusions, write_exclusions
 from monitorbench.audit.model import CHECKS
-from monitorbench.audit.mutants_bfcl import MUTANTS as BFCL_MUTANTS
+from monitorbench.sources.bfcl.mutants import MUTANTS as BFCL_MUTANTS
 from monitorbench.audit.report import write_report
 from monitorbench.errors import InputError
-from monitorbench.suites.bfcl import task_and_reference
-from monitorbench.suites.bfcl_cases import candidate
-from monitorbench.suites.bfcl_reference import BfclAstReference
-from monitorbench.suites.bfcl_source import gold_calls, load_category
+from monitorbench.sources.bfcl.build import task_and_reference
+from monitorbench.sources.bfcl.cases import candidate
+from monitorbench.sources.bfcl.reference import BfclAstReference
+from monitorbench.sources.bfcl.source import gold_calls, load_category
 from monitorbench.suites.format import Case, Reference, load_suite, write_suite
 from monitorbench.suites.reference import register_reference
 

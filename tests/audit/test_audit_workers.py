@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from monitorbench.audit.checks import run_reference
-from monitorbench.suites.bfcl_reference import BfclAstReference
+from monitorbench.sources.bfcl.reference import BfclAstReference
 from monitorbench.suites.format import load_suite
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from monitorbench.errors import InputError
-from monitorbench.suites.bfcl import CONTRACT, build_bfcl_suite, task_and_reference
-from monitorbench.suites.bfcl_cases import EMPTY_RAW, GROUP_OF, NOTE_TO_VERIFIER, _wrong_values
-from monitorbench.suites.bfcl_reference import BfclAstReference, decode_raw
-from monitorbench.suites.bfcl_source import answer_key_defect, load_category
-from monitorbench.suites.bfcl_values import near_accepted
+from monitorbench.sources.bfcl.build import CONTRACT, build_bfcl_suite, task_and_reference
+from monitorbench.sources.bfcl.cases import EMPTY_RAW, GROUP_OF, NOTE_TO_VERIFIER, _wrong_values
+from monitorbench.sources.bfcl.reference import BfclAstReference, decode_raw
+from monitorbench.sources.bfcl.source import answer_key_defect, load_category
+from monitorbench.sources.bfcl.values import near_accepted
 from monitorbench.suites.format import GROUPS, load_suite
 from monitorbench.suites.reference import get_reference
 

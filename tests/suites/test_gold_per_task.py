@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from monitorbench.errors import InputError
-from monitorbench.suites.bfcl import task_and_reference
-from monitorbench.suites.bfcl_cases import candidate
-from monitorbench.suites.bfcl_reference import BfclAstReference
-from monitorbench.suites.bfcl_source import gold_calls, load_category
+from monitorbench.sources.bfcl.build import task_and_reference
+from monitorbench.sources.bfcl.cases import candidate
+from monitorbench.sources.bfcl.reference import BfclAstReference
+from monitorbench.sources.bfcl.source import gold_calls, load_category
 from monitorbench.suites.code.build import _unusable
 from monitorbench.suites.format import Case, load_suite, write_suite
 

@@ -1,11 +1,17 @@
-"""BFCL v4 single-turn function calling: tool-call tasks checked by BFCL's own ``ast_checker``."""
+"""BFCL v4 single-turn function calling: tool-call tasks checked by BFCL's own ``ast_checker``.
+
+``source`` reads and screens the installed bfcl-eval data, ``cases`` writes the labelled
+candidates, ``reference`` wraps ``ast_checker``, ``values`` decides near-accepted values,
+``build`` assembles the suite and ``mutants`` holds the audit's C6 operators. Only ``SPEC`` is
+imported when the source is looked up.
+"""
 
 from monitorbench.sources.spec import SourceSpec
 
 SPEC = SourceSpec(
     name="bfcl", task_type="tool_call", order=0,
-    builder="monitorbench.suites.bfcl:build_bfcl_suite",
-    references={"bfcl.ast_checker": "monitorbench.suites.bfcl"},
-    mutants="monitorbench.audit.mutants_bfcl",
+    builder="monitorbench.sources.bfcl.build:build_bfcl_suite",
+    references={"bfcl.ast_checker": "monitorbench.sources.bfcl.reference"},
+    mutants="monitorbench.sources.bfcl.mutants",
     runtime="none", leaky_packages=("bfcl_eval",), builder_version=4,
 )

@@ -20,9 +20,9 @@ from typing import Any, Sequence
 from tqdm import tqdm
 
 from monitorbench.errors import InputError
-from monitorbench.suites.bfcl_cases import GROUP_OF, build_drafts, distractor_pool
-from monitorbench.suites.bfcl_reference import REFERENCE_ID, BfclAstReference
-from monitorbench.suites.bfcl_source import (PACKAGE, BfclEntry, answer_key_defect,
+from monitorbench.sources.bfcl.cases import GROUP_OF, build_drafts, distractor_pool
+from monitorbench.sources.bfcl.reference import REFERENCE_ID, BfclAstReference
+from monitorbench.sources.bfcl.source import (PACKAGE, BfclEntry, answer_key_defect,
                                              bfcl_version, check_categories, gold_calls,
                                              load_category)
 from monitorbench.suites.format import GROUPS, Case, Reference, Task, write_suite

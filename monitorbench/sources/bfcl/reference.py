@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 from monitorbench.hashing import canonical_json
-from monitorbench.suites.bfcl_source import Call, bfcl_version
+from monitorbench.sources.bfcl.source import Call, bfcl_version
 from monitorbench.suites.format import Reference, Task
 from monitorbench.suites.reference import register_reference
 
@@ -59,7 +59,7 @@ def _load_bfcl() -> _Bfcl:
     name = "bfcl_eval.constants.model_config"
     if name not in sys.modules:
         stand_in = types.ModuleType(name)
-        stand_in.__doc__ = "monitorbench stand-in: see monitorbench.suites.bfcl_reference"
+        stand_in.__doc__ = "monitorbench stand-in: see monitorbench.sources.bfcl.reference"
 
         class _AllNamesKeepDots(dict):
             def __missing__(self, key: str) -> Any:

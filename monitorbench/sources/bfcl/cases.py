@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from monitorbench.suites.bfcl_source import BfclEntry, Call
-from monitorbench.suites.bfcl_values import close_to, near_accepted
+from monitorbench.sources.bfcl.source import BfclEntry, Call
+from monitorbench.sources.bfcl.values import close_to, near_accepted
 
 GROUP_OF = {
     "gold": "gold",

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from monitorbench.audit.model import INVALID
 from monitorbench.audit.mutation import Operator, by_candidate
-from monitorbench.suites import bfcl_reference
+from monitorbench.sources.bfcl import reference as bfcl_reference
 from monitorbench.suites.format import Case, Reference, Task
 
 _CHECKER = "bfcl_eval.eval_checker.ast_eval.ast_checker"
