@@ -39,16 +39,17 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
 
 def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """Transcript entries -> trace events: tool uses (``tool``/``read``), results, API errors;
-    then the run's own verdict from its ``stream-json`` result line when that is an error (its
-    turn limit, an execution error), the one place every way it gave up is named."""
+    then the run's own verdict from its ``stream-json`` result line when it gave up for a
+    reason the transcript does not name (``error_max_turns``, ``error_during_execution``...;
+    an API error ends as an ``is_error`` "success" already traced from the transcript)."""
     yield from _transcript_events(home)
     if output_log.is_file():
         for line in jsonl(output_log):
-            if line.get("type") == "result" and line.get("is_error"):
+            kind = line.get("subtype")
+            if line.get("type") == "result" and line.get("is_error") and kind != "success":
                 why = "; ".join(str(e) for e in line.get("errors") or []) \
                     or str(line.get("result"))
-                yield "error", {"detail": f"claude code: {line.get('subtype')}: "
-                                          f"{cap(why, 1000)}"}
+                yield "error", {"detail": f"claude code: {kind}: {cap(why, 1000)}"}
 
 
 def _transcript_events(home: Path) -> Iterable[Event]:
@@ -68,7 +69,10 @@ def _transcript_events(home: Path) -> Iterable[Event]:
                     yield "tool_result", {"is_error": bool(block.get("is_error")),
                                           "output": cap(str(block.get("content")), 2000)}
             if entry.get("isApiErrorMessage"):
-                yield "error", {"detail": f"claude code: {cap(json.dumps(msg), 1000)}"}
+                text = "".join(b.get("text", "") for b in msg.get("content") or []
+                               if isinstance(b, dict)) if isinstance(msg.get("content"), list) \
+                    else ""
+                yield "error", {"detail": f"claude code: {cap(text or json.dumps(msg), 1000)}"}
 
 
 CLAUDE_CODE = Harness(name="claude_code",
