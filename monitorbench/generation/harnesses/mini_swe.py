@@ -2,9 +2,10 @@
 
 A model without native tool calls (``scaffold.harness.tool_calls=false``, e.g. SmolLM2 on
 llama.cpp) runs the text-based model class with the text-based config: one
-```` ```mswea_bash_command ```` block per reply. A model too small to keep that format (SmolLM2-135M)
-gets it enforced by the endpoint with ``scaffold.harness.grammar=mini_swe_text`` (llama.cpp only;
-``grammars/mini_swe_text.gbnf``). The trajectory JSON (``-o``) is the native artifact."""
+```` ```mswea_bash_command ```` block per reply. A model too small to keep that format
+(SmolLM2-135M) gets it enforced by the endpoint with ``scaffold.harness.grammar=mini_swe_text``
+(llama.cpp only; ``grammars/mini_swe_text.gbnf``). The trajectory JSON (``-o``) is the native
+artifact."""
 
 from __future__ import annotations
 
