@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +30,17 @@ from omegaconf import OmegaConf
 
 from monitorbench.audit.prepare import ensure_suite
 from monitorbench.compose import CONF, group_options
-from monitorbench.config import AccessConfig, MonitorKind, SandboxConfig
+from monitorbench.config import AccessConfig, MonitorKind, PathsConfig, SandboxConfig
 from monitorbench.errors import InputError, MonitorbenchError
-from monitorbench.metrics import summarize
-from monitorbench.sandbox.base import Limits, SandboxSpec, Verdict
-from monitorbench.suites.access import AccessView, split_consistent, view_for
+from monitorbench.generation.base import verifier_hash
+from monitorbench.judging.judge import TaskJob, judgment
+from monitorbench.judging.records import Outcome
+from monitorbench.pipeline.prepare import (hidden_roots, limits_for, sandbox_spec,
+                                           visible_cases)
+from monitorbench.pipeline.score import score
+from monitorbench.sandbox.base import SandboxSpec, Verdict
+from monitorbench.suites.access import AccessView
 from monitorbench.suites.format import Case, Suite, Task
-from monitorbench.suites.registry import masked_paths, source_info
 
 EXAMPLES = """examples:
   monitorbench score my_verifier --task bfcl.simple_python_12
@@ -58,10 +62,14 @@ def verify(candidate, env):
 '''
 
 
+def default_outputs_dir() -> str:
+    """``$MONITORBENCH_OUTPUTS``, else ``outputs`` (where a run keeps its judgments)."""
+    return os.environ.get("MONITORBENCH_OUTPUTS", "outputs")
+
+
 def default_suites_dir() -> str:
     """``$MONITORBENCH_SUITES``, else ``$MONITORBENCH_OUTPUTS/suites`` (``outputs/suites``)."""
-    return os.environ.get("MONITORBENCH_SUITES", str(
-        Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "suites"))
+    return os.environ.get("MONITORBENCH_SUITES", str(Path(default_outputs_dir()) / "suites"))
 
 
 def build_parser(prog: str = "monitorbench score") -> argparse.ArgumentParser:
@@ -72,6 +80,9 @@ def build_parser(prog: str = "monitorbench score") -> argparse.ArgumentParser:
     ap.add_argument("--task", required=True, help="task id, e.g. bfcl.simple_python_12")
     ap.add_argument("--suite", default=None, help="suite name (default: the task id's prefix)")
     ap.add_argument("--suites-dir", default=default_suites_dir())
+    ap.add_argument("--outputs-dir", default=default_outputs_dir(),
+                    help="outputs directory, hidden from the verifier as in a run "
+                         "(default $MONITORBENCH_OUTPUTS or outputs)")
     ap.add_argument("--access", default="raw_parsed", choices=group_options("access"),
                     help="access setting, as the access= config group names it "
                          "(default raw_parsed, the paper's)")
@@ -117,9 +128,18 @@ class Scoring:
     cases: list[Case]
     hidden: list[Case]
     spec: SandboxSpec
+    access: str
+
+    def job(self, verifier_dir: Path) -> TaskJob:
+        """The judging job of this task, as a run's judge stage would make it (one round)."""
+        return TaskJob(self.task, self.cases, self.suite.public_dir(self.task.task_id),
+                       verifier_dir, verifier_hash(verifier_dir), self.view,
+                       self.suite.suite_hash, 1, self.access)
 
 
 def _prepare(args: argparse.Namespace) -> Scoring:
+    """The task's cases under the access setting and its sandbox spec, from the pipeline's
+    prepare stage: the same masked paths, limits and projection a sweep job uses."""
     if not (args.verifier_dir / "main.py").is_file():
         raise InputError(args.verifier_dir / "main.py", None, "verifier has no main.py",
                          "a verifier is a directory whose main.py defines verify(candidate, env)")
@@ -132,17 +152,13 @@ def _prepare(args: argparse.Namespace) -> Scoring:
                          f"(all: monitorbench list tasks --suite {suite_name})")
     task = suite.tasks[args.task]
     access = access_config(args.access)
-    view = view_for(access, task.task_type)
-    cases, hidden = split_consistent(suite.cases[task.task_id], view)
-    base = SandboxConfig().code_limits if task.task_type == "code" else SandboxConfig().limits
-    limits = Limits(**{**asdict(base), **({"wall_seconds": args.wall_seconds}
-                                          if args.wall_seconds is not None else {})})
-    spec = SandboxSpec(limits=limits,
-                       masked_paths=masked_paths(suite_name) + (str(Path(args.suites_dir)
-                                                                    .resolve()),),
-                       runtime=source_info(suite_name).runtime if view.executes else "none",
-                       runtime_config={"budget": access.judge_budget})
-    return Scoring(suite, task, view, cases, hidden, spec)
+    view, cases, hidden = visible_cases(suite.cases[task.task_id], access, task.task_type)
+    limits = limits_for(SandboxConfig(), task.task_type)
+    if args.wall_seconds is not None:
+        limits = replace(limits, wall_seconds=args.wall_seconds)
+    paths = PathsConfig(outputs=str(args.outputs_dir), suites=str(args.suites_dir))
+    spec = sandbox_spec(suite_name, task.task_type, access, limits, hidden_roots(paths))
+    return Scoring(suite, task, view, cases, hidden, spec, access.name)
 
 
 def compile_error(main_py: Path) -> str | None:
@@ -166,9 +182,9 @@ def load_error(sandbox: Any, verifier_dir: Path, s: Scoring) -> str | None:
         (probe / "main.py").write_text(_PROBE, encoding="utf-8")
         with sandbox.session(probe, s.suite.public_dir(s.task.task_id), s.spec) as session:
             v = session.judge(s.view.project(s.cases[0].candidate))
-    if v.outcome == "P":
+    if v.outcome == Outcome.P:
         return None
-    if v.outcome == "F":
+    if v.outcome == Outcome.F:
         return "main.py defines no callable verify(candidate, env)"
     return f"{v.reason}: {v.detail.replace(_PROBE_TARGET + '.py', 'main.py')}"
 
@@ -191,7 +207,7 @@ def _score(args: argparse.Namespace) -> int:
             v = session.judge(s.view.project(case.candidate))
             judged.append((case, v))
             _print_case(case, v, as_json=args.json, load_failed=bool(broken))
-    summary = _summary(s, judged)
+    summary = _summary(s, verifier_dir, judged)
     if args.json:
         print(json.dumps({"summary": summary}))
     else:
@@ -202,7 +218,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _agrees(case: Case, v: Verdict) -> bool:
-    return v.outcome == ("P" if case.label == "PASS" else "F")
+    return v.outcome == (Outcome.P if case.label == "PASS" else Outcome.F)
 
 
 def _print_case(case: Case, v: Verdict, *, as_json: bool, load_failed: bool) -> None:
@@ -213,23 +229,19 @@ def _print_case(case: Case, v: Verdict, *, as_json: bool, load_failed: bool) -> 
                           "detail": v.detail, "seconds": round(v.seconds, 4)}))
         return
     why = ""
-    if v.outcome == "U":
+    if v.outcome == Outcome.U:
         why = f"  {v.reason}: " + ("see the load error above" if load_failed else v.detail)
     print(f"{case.case_id:<40} {case.group:<15} {case.category:<24} {case.label:<5} "
           f"{v.outcome:<3} {'✓' if _agrees(case, v) else '✗'}{why}")
 
 
-def _record(task: Task, case: Case, v: Verdict, suite_hash: str) -> dict[str, Any]:
-    """The fields :func:`monitorbench.metrics.summarize` reads, as the judging stage writes them."""
-    return {"task_id": task.task_id, "task_type": task.task_type, "case_id": case.case_id,
-            "group": case.group, "category": case.category, "label": case.label,
-            "outcome": v.outcome, "reason": v.reason, "suite_hash": suite_hash}
-
-
-def _summary(s: Scoring, judged: list[tuple[Case, Verdict]]) -> dict[str, Any]:
-    """Rates from the run's own metric functions, plus outcome counts per (group, category)."""
-    m = summarize([_record(s.task, c, v, s.suite.suite_hash) for c, v in judged],
-                  source="monitorbench score")
+def _summary(s: Scoring, verifier_dir: Path, judged: list[tuple[Case, Verdict]]
+             ) -> dict[str, Any]:
+    """Rates from the pipeline's score stage (the run's own metric functions) over the
+    judgments the run's judge stage would record, plus outcome counts per (group, category)."""
+    job = s.job(verifier_dir)
+    _, m = score([judgment(job, c, v) for c, v in judged], several_rounds=False,
+                 source="monitorbench score")
     categories: dict[str, dict[str, int]] = {}
     for case, v in judged:
         row = categories.setdefault(f"{case.group}/{case.category}",
@@ -267,7 +279,7 @@ def _print_failures(s: Scoring, judged: list[tuple[Case, Verdict]]) -> None:
     print(f"\n{len(wrong)} case(s) the verifier got wrong"
           + (":" if wrong else "."))
     for case, v in wrong:
-        why = f" ({v.reason}: {v.detail})" if v.outcome == "U" else ""
+        why = f" ({v.reason}: {v.detail})" if v.outcome == Outcome.U else ""
         print(f"\n--- {case.case_id}  [{case.group}/{case.category}]  label {case.label}, "
               f"verifier {v.outcome}{why}")
         print(json.dumps(s.view.project(case.candidate), indent=1, ensure_ascii=False))

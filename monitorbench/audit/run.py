@@ -4,49 +4,46 @@
 ``cfg.paths``, ``cfg.tracking``), so ``python -m monitorbench +experiment=audit`` can sweep it
 over suites. ``task.max_tasks_per_type`` audits a seeded slice (``task.sample_seed``); only a
 whole-suite audit writes ``audit.json`` - a slice cannot vouch for the tasks it skipped.
-Reference reruns per case: ``max(2, task.rounds_state_code, task.rounds_tool_call)``.
+Reference reruns per case: ``max(2, task.rounds_state_code, task.rounds_tool_call)``. The config
+is typed once, here; the sample is the pipeline's (:mod:`monitorbench.pipeline.prepare`), so an
+audit slice audits exactly the tasks a judging job with the same task settings would judge.
 """
 
 from __future__ import annotations
 
 import logging
-import random
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from monitorbench.audit.audit import MIN_REPEATS, SuiteAudit, audit_suite
 from monitorbench.audit.exclusions import AUDIT_FILE, write_exclusions
 from monitorbench.audit.prepare import build_suite
 from monitorbench.audit.report import write_report
-from monitorbench.suites.format import load_suite
+from monitorbench.config import MonitorbenchConfig, TaskConfig
+from monitorbench.pipeline.prepare import rounds_for, sample_per_type, typed_config
+from monitorbench.suites.format import TASK_TYPES, load_suite
 
 log = logging.getLogger(__name__)
 EXPERIMENT = "audit"
 
 
-def _task_ids(cfg: Any, root: Path) -> list[str] | None:
-    """None for the whole suite, else a seeded per-type sample of task ids."""
-    n_max = cfg.task.max_tasks_per_type
-    if n_max is None:
+def _task_ids(task_cfg: TaskConfig, root: Path) -> list[str] | None:
+    """None for the whole suite, else the seeded per-type sample a judging job with the same
+    task settings would select (:func:`monitorbench.pipeline.prepare.sample_per_type`)."""
+    if task_cfg.max_tasks_per_type is None:
         return None
     suite = load_suite(root, verify_hashes=False)
     by_type: dict[str, list[str]] = {}
     for t in suite.tasks.values():
         by_type.setdefault(t.task_type, []).append(t.task_id)
-    ids: list[str] = []
-    for ttype in sorted(by_type):
-        pool = sorted(by_type[ttype])
-        if len(pool) > n_max:
-            pool = sorted(random.Random(cfg.task.sample_seed).sample(pool, n_max))
-        ids += pool
-    return ids
+    return sample_per_type(by_type, task_cfg.max_tasks_per_type, task_cfg.sample_seed)
 
 
-def _log_mlflow(cfg: Any, audit: SuiteAudit, files: Mapping[str, Path], exclusions: Path | None,
-                parent_run_id: str | None) -> str:
+def _log_mlflow(cfg: MonitorbenchConfig, audit: SuiteAudit, files: Mapping[str, Path],
+                exclusions: Path | None, parent_run_id: str | None) -> str:
     from monitorbench.tracking.mlflow_logger import (client_for, experiment_id,
                                                      log_params_metrics, start_run, tracking_uri)
 
@@ -84,14 +81,14 @@ def run_audit(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str,
     """Audit every suite in ``cfg.task.suites``; returns ``<suite>/<metric>`` numbers and
     totals (``tasks``, ``tasks_excluded``, ``seconds``)."""
     t0 = time.perf_counter()
-    repeats = max(MIN_REPEATS, int(cfg.task.rounds_state_code), int(cfg.task.rounds_tool_call))
+    conf = typed_config(cfg)  # the one conversion to the typed schema
+    repeats = max(MIN_REPEATS, *(rounds_for(conf.task, t) for t in TASK_TYPES))
     out: dict[str, float] = {"tasks": 0, "tasks_excluded": 0}
-    for ref in cfg.task.suites:
-        options = OmegaConf.to_container(ref.options, resolve=True)
-        root = build_suite(Path(cfg.paths.suites), ref.name, options)  # type: ignore[arg-type]
-        ids = _task_ids(cfg, root)
+    for ref in conf.task.suites:
+        root = build_suite(Path(conf.paths.suites), ref.name, dict(ref.options))
+        ids = _task_ids(conf.task, root)
         audit = audit_suite(root, repeats=repeats, task_ids=ids)
-        report_dir = Path(cfg.paths.outputs) / "audit" / root.name / audit.suite_hash[:12]
+        report_dir = Path(conf.paths.outputs) / "audit" / root.name / audit.suite_hash[:12]
         files = write_report(audit, report_dir)
         exclusions = write_exclusions(audit) if ids is None else None
         m = audit.metrics()
@@ -101,8 +98,8 @@ def run_audit(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str,
                  f"; exclusions {exclusions}" if exclusions else
                  f" (slice: {AUDIT_FILE} not written)")
         log_exclusions(audit)
-        if cfg.tracking.enabled:
-            _log_mlflow(cfg, audit, files, exclusions, parent_run_id)
+        if conf.tracking.enabled:
+            _log_mlflow(conf, audit, files, exclusions, parent_run_id)
         out.update({f"{audit.name}/{k}": v for k, v in m.items()})
         out["tasks"] += m["tasks"]
         out["tasks_excluded"] += m["tasks_excluded"]

@@ -4,15 +4,18 @@ State that must survive a kill lives under ``outputs/runs/<run_key>/``, where ``
 everything that determines the judgments (generator identity, access, task selection, sandbox
 limits, suite hashes). A re-run of the same configuration, or a resumed one, finds the same
 directory and judges only what is missing; generations come from the content-addressed cache.
+
+The stages shared with ``monitorbench score`` and the audit (selection, sandbox spec, judging
+jobs, scoring) live in :mod:`monitorbench.pipeline`; this module runs them in order for a job,
+with generation, the adaptive attack and tracking around them.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -20,96 +23,56 @@ from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.audit.prepare import ensure_suites
-from monitorbench.config import AccessConfig, MonitorKind
+from monitorbench.config import GeneratorConfig, MonitorbenchConfig, MonitorKind
 from monitorbench.errors import InputError
-from monitorbench.generation.base import SUBMITTED, GenerationResult, verifier_hash
+from monitorbench.generation.base import GenerationResult, verifier_hash
 from monitorbench.generation.factory import (GenerationCache, generate_all,
                                              generation_workers, make_generator)
 from monitorbench.hashing import canonical_json, sha256_text
-from monitorbench.judging.judge import TaskJob, check_infra_failures, judge_all
+from monitorbench.judging.judge import OpenSession, judge_all
 from monitorbench.judging.model_judge import open_model_judge
+from monitorbench.judging.records import GenStatus, Judgment
 from monitorbench.judging.store import JudgmentStore
-from monitorbench.sandbox.base import Limits, SandboxSpec
-from monitorbench.suites.access import split_consistent, view_for
-from monitorbench.suites.format import GROUPS, Case, Suite, Task
-from monitorbench.suites.registry import masked_paths, source_info
+from monitorbench.pipeline import prepare
+from monitorbench.pipeline.judge import JobPlan, collect, plan_jobs, sandbox_sessions
+from monitorbench.pipeline.prepare import Selection, Specs, typed_config
+from monitorbench.pipeline.score import score
+from monitorbench.sandbox.base import Limits, Sandbox
+from monitorbench.suites.access import view_for
+from monitorbench.suites.format import Suite, Task
+
+__all__ = ["Selection", "limits_from", "run_job", "run_key", "select_tasks"]
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Selection:
-    """The tasks and cases one job judges, with the suite each came from."""
-
-    tasks: list[Task] = field(default_factory=list)
-    cases: dict[str, list[Case]] = field(default_factory=dict)
-    suite_of: dict[str, Suite] = field(default_factory=dict)
-    source_of: dict[str, str] = field(default_factory=dict)
+def select_tasks(cfg: DictConfig | MonitorbenchConfig,
+                 suites: list[tuple[str, Suite]]) -> Selection:
+    """The tasks a job with config ``cfg`` judges (:func:`monitorbench.pipeline.prepare.
+    select_tasks` on its ``task`` settings)."""
+    return prepare.select_tasks(typed_config(cfg).task, suites)
 
 
-def select_tasks(cfg: Any, suites: list[tuple[str, Suite]]) -> Selection:
-    """Apply task settings: task types, groups, and a seeded per-type sample."""
-    types = list(cfg.task.task_types)
-    groups = list(cfg.task.groups)
-    bad = [g for g in groups if g not in GROUPS]
-    if bad:
-        raise InputError(f"conf/task/{cfg.task.name}.yaml", "task.groups",
-                         f"unknown group(s) {bad}", f"use groups from {', '.join(GROUPS)}")
-    sel = Selection()
-    by_type: dict[str, list[tuple[str, Suite, Task]]] = {}
-    for source, suite in suites:
-        for task in suite.tasks.values():
-            if task.task_type in types:
-                by_type.setdefault(task.task_type, []).append((source, suite, task))
-    n_max = cfg.task.max_tasks_per_type
-    for ttype in sorted(by_type):
-        items = sorted(by_type[ttype], key=lambda x: x[2].task_id)
-        if n_max is not None and len(items) > n_max:
-            items = sorted(random.Random(cfg.task.sample_seed).sample(items, n_max),
-                           key=lambda x: x[2].task_id)
-        for source, suite, task in items:
-            cases = [c for c in suite.cases[task.task_id] if c.group in groups]
-            if {c.label for c in cases} != {"PASS", "FAIL"}:
-                log.warning("task %s has no PASS or no FAIL case in groups %s; skipped",
-                            task.task_id, groups)
-                continue
-            sel.tasks.append(task)
-            sel.cases[task.task_id] = cases
-            sel.suite_of[task.task_id] = suite
-            sel.source_of[task.task_id] = source
-    if not sel.tasks:
-        raise InputError(f"conf/task/{cfg.task.name}.yaml", "task.task_types",
-                         f"no task of types {types} in suites "
-                         f"{[s.name for s in cfg.task.suites]}",
-                         "choose task types that the configured suites contain")
-    return sel
+def limits_from(cfg: DictConfig | MonitorbenchConfig, task_type: str) -> Limits:
+    """The per-case limits a job with config ``cfg`` gives a task type."""
+    return prepare.limits_for(typed_config(cfg).sandbox, task_type)
 
 
-def limits_from(cfg: Any, task_type: str) -> Limits:
-    node = cfg.sandbox.code_limits if task_type == "code" else cfg.sandbox.limits
-    return Limits(**OmegaConf.to_container(node, resolve=True))
-
-
-def run_key(cfg: Any, identity: Mapping[str, Any], sel: Selection) -> str:
+def run_key(conf: MonitorbenchConfig, identity: Mapping[str, Any], sel: Selection) -> str:
     """What determines the judgments; same key → same run directory → resume and reuse."""
     return sha256_text(canonical_json({
         "generator": dict(identity),
-        "access": OmegaConf.to_container(cfg.access, resolve=True),
-        "task": {k: v for k, v in OmegaConf.to_container(cfg.task, resolve=True).items()
+        "access": asdict(conf.access),
+        "task": {k: v for k, v in asdict(conf.task).items()
                  if k not in _NOT_IN_KEY},  # how failures are handled changes no judgment
-        "limits": OmegaConf.to_container(cfg.sandbox.limits, resolve=True),
-        "code_limits": OmegaConf.to_container(cfg.sandbox.code_limits, resolve=True),
-        "backend": cfg.sandbox.backend,
+        "limits": asdict(conf.sandbox.limits),
+        "code_limits": asdict(conf.sandbox.code_limits),
+        "backend": conf.sandbox.backend,
         "suites": sorted({s.suite_hash for s in sel.suite_of.values()}),
     }))[:20]
 
 
 _NOT_IN_KEY = ("infra_retries", "max_infra_failure_pct")
-
-
-def _rounds_for(cfg: Any, task_type: str) -> int:
-    return int(cfg.task.rounds_tool_call if task_type == "tool_call"
-               else cfg.task.rounds_state_code)
 
 
 def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
@@ -120,172 +83,175 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     from monitorbench.providers.local_server import serving
     from monitorbench.tracking.job import JobRun
 
+    conf = typed_config(cfg)  # the one conversion to the typed schema
     # The MLflow run opens first, so a job that fails anywhere (the server included) leaves a
     # FAILED run with the error, and the UI shows the job RUNNING for as long as it works.
-    with (JobRun(cfg, parent_run_id) if cfg.tracking.enabled else nullcontext()) as tracker, \
-            serving(OmegaConf.to_object(cfg.generator)) as gen_cfg:
-        return _run_job(cfg, gen_cfg, tracker=tracker)
+    with (JobRun(cfg, parent_run_id) if conf.tracking.enabled else nullcontext()) as tracker, \
+            serving(conf.generator) as gen_cfg:
+        return _run_job(cfg, replace(conf, generator=gen_cfg), tracker=tracker)
 
 
-def _run_job(cfg: DictConfig, gen_cfg: Any, *, tracker: Any) -> dict[str, float]:
-    """The body of :func:`run_job`; ``gen_cfg`` carries the started server's endpoint,
-    ``tracker`` is the job's open MLflow run (None when tracking is off)."""
-    from monitorbench.metrics.rounds import select_median_round
-    from monitorbench.metrics.summary import summarize
+@dataclass
+class Generated:
+    """The generate stage's result: one generation per task and who generated them."""
+
+    generations: dict[str, GenerationResult]
+    identity: Mapping[str, Any]
+    seconds: float
+    cache: GenerationCache | None = None
+    generator: Any = None      # the verifier generator (None when a model judges)
+    judge_model: Any = None    # the model judge (None when a verifier program judges)
+
+    def verifier_of(self, task: Task) -> tuple[Path | None, str]:
+        """The directory (None: nothing submitted) and hash a task is judged with."""
+        if self.judge_model is not None:
+            return None, "model-" + sha256_text(canonical_json(self.identity))[:18]
+        gen = self.generations[task.task_id]
+        vdir = gen.verifier_dir if gen.status == GenStatus.submitted else None
+        return vdir, verifier_hash(vdir)
+
+
+def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any) -> dict[str, float]:
+    """The body of :func:`run_job`: the stages in order. ``conf.generator`` carries the started
+    server's endpoint, ``tracker`` is the job's open MLflow run (None when tracking is off)."""
     from monitorbench.sandbox.factory import make_sandbox
 
     t_start = time.time()
-    outputs = Path(cfg.paths.outputs)
-    access: AccessConfig = OmegaConf.to_object(cfg.access)  # type: ignore[assignment]
-
-    # Tasks that failed the V4V audit (audit.json beside the manifest) are never judged.
-    suites = [(s.name, apply_exclusions(suite)) for s, suite in zip(cfg.task.suites, ensure_suites(
-        Path(cfg.paths.suites), [(s.name, OmegaConf.to_container(s.options, resolve=True))
-                                 for s in cfg.task.suites]))]
-    sel = select_tasks(cfg, suites)
-
-    sandbox = make_sandbox(cfg.sandbox.backend, image=cfg.sandbox.image)
-    hidden_roots = (str(Path(cfg.paths.suites).resolve()), str(outputs.resolve()))
-
-    def spec_for(task: Task, *, executes: bool | None = None) -> SandboxSpec:
-        source = sel.source_of[task.task_id]
-        info = source_info(source)
-        if executes is None:
-            executes = view_for(access, task.task_type).executes
-        return SandboxSpec(limits=limits_from(cfg, task.task_type),
-                           masked_paths=masked_paths(source) + hidden_roots,
-                           runtime=info.runtime if executes else "none",
-                           runtime_config={"budget": int(access.judge_budget)})
-
-    scaffold_cfg = OmegaConf.to_object(cfg.scaffold)
-    model_judge = MonitorKind(access.monitor) is MonitorKind.model
-    t_gen = time.time()
-    generations: dict[str, GenerationResult] = {}
-    gcache: GenerationCache | None = None
-    if model_judge:
-        judge_model, identity = _judge_model(gen_cfg, Path(cfg.paths.cache) / "responses", cfg)
-        for task in sel.tasks:  # the model itself is the monitor: nothing to generate
-            generations[task.task_id] = GenerationResult(task.task_id, SUBMITTED,
-                                                         detail="model judge")
-    else:
-        generator = make_generator(gen_cfg, scaffold_cfg, sandbox=sandbox,
-                                   spec_for=lambda t: spec_for(t, executes=True),
-                                   cache_dir=Path(cfg.paths.cache) / "responses")
-        identity = generator.identity
-        gcache = GenerationCache(Path(cfg.paths.cache) / "generations")
-        with _progress(len(sel.tasks), "generation", "verifiers", tracker) as bar:
-            generations = generate_all(
-                generator, gcache,
-                [(t, sel.suite_of[t.task_id].public_dir(t.task_id)) for t in sel.tasks],
-                workers=generation_workers(gen_cfg), progress=bar.update)
-    gen_seconds = time.time() - t_gen
-
-    key = run_key(cfg, identity, sel)
-    run_dir = outputs / "runs" / key
+    sel = prepare.select_tasks(conf.task, _load_suites(conf))
+    sandbox = make_sandbox(conf.sandbox.backend, image=conf.sandbox.image)
+    specs = Specs(conf, sel)
+    gen = _generate(conf, sel, sandbox, specs, tracker)
+    key = run_key(conf, gen.identity, sel)
+    run_dir = Path(conf.paths.outputs) / "runs" / key
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of)
+    judgments, counts = _judge(conf, plan, run_dir, _opener(conf, gen, sandbox, specs), tracker)
+    records, metrics = score(judgments, several_rounds=any(
+        prepare.rounds_for(conf.task, t.task_type) > 1 for t in sel.tasks))
+    metrics.update(counts)
+    metrics.update(_job_metrics(plan, gen))
+    metrics["seconds_total"] = round(time.time() - t_start, 3)
+    if conf.attack.adaptive:
+        metrics.update(_attack(conf, sel, plan, gen, sandbox, specs, run_dir))
+    _finish(cfg, run_dir, key, metrics, records, gen, tracker)
+    return metrics
+
+
+def _load_suites(conf: MonitorbenchConfig) -> list[tuple[str, Suite]]:
+    """The configured suites, built (and audited) on first use; tasks that failed the V4V
+    audit (audit.json beside the manifest) are never judged."""
+    refs = conf.task.suites
+    return [(ref.name, apply_exclusions(suite)) for ref, suite in zip(refs, ensure_suites(
+        Path(conf.paths.suites), [(ref.name, dict(ref.options)) for ref in refs]))]
+
+
+def _generate(conf: MonitorbenchConfig, sel: Selection, sandbox: Sandbox, specs: Specs,
+              tracker: Any) -> Generated:
+    """Generate stage: one verifier per task through the generation cache, or, when the
+    generator's model itself is the monitor, nothing to generate."""
+    t0 = time.time()
+    responses = Path(conf.paths.cache) / "responses"
+    if MonitorKind(conf.access.monitor) is MonitorKind.model:
+        model, identity = _judge_model(conf, responses)
+        generations = {t.task_id: GenerationResult(t.task_id, GenStatus.submitted.value,
+                                                   detail="model judge") for t in sel.tasks}
+        return Generated(generations, identity, time.time() - t0, judge_model=model)
+    generator = make_generator(conf.generator, conf.scaffold, sandbox=sandbox,
+                               spec_for=lambda t: specs(t, executes=True), cache_dir=responses)
+    gcache = GenerationCache(Path(conf.paths.cache) / "generations")
+    with _progress(len(sel.tasks), "generation", "verifiers", tracker) as bar:
+        generations = generate_all(generator, gcache,
+                                   [(t, sel.public_dir(t)) for t in sel.tasks],
+                                   workers=generation_workers(conf.generator),
+                                   progress=bar.update)
+    return Generated(generations, generator.identity, time.time() - t0, cache=gcache,
+                     generator=generator)
+
+
+def _opener(conf: MonitorbenchConfig, gen: Generated, sandbox: Sandbox,
+            specs: Specs) -> OpenSession:
+    """How a judging job opens its session: the model judge, or the verifier in the sandbox."""
+    if gen.judge_model is None:
+        return sandbox_sessions(sandbox, specs)
+    condition = conf.generator.condition
+    return lambda job: open_model_judge(gen.judge_model, job.task, condition)
+
+
+def _judge(conf: MonitorbenchConfig, plan: JobPlan, run_dir: Path, open_session: OpenSession,
+           tracker: Any) -> tuple[list[Judgment], dict[str, float]]:
+    """Judge stage: every job's missing judgments into the run's store, then this
+    configuration's judgments and the counts of new and reused ones."""
     store = JudgmentStore(run_dir / "judgments.jsonl")
     already = len(store)
-
-    jobs: list[TaskJob] = []
-    indistinguishable = 0   # cases colliding with an opposite label under this access
-    set_aside_cases = 0
-    set_aside_ids: list[str] = []  # tasks left without a PASS or a FAIL case after that
-    vhashes: dict[str, str] = {}
-    for task in sel.tasks:
-        view = view_for(access, task.task_type)
-        keep, drop = split_consistent(sel.cases[task.task_id], view)
-        indistinguishable += len(drop)
-        set_aside_cases += len(drop)
-        if {c.label for c in keep} != {"PASS", "FAIL"}:
-            set_aside_ids.append(task.task_id)
-            set_aside_cases += len(keep)
-            continue
-        gen = generations[task.task_id]
-        vdir = gen.verifier_dir if gen.status == SUBMITTED else None
-        vhashes[task.task_id] = (_model_hash(identity) if model_judge else verifier_hash(vdir))
-        for rnd in range(1, _rounds_for(cfg, task.task_type) + 1):
-            jobs.append(TaskJob(task, keep, sel.suite_of[task.task_id].public_dir(task.task_id),
-                                vdir, vhashes[task.task_id], view,
-                                sel.suite_of[task.task_id].suite_hash, rnd, access.name))
-    if set_aside_ids:
-        log.warning("%d task(s) keep no PASS or no FAIL case that is distinguishable under "
-                    "access %s and are not scored in this run (e.g. %s)", len(set_aside_ids),
-                    access.name, ", ".join(set_aside_ids[:3]))
-    spec_cache: dict[str, SandboxSpec] = {}
-
-    def open_session(job: TaskJob):
-        if model_judge:
-            return open_model_judge(judge_model, job.task, gen_cfg.condition)
-        tid = job.task.task_id
-        if tid not in spec_cache:
-            spec_cache[tid] = spec_for(job.task)
-        return sandbox.session(job.verifier_dir, job.public_dir, spec_cache[tid])
-
-    t_judge = time.time()
-    with _progress(len(jobs), "judging", "task-rounds", tracker) as bar:
-        new = judge_all(jobs, store, open_session, workers=int(cfg.sandbox.workers),
-                        retries=int(cfg.task.infra_retries), progress=lambda n: bar.update())
-    judge_seconds = time.time() - t_judge
+    t0 = time.time()
+    with _progress(len(plan.jobs), "judging", "task-rounds", tracker) as bar:
+        new = judge_all(plan.jobs, store, open_session, workers=int(conf.sandbox.workers),
+                        retries=int(conf.task.infra_retries), progress=lambda n: bar.update())
+    seconds = time.time() - t0
     store.close()
+    counts: dict[str, float] = {"judgments_new": new, "judgments_reused": already,
+                                "seconds_judging": round(seconds, 3)}
+    if new and seconds > 0:
+        counts["judge_cases_per_second"] = round(new / seconds, 2)
+    return collect(store, plan.jobs, conf.task), counts
 
-    wanted = {(j.task.task_id, c.case_id, j.round, j.access, j.verifier_hash)
-              for j in jobs for c in j.cases}
-    judgments = [r for r in store.records() if r.key in wanted]
-    check_infra_failures(judgments, max_pct=float(cfg.task.max_infra_failure_pct),
-                         retries=int(cfg.task.infra_retries))
-    records = [r.to_dict() for r in judgments]
-    if any(_rounds_for(cfg, t.task_type) > 1 for t in sel.tasks):
-        records = list(select_median_round(records).records)
-    metrics = dict(summarize(records))
-    metrics.update({
-        "judgments_new": new, "judgments_reused": already,
-        "cases_indistinguishable": indistinguishable,
-        "cases_set_aside": set_aside_cases, "tasks_set_aside": len(set_aside_ids),
-        "generation_cache_hits": gcache.hits if gcache else 0,
-        "generation_cache_misses": gcache.misses if gcache else 0,
-        "seconds_generation": round(gen_seconds, 3), "seconds_judging": round(judge_seconds, 3),
-        "seconds_total": round(time.time() - t_start, 3),
-    })
-    if model_judge and hasattr(judge_model, "cache"):
-        metrics.update({f"response_cache/{k}": v for k, v in judge_model.cache.stats().items()})
-    if new and judge_seconds > 0:
-        metrics["judge_cases_per_second"] = round(new / judge_seconds, 2)
-    for k, v in _generation_stats(generations).items():
-        metrics.setdefault(k, v)
-    traces = [g.trace_path for g in generations.values() if g.trace_path]
+
+def _job_metrics(plan: JobPlan, gen: Generated) -> dict[str, float]:
+    """What the job set aside, its generation's cost and cache use, and trace statistics."""
+    out: dict[str, float] = {
+        "cases_indistinguishable": plan.indistinguishable,
+        "cases_set_aside": plan.set_aside_cases, "tasks_set_aside": len(plan.set_aside_ids),
+        "generation_cache_hits": gen.cache.hits if gen.cache else 0,
+        "generation_cache_misses": gen.cache.misses if gen.cache else 0,
+        "seconds_generation": round(gen.seconds, 3),
+    }
+    if gen.judge_model is not None and hasattr(gen.judge_model, "cache"):
+        out.update({f"response_cache/{k}": v for k, v in gen.judge_model.cache.stats().items()})
+    for k, v in _generation_stats(gen.generations).items():
+        out.setdefault(k, v)
+    traces = [g.trace_path for g in gen.generations.values() if g.trace_path]
     if traces:
         from monitorbench.generation.traces import trace_stats
 
-        metrics.update({f"trace/{k}": v for k, v in trace_stats(traces).items()})
-    if not model_judge and hasattr(generator, "cache_stats"):
-        metrics.update({f"response_cache/{k}": v for k, v in generator.cache_stats().items()})
-    if cfg.attack.adaptive:
-        from monitorbench.attack import run_adaptive_attack
+        out.update({f"trace/{k}": v for k, v in trace_stats(traces).items()})
+    if gen.generator is not None and hasattr(gen.generator, "cache_stats"):
+        out.update({f"response_cache/{k}": v for k, v in gen.generator.cache_stats().items()})
+    return out
 
-        metrics.update(run_adaptive_attack(
-            [t for t in sel.tasks if t.task_id in vhashes], sel.cases,
-            {t.task_id: sel.suite_of[t.task_id].references[t.task_id] for t in sel.tasks},
-            {tid: (g.verifier_dir if g.status == SUBMITTED else None)
-             for tid, g in generations.items()},
-            sandbox=sandbox, spec_for=spec_for,
-            public_dir_for=lambda t: sel.suite_of[t.task_id].public_dir(t.task_id),
-            budget=int(cfg.attack.budget), seed=int(cfg.attack.seed),
-            out_dir=run_dir / "attack",
-            fields_for=lambda t: view_for(access, t.task_type).fields))
-    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
-    _write_table(records, run_dir / "judgments.csv")
-    log.info("run_key %s: %d tasks scored, %d judgments (%d new)", key,
-             int(metrics.get("n_tasks", 0)), len(records), new)
-    if tracker is not None:
-        tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
-                       generations=generations)
+
+def _attack(conf: MonitorbenchConfig, sel: Selection, plan: JobPlan, gen: Generated,
+            sandbox: Sandbox, specs: Specs, run_dir: Path) -> dict[str, float]:
+    """The adaptive attacker (g4adv) against every judged task's verifier."""
+    from monitorbench.attack import run_adaptive_attack
+
+    return run_adaptive_attack(
+        [t for t in sel.tasks if t.task_id in plan.verifier_hashes], sel.cases,
+        {t.task_id: sel.suite_of[t.task_id].references[t.task_id] for t in sel.tasks},
+        {tid: (g.verifier_dir if g.status == GenStatus.submitted else None)
+         for tid, g in gen.generations.items()},
+        sandbox=sandbox, spec_for=specs, public_dir_for=sel.public_dir,
+        budget=int(conf.attack.budget), seed=int(conf.attack.seed),
+        out_dir=run_dir / "attack",
+        fields_for=lambda t: view_for(conf.access, t.task_type).fields)
+
+
+def _finish(cfg: DictConfig, run_dir: Path, key: str, metrics: dict[str, float],
+            records: list[dict[str, Any]], gen: Generated, tracker: Any) -> None:
+    """Track stage: metrics and the judgments table into the run directory, the MLflow run
+    finished, and the job's summary printed."""
     from monitorbench.tracking.console import job_summary
     from monitorbench.tracking.job import run_name
 
+    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
+    _write_table(records, run_dir / "judgments.csv")
+    log.info("run_key %s: %d tasks scored, %d judgments (%d new)", key,
+             int(metrics.get("n_tasks", 0)), len(records), int(metrics["judgments_new"]))
+    if tracker is not None:
+        tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
+                       generations=gen.generations)
     print(job_summary(run_name(cfg), metrics, str(run_dir),
                       tracker.ui_hint() if tracker is not None else None), flush=True)
-    return metrics
 
 
 def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:
@@ -297,14 +263,15 @@ def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:
     return Progress(total, stage, unit=unit, on_update=sink)
 
 
-def _judge_model(gen_cfg: Any, cache_dir: Path, cfg: Any) -> tuple[Any, Mapping[str, Any]]:
+def _judge_model(conf: MonitorbenchConfig, cache_dir: Path) -> tuple[Any, Mapping[str, Any]]:
     """The generator's model, behind the response cache, as a model-judge monitor."""
     from monitorbench.config import GeneratorKind
     from monitorbench.providers.cache import CachedChatModel, ResponseCache
     from monitorbench.providers.factory import make_chat_model
 
+    gen_cfg: GeneratorConfig = conf.generator
     if GeneratorKind(gen_cfg.kind) is not GeneratorKind.model:
-        raise InputError(f"conf/access/{cfg.access.name}.yaml", "access.monitor",
+        raise InputError(f"conf/access/{conf.access.name}.yaml", "access.monitor",
                          f"a model judge needs a model generator, got {gen_cfg.name!r} "
                          f"(kind {GeneratorKind(gen_cfg.kind).value})",
                          "use generator=smollm2|openai|recorded, or access.monitor=code")
@@ -312,12 +279,8 @@ def _judge_model(gen_cfg: Any, cache_dir: Path, cfg: Any) -> tuple[Any, Mapping[
     if gen_cfg.provider != "recorded":
         model = CachedChatModel(model, ResponseCache(cache_dir))
     identity = {"monitor": "model_judge", "model": dict(model.identity),
-                "condition": OmegaConf.to_container(cfg.generator.condition, resolve=True)}
+                "condition": asdict(gen_cfg.condition)}
     return model, identity
-
-
-def _model_hash(identity: Mapping[str, Any]) -> str:
-    return "model-" + sha256_text(canonical_json(identity))[:18]
 
 
 def _generation_stats(generations: Mapping[str, GenerationResult]) -> dict[str, float]:
@@ -333,11 +296,10 @@ def _generation_stats(generations: Mapping[str, GenerationResult]) -> dict[str, 
 def _write_table(records: list[Mapping[str, Any]], path: Path) -> None:
     import csv
 
-    from monitorbench.judging.store import RECORD_FIELDS
+    from monitorbench.judging.records import RECORD_FIELDS
 
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(RECORD_FIELDS), extrasaction="ignore")
         w.writeheader()
         for r in sorted(records, key=lambda r: (r["task_id"], r["case_id"], r["round"])):
             w.writerow(r)
-
