@@ -278,11 +278,13 @@ def test_mini_swe_agent_text_mode_writes_main_py_and_it_is_judged(
 @pytest.mark.slow
 @pytest.mark.timeout(1500)  # one harness install plus one model call on a 2-core machine
 @needs_bwrap
-@pytest.mark.parametrize("name", ["pi", "mini_swe"])
+@pytest.mark.parametrize("name", ["pi", "mini_swe", "codex", "claude_code"])
 def test_harness_drives_the_real_local_model_server(
         name: str, task_dir, tmp_path: Path, install_root: Path) -> None:
     """SmolLM2-135M on llama.cpp: the harness's requests reach the real server and come back
-    through the proxy; whatever the tiny model makes of it is traced, never faked."""
+    through the proxy (Codex over llama.cpp's Responses API, Claude Code over its Messages
+    API, the others over chat completions); whatever the tiny model makes of it is traced,
+    never faked."""
     pytest.importorskip("xllamacpp")
     from monitorbench.providers.local_server import LocalServer
 
