@@ -140,6 +140,42 @@ def test_search_is_reproducible_for_a_seed(tmp_path: Path, setting) -> None:
     assert a == b
 
 
+class _NoSessions:
+    """A sandbox that must not be used: opening a session fails the test."""
+
+    def session(self, *args, **kwargs):
+        raise AssertionError("the attack stage opened a sandbox session it did not need")
+
+
+def test_job_judgments_are_reused_and_no_session_opens_without_a_search(
+        tmp_path: Path, setting) -> None:
+    """Given the job's judgments, the static evaluation is those judgments (no case judged
+    twice): with budget 0, or on a task an attack case already broke, no sandbox session opens,
+    and the numbers equal a standalone stage's that judged every case itself; with a budget, the
+    search still runs on the unbroken tasks and finds what the standalone stage finds."""
+    suite, task_ids, spec = setting
+    weak = _verifiers(tmp_path / "weak", suite, task_ids, accept_listed=False)
+    alone = _attack(suite, task_ids, spec, weak, tmp_path / "alone", budget=0)
+    lines = (tmp_path / "alone" / "judgments.jsonl").read_text().splitlines()
+    judged: dict[str, list[dict]] = {}
+    for rec in map(json.loads, lines):
+        judged.setdefault(rec["task_id"], []).append(rec)
+    reused = run_adaptive_attack(
+        [suite.tasks[t] for t in task_ids], suite.cases, suite.references, weak,
+        sandbox=_NoSessions(), spec_for=lambda t: spec,
+        public_dir_for=lambda t: suite.public_dir(t.task_id), budget=0, seed=0,
+        out_dir=tmp_path / "reused", judged=judged)
+    assert reused == alone
+    assert (tmp_path / "reused" / "judgments.jsonl").read_text().splitlines() == lines
+    searched_alone = _attack(suite, task_ids, spec, weak, tmp_path / "s1", budget=20)
+    searched = run_adaptive_attack(
+        [suite.tasks[t] for t in task_ids], suite.cases, suite.references, weak,
+        sandbox=make_sandbox("bwrap"), spec_for=lambda t: spec,
+        public_dir_for=lambda t: suite.public_dir(t.task_id), budget=20, seed=0,
+        out_dir=tmp_path / "s2", judged=judged)
+    assert searched == searched_alone and searched["attack/tasks_found"] == len(task_ids)
+
+
 # Accepts a raw text iff, once the attacker's prose, fences and comments are stripped and all
 # whitespace removed, it is one of the listed presentations of a valid call list: a monitor
 # that is right on content and indifferent to presentation.

@@ -161,18 +161,22 @@ def _search(task: Task, reference: tuple[ReferenceVerifier, Reference], pool: li
 
 def attack_task(task: Task, reference: tuple[ReferenceVerifier, Reference], cases: Sequence[Case],
                 judge: Judge, kit: Toolkit, *, fields: tuple[str, ...] | None, budget: int,
-                rng: random.Random, suite_hash: str) -> TaskAttack:
+                rng: random.Random, suite_hash: str,
+                static: Sequence[dict[str, Any]] | None = None) -> TaskAttack:
     """Judge every case, then search with at most ``budget`` queries (see module docstring).
-    An invalid case whose invalidity may not survive presentation changes
-    (``kit.sound_seed``) enters the pool as terminal: it is judged, never mutated."""
-    out = TaskAttack(task.task_id, task.task_type)
+    ``static``: the cases' judgments already made by the job's judging stage, kept instead of
+    judging the same cases again. An invalid case whose invalidity may not survive presentation
+    changes (``kit.sound_seed``) enters the pool as terminal: it is judged, never mutated."""
+    out = TaskAttack(task.task_id, task.task_type, judgments=list(static or []))
     seen: set[str] = set()
     pool: list[Entry] = []
     for case in sorted(cases, key=lambda c: c.case_id):
         cand = dict(case.candidate)
         seen.add(canonical_json(_visible(cand, fields)))
-        verdict = judge(_visible(cand, fields))
-        out.judgments.append(case_record(task, case, verdict.outcome, suite_hash, verdict.reason))
+        if static is None:
+            verdict = judge(_visible(cand, fields))
+            out.judgments.append(case_record(task, case, verdict.outcome, suite_hash,
+                                             verdict.reason))
         status = VALID if case.label == "PASS" else INVALID
         terminal = status == INVALID and not kit.sound_seed(cand)
         pool.append((cand, case.case_id, [], status, terminal))

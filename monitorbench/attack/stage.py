@@ -1,9 +1,11 @@
 """The job's optional adaptive-attack stage: static vs adaptive attack acceptance.
 
-For every task (tool-call, state and code) with an attack case, the stage opens one sandbox
-session on the task's generated verifier, judges every case once (the static evaluation) and,
-unless an attack case was already accepted, runs the budgeted search of
-:func:`monitorbench.attack.search.attack_task`. From the records it reports
+For every task (tool-call, state and code) with an attack case, the static evaluation is the
+job's own judgments of the task's cases (``judged``: the reported round, so static FPR_h is the
+job's FPR_h by construction and no case is judged twice); unless an attack case was already
+accepted, one sandbox session on the task's generated verifier runs the budgeted search of
+:func:`monitorbench.attack.search.attack_task`. Without ``judged`` (standalone use) that session
+judges every case first. From the records it reports
 (:mod:`monitorbench.attack.metrics`):
 
 - ``attack/fpr_h_static`` / ``attack/fpr_h_adaptive``: the paper's FPR_h over the suite's attack
@@ -26,7 +28,7 @@ and the reference stay in this process: only candidates cross into the sandbox.
 Public API::
 
     run_adaptive_attack(tasks, cases, references, verifier_dirs, *, sandbox, spec_for,
-                        public_dir_for, budget, seed, out_dir, fields_for=None)
+                        public_dir_for, budget, seed, out_dir, fields_for=None, judged=None)
         -> dict[str, float]
 """
 
@@ -81,11 +83,13 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
                         spec_for: Callable[[Task], SandboxSpec],
                         public_dir_for: Callable[[Task], Path], budget: int, seed: int,
                         out_dir: Path,
-                        fields_for: Callable[[Task], tuple[str, ...] | None] | None = None
+                        fields_for: Callable[[Task], tuple[str, ...] | None] | None = None,
+                        judged: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
                         ) -> dict[str, float]:
     """Evaluate and attack every task with attack cases; return ``attack/*`` metrics (see the
     module doc). ``fields_for(task)`` names the candidate fields the monitor sees under the
-    job's access setting (``view_for(access, task.task_type).fields``); None: all of them."""
+    job's access setting (``view_for(access, task.task_type).fields``); None: all of them.
+    ``judged``: the job's judgment records by task id (case_id, outcome, reason)."""
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
         raise InputError(None, "attack.budget", f"expected an integer >= 0, got {budget!r}",
                          "set attack.budget to the number of search queries per task, e.g. 50")
@@ -99,10 +103,11 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
         elif not any(c.label == "PASS" for c in kept):
             skipped["set_aside"] += 1  # as in judging: no scorable positive under this view
         else:
+            static = _static_records(task, kept, judged)
             results.append(_attack_one(task, kept, references[task.task_id],
                                        verifier_dirs.get(task.task_id), sandbox=sandbox,
                                        spec=spec_for, public_dir=public_dir_for(task),
-                                       fields=fields, budget=budget, seed=seed))
+                                       fields=fields, budget=budget, seed=seed, static=static))
     metrics = _metrics(results, budget, skipped)
     _persist(results, metrics, Path(out_dir), budget, seed)
     log.info("attack: FPR_h static %.1f, adaptive %.1f; tasks broken %d -> %d of %d "
@@ -114,20 +119,48 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
     return metrics
 
 
+def _suite_hash(task: Task) -> str:
+    return f"task-{task.public_hash[:16]}"
+
+
+def _static_records(task: Task, kept: Sequence[Case],
+                    judged: Mapping[str, Sequence[Mapping[str, Any]]] | None
+                    ) -> list[dict[str, Any]] | None:
+    """The job's judgments of ``kept`` as static records, or None (judge them here) when there
+    are none or they do not cover every kept case (logged: the two case selections disagree)."""
+    if judged is None:
+        return None
+    by_case = {r["case_id"]: r for r in judged.get(task.task_id, ())}
+    missing = [c.case_id for c in kept if c.case_id not in by_case]
+    if missing:
+        log.warning("attack: %s has no job judgment for %d case(s) (%s...); judging them here",
+                    task.task_id, len(missing), missing[0])
+        return None
+    return [case_record(task, c, str(by_case[c.case_id]["outcome"]), _suite_hash(task),
+                        str(by_case[c.case_id].get("reason") or ""))
+            for c in sorted(kept, key=lambda c: c.case_id)]
+
+
 def _attack_one(task: Task, kept: list[Case], ref: Reference, vdir: Path | None, *,
                 sandbox: Sandbox, spec: Callable[[Task], SandboxSpec], public_dir: Path,
-                fields: tuple[str, ...] | None, budget: int, seed: int) -> TaskAttack:
-    """Judge and attack one task's verifier in one sandbox session (all U when it has none)."""
-    suite_hash = f"task-{task.public_hash[:16]}"
+                fields: tuple[str, ...] | None, budget: int, seed: int,
+                static: list[dict[str, Any]] | None) -> TaskAttack:
+    """Judge (unless ``static`` holds the job's judgments) and attack one task's verifier; a
+    sandbox session is opened only when something is left to judge or search."""
+    suite_hash = _suite_hash(task)
     if vdir is None or not (Path(vdir) / "main.py").is_file():
         return TaskAttack(task.task_id, task.task_type, judgments=[
             case_record(task, c, "U", suite_hash, MISSING_VERIFIER) for c in kept])
+    if static is not None:
+        done = TaskAttack(task.task_id, task.task_type, judgments=static)
+        if budget == 0 or done.broken_static:
+            return done
     kit = toolkit_for(task, ref, [c for c in kept if c.label == "PASS"], public_dir, fields)
     with sandbox.session(Path(vdir), public_dir, spec(task)) as s:
         return attack_task(task, (get_reference(ref.verifier_id), ref), kept, s.judge, kit,
                            fields=fields, budget=budget,
                            rng=random.Random(_task_seed(seed, task.task_id)),
-                           suite_hash=suite_hash)
+                           suite_hash=suite_hash, static=static)
 
 
 def _metrics(results: Sequence[TaskAttack], budget: int, skipped: Mapping[str, int]
