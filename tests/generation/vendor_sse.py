@@ -23,9 +23,10 @@ USAGE_IN, USAGE_OUT = 100, 20
 
 
 class ScriptedServer:
-    """A loopback HTTP server answering ``POST`` with ``render(body)`` as server-sent events
-    (or as one JSON object when the request did not ask for a stream). Every request body is
-    kept in ``requests``; other paths and methods get a JSON 404, as a vendor API would."""
+    """A loopback HTTP server answering ``POST`` with ``render(body)`` as server-sent events.
+    Every request body is kept in ``requests``; other paths and methods get a JSON 404, as a
+    vendor API would, and a request that does not ask for a stream gets a 400 (both harnesses
+    always stream; a change there should fail loudly, not be answered in a guessed format)."""
 
     path = "/v1/unset"
 
@@ -42,8 +43,8 @@ class ScriptedServer:
         """The scripted answer after ``n`` earlier assistant turns (the last one repeats)."""
         return self.turns[min(n, len(self.turns) - 1)]
 
-    def render(self, body: dict[str, Any]) -> tuple[SSE, dict[str, Any]]:
-        """(the stream's events, the same answer as one JSON object)."""
+    def render(self, body: dict[str, Any]) -> SSE:
+        """The stream's events for one request."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -77,13 +78,13 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 return
             body = json.loads(raw)
             server.requests.append(body)
-            events, whole = server.render(body)
-            if body.get("stream"):
-                text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
-                               for name, data in events)
-                self._reply(200, "text/event-stream", text.encode())
-            else:
-                self._reply(200, "application/json", json.dumps(whole).encode())
+            if not body.get("stream"):
+                self._reply(400, "application/json",
+                            b'{"error": {"message": "this scripted endpoint only streams"}}')
+                return
+            text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                           for name, data in server.render(body))
+            self._reply(200, "text/event-stream", text.encode())
 
     return Handler
 
@@ -92,15 +93,11 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
 
 def _responses_item(turn: dict[str, Any], n: int) -> dict[str, Any]:
     """The finished output item of a scripted turn: ``{"call": name, "arguments": {...}}`` (a
-    function call), ``{"custom": name, "input": str}`` (a freeform tool call such as Codex's
-    apply_patch) or ``{"text": str}`` (the final assistant message)."""
+    function call) or ``{"text": str}`` (the final assistant message)."""
     if "call" in turn:
         return {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}",
                 "name": turn["call"], "arguments": json.dumps(turn["arguments"]),
                 "status": "completed"}
-    if "custom" in turn:
-        return {"type": "custom_tool_call", "id": f"ctc_{n}", "call_id": f"call_{n}",
-                "name": turn["custom"], "input": turn["input"], "status": "completed"}
     return {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": turn["text"], "annotations": []}]}
 
@@ -113,10 +110,6 @@ def _responses_item_events(item: dict[str, Any]) -> SSE:
         middle = [("response.function_call_arguments.delta", {**at, "delta": item["arguments"]}),
                   ("response.function_call_arguments.done", {**at,
                                                              "arguments": item["arguments"]})]
-    elif item["type"] == "custom_tool_call":
-        started = {**item, "input": "", "status": "in_progress"}
-        middle = [("response.custom_tool_call_input.delta", {**at, "delta": item["input"]}),
-                  ("response.custom_tool_call_input.done", {**at, "input": item["input"]})]
     else:
         text = item["content"][0]["text"]
         part = {"type": "output_text", "text": "", "annotations": []}
@@ -137,7 +130,7 @@ class ResponsesServer(ScriptedServer):
 
     path = "/v1/responses"
 
-    def render(self, body: dict[str, Any]) -> tuple[SSE, dict[str, Any]]:
+    def render(self, body: dict[str, Any]) -> SSE:
         items = body.get("input") if isinstance(body.get("input"), list) else []
         n = sum(1 for i in items if isinstance(i, dict) and (
             i.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
@@ -153,50 +146,42 @@ class ResponsesServer(ScriptedServer):
                   ("response.in_progress", {"response": {**head, "status": "in_progress"}}),
                   *_responses_item_events(item), ("response.completed", {"response": done})]
         return [(name, {"type": name, "sequence_number": i, **data})
-                for i, (name, data) in enumerate(events)], done
+                for i, (name, data) in enumerate(events)]
 
 
 # --- Anthropic Messages API -------------------------------------------------------------------
 
-def _anthropic_block_events(turn: dict[str, Any], n: int) -> tuple[SSE, dict[str, Any], str]:
-    """The content block of a scripted turn (``{"tool": name, "input": {...}}`` or
-    ``{"text": str}``), its start/delta/stop events, and the message's stop reason."""
+def _anthropic_block_events(turn: dict[str, Any], n: int) -> tuple[SSE, str]:
+    """The start/delta/stop events of a scripted turn's content block (``{"tool": name,
+    "input": {...}}`` or ``{"text": str}``), and the message's stop reason."""
     if "tool" in turn:
-        block = {"type": "tool_use", "id": f"toolu_{n}", "name": turn["tool"],
-                 "input": turn["input"]}
-        start = {**block, "input": {}}
+        start = {"type": "tool_use", "id": f"toolu_{n}", "name": turn["tool"], "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(turn["input"])}
         reason = "tool_use"
     else:
-        block = {"type": "text", "text": turn["text"]}
         start, delta, reason = {"type": "text", "text": ""}, {"type": "text_delta",
                                                               "text": turn["text"]}, "end_turn"
     events = [("content_block_start", {"index": 0, "content_block": start}),
               ("content_block_delta", {"index": 0, "delta": delta}),
               ("content_block_stop", {"index": 0})]
-    return events, block, reason
+    return events, reason
 
 
 class MessagesServer(ScriptedServer):
     """``POST /v1/messages`` streaming one scripted content block, as Claude Code reads it. The
-    turn number is the count of assistant messages in the request. A request that offers no
-    tools is a side request of the harness (e.g. a title for the session): it gets a short text
-    and does not advance the script."""
+    turn number is the count of assistant messages in the request."""
 
     path = "/v1/messages"
 
-    def render(self, body: dict[str, Any]) -> tuple[SSE, dict[str, Any]]:
+    def render(self, body: dict[str, Any]) -> SSE:
         n = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
-        turn = self.turn(n) if body.get("tools") else {"text": "Writing a verifier"}
-        events, block, reason = _anthropic_block_events(turn, n)
+        events, reason = _anthropic_block_events(self.turn(n), n)
         msg = {"id": f"msg_{len(self.requests)}", "type": "message", "role": "assistant",
                "model": body.get("model"), "content": [], "stop_reason": None,
                "stop_sequence": None, "usage": {"input_tokens": USAGE_IN, "output_tokens": 1}}
-        whole = {**msg, "content": [block], "stop_reason": reason,
-                 "usage": {"input_tokens": USAGE_IN, "output_tokens": USAGE_OUT}}
         stream = [("message_start", {"message": msg}), *events,
                   ("message_delta", {"delta": {"stop_reason": reason, "stop_sequence": None},
                                      "usage": {"output_tokens": USAGE_OUT}}),
                   ("message_stop", {})]
-        return [(name, {"type": name, **data}) for name, data in stream], whole
+        return [(name, {"type": name, **data}) for name, data in stream]
 
