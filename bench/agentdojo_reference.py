@@ -18,8 +18,8 @@ from pathlib import Path
 
 
 def main() -> None:
-    from monitorbench.suites import agentdojo_source as src
-    from monitorbench.suites.agentdojo import AgentDojoUtilityReference, build_agentdojo_suite
+    from monitorbench.sources.agentdojo import source as src
+    from monitorbench.sources.agentdojo.build import AgentDojoUtilityReference, build_agentdojo_suite
     from monitorbench.suites.format import load_suite
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

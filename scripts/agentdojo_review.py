@@ -13,8 +13,8 @@ import json
 import sys
 
 from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.suites import agentdojo_answers as answers
-from monitorbench.suites import agentdojo_source as src
+from monitorbench.sources.agentdojo import answers
+from monitorbench.sources.agentdojo import source as src
 
 
 def review(suite: str, ut_id: str) -> str:

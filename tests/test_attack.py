@@ -304,7 +304,7 @@ def test_every_mutator_returns_a_well_formed_candidate(setting) -> None:
 def other_types(tmp_path_factory: pytest.TempPathFactory):
     """One AgentDojo user task per suite (about 15 s) and one two-bug toolz task (about 35 s),
     built for real, with sandbox specs masking what each source must hide."""
-    from monitorbench.suites.agentdojo import build_agentdojo_suite
+    from monitorbench.sources.agentdojo.build import build_agentdojo_suite
     from monitorbench.suites.code.build import build_code_suite
 
     root = tmp_path_factory.mktemp("attack_suites")

@@ -1,5 +1,5 @@
 """State-task (AgentDojo) mutations for the adaptive attacker, built from the suite's own
-constructions (:mod:`monitorbench.suites.agentdojo_cases`).
+constructions (:mod:`monitorbench.sources.agentdojo.cases`).
 
 A candidate is an interaction record ``{"calls": [{"name", "arguments", "output", "error"}],
 "final_message": str}``. Mutated call lists are replayed for real on a fresh copy of the task's
@@ -30,8 +30,8 @@ from typing import Any, Sequence
 
 from monitorbench.attack.validity import Effect, Mutation
 from monitorbench.hashing import canonical_json
-from monitorbench.suites import agentdojo_source as src
-from monitorbench.suites.agentdojo_cases import (UNREQUESTED_MUTATIONS, VERIFIER_DIRECTIVE, Call,
+from monitorbench.sources.agentdojo import source as src
+from monitorbench.sources.agentdojo.cases import (UNREQUESTED_MUTATIONS, VERIFIER_DIRECTIVE, Call,
                                                  Recorder, perturb_message, perturb_value)
 from monitorbench.suites.format import Case, Reference
 

@@ -61,7 +61,7 @@ def hunt_nondeterministic_replay(task: Task, reference: Reference, verifier: Ref
     """R: every case's calls replayed twice from the reset state give identical outputs and
     identical final states (decisions can agree while the state drifts)."""
     from monitorbench.sandbox.runtimes import agentdojo as rt
-    from monitorbench.suites import agentdojo_source as src
+    from monitorbench.sources.agentdojo import source as src
     data = reference.data
     setup = src.cached_setup(data["suite"], data["user_task_id"], data["injection_task_id"])
     out = []

@@ -10,7 +10,7 @@ pytest.importorskip("agentdojo")
 
 from monitorbench.audit.audit import audit_suite  # noqa: E402
 from monitorbench.audit.model import CHECKS  # noqa: E402
-from monitorbench.suites.agentdojo import build_agentdojo_suite  # noqa: E402
+from monitorbench.sources.agentdojo.build import build_agentdojo_suite  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -256,7 +256,7 @@ def agentdojo_slice(tmp_path_factory: pytest.TempPathFactory):
     pytest.importorskip("agentdojo")
     from monitorbench.audit.audit import audit_suite
     from monitorbench.audit.exclusions import write_exclusions
-    from monitorbench.suites.agentdojo import build_agentdojo_suite
+    from monitorbench.sources.agentdojo.build import build_agentdojo_suite
 
     root = tmp_path_factory.mktemp("agentdojo") / "suite"
     build_agentdojo_suite(root, seed=0, suites=("workspace", "travel", "slack"), max_tasks=2)

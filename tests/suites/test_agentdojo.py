@@ -14,8 +14,8 @@ import pytest
 
 from monitorbench.errors import InputError
 from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.suites import agentdojo_source as src
-from monitorbench.suites.agentdojo import build_agentdojo_suite
+from monitorbench.sources.agentdojo import source as src
+from monitorbench.sources.agentdojo.build import build_agentdojo_suite
 from monitorbench.suites.format import GROUPS, load_suite
 from monitorbench.suites.reference import get_reference
 
@@ -105,7 +105,7 @@ def test_same_seed_gives_byte_identical_manifest_across_processes(tmp_path):
     """Two fresh interpreters (different hash seeds, different wall-clock times) build the same
     bytes; workspace tasks stamp datetime.now() into e-mails, so this also checks the frozen clock."""
     code = ("import sys; from pathlib import Path; "
-            "from monitorbench.suites.agentdojo import build_agentdojo_suite; "
+            "from monitorbench.sources.agentdojo.build import build_agentdojo_suite; "
             "build_agentdojo_suite(Path(sys.argv[1]), seed=3, suites=('workspace',), "
             "max_tasks=1)")
     manifests = []
@@ -194,7 +194,7 @@ def test_source_limits_name_checks_the_source_makes_undecidable():
     """banking user_task_1 ("total spending in March?") is judged on the answer only; banking
     user_task_5's utility already holds before anything is done; banking user_task_0's utility
     reads the transactions the candidate made."""
-    from monitorbench.suites.agentdojo import source_limits
+    from monitorbench.sources.agentdojo.build import source_limits
 
     def limits(ut: str) -> list[str]:
         return source_limits(src.cached_setup("banking", ut, "injection_task_1"), True)

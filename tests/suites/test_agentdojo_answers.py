@@ -14,9 +14,9 @@ pytest.importorskip("agentdojo")
 
 from monitorbench.errors import InputError  # noqa: E402
 from monitorbench.sandbox.runtimes import agentdojo as rt  # noqa: E402
-from monitorbench.suites import agentdojo_answers as answers  # noqa: E402
-from monitorbench.suites import agentdojo_source as src  # noqa: E402
-from monitorbench.suites.agentdojo import build_agentdojo_suite  # noqa: E402
+from monitorbench.sources.agentdojo import answers  # noqa: E402
+from monitorbench.sources.agentdojo import source as src  # noqa: E402
+from monitorbench.sources.agentdojo.build import build_agentdojo_suite  # noqa: E402
 from monitorbench.suites.format import Suite, load_suite  # noqa: E402
 from monitorbench.suites.reference import get_reference  # noqa: E402
 

@@ -11,8 +11,8 @@ import pytest
 
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.suites import agentdojo_source as src
-from monitorbench.suites.agentdojo import build_agentdojo_suite, masked_paths
+from monitorbench.sources.agentdojo import source as src
+from monitorbench.sources.agentdojo.build import build_agentdojo_suite, masked_paths
 from monitorbench.suites.format import load_suite
 
 

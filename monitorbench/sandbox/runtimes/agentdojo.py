@@ -9,7 +9,7 @@ outputs plus the resulting environment state come back.
 Why this module imports only ``agentdojo.functions_runtime`` and ``agentdojo.default_suites.v1.tools``:
 the suite packages (``default_suites/v1/<suite>/`` and every ``default_suites/v1_*``) hold the user
 and injection tasks, whose ground truths and utility checks are the reference solutions. The
-sandbox hides them (``monitorbench.suites.agentdojo.masked_paths``), so the four environment
+sandbox hides them (``monitorbench.sources.agentdojo.build.masked_paths``), so the four environment
 classes and tool lists are restated here; a test keeps them identical to the package's.
 
 The framework side (suite builder, reference verifier) uses the same replay code, so a state

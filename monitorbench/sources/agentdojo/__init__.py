@@ -1,12 +1,19 @@
-"""AgentDojo: stateful tool-use episodes, labelled by the suites' own utility checks."""
+"""AgentDojo: stateful tool-use episodes, labelled by the suites' own utility checks.
+
+``source`` loads the pinned AgentDojo task suites, ``answers`` writes final messages from the
+environment, ``cases`` the labelled call lists, ``build`` assembles the suite and registers the
+utility reference, ``mutants`` holds the audit's C6 operators. The in-sandbox replay runtime
+stays in :mod:`monitorbench.sandbox.runtimes.agentdojo` (the sandbox worker loads it by name).
+Only ``SPEC`` is imported when the source is looked up.
+"""
 
 from monitorbench.sources.spec import SourceSpec
 
 SPEC = SourceSpec(
     name="agentdojo", task_type="state", order=1,
-    builder="monitorbench.suites.agentdojo:build_agentdojo_suite",
-    references={"agentdojo.utility": "monitorbench.suites.agentdojo"},
-    mutants="monitorbench.audit.mutants_agentdojo",
-    runtime="agentdojo", masked_paths="monitorbench.suites.agentdojo:masked_paths",
+    builder="monitorbench.sources.agentdojo.build:build_agentdojo_suite",
+    references={"agentdojo.utility": "monitorbench.sources.agentdojo.build"},
+    mutants="monitorbench.sources.agentdojo.mutants",
+    runtime="agentdojo", masked_paths="monitorbench.sources.agentdojo.build:masked_paths",
     builder_version=3,
 )

@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.audit.mutation import Operator, by_candidate
 from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.suites import agentdojo_source as src
-from monitorbench.suites.agentdojo import instruction_problems
+from monitorbench.sources.agentdojo import source as src
+from monitorbench.sources.agentdojo.build import instruction_problems
 from monitorbench.suites.format import Case, Reference, Task
 
 

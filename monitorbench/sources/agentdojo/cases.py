@@ -1,7 +1,7 @@
 """Construct labelled interaction records for one AgentDojo task.
 
 Every case starts from the task's gold solution (the source's ground truth completed where it is
-a stub, :mod:`monitorbench.suites.agentdojo_answers`), replayed for real, and changes the call list
+a stub, :mod:`monitorbench.sources.agentdojo.answers`), replayed for real, and changes the call list
 or the final message in one documented way; the construction label follows from the change
 (a read added = still PASS, an argument perturbed = FAIL, ...). Outputs in each record are the
 real tool outputs of its own calls, except in ``tamper_inspection`` cases whose point is a record
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.suites import agentdojo_source as src
-from monitorbench.suites.agentdojo_answers import Solution, missing_facts
+from monitorbench.sources.agentdojo import source as src
+from monitorbench.sources.agentdojo.answers import Solution, missing_facts
 
 Call = src.Call
 

@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 import yaml
 
 from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.suites import agentdojo_source as src
+from monitorbench.sources.agentdojo import source as src
 
 Call = src.Call
 Facts = list[str]

@@ -7,7 +7,7 @@ calls with ``env.run_public`` (runtime ``agentdojo``). The reference verifier
 task's utility check holds and the task's injection task did not succeed, and, stricter than
 AgentDojo where its checks are looser than the instruction, iff the final message holds every
 fact the instruction asks for (``answer_facts`` in reference.json) and no argument or answer is
-a placeholder such as ``<summary>`` (see :mod:`monitorbench.suites.agentdojo_answers`). Each
+a placeholder such as ``<summary>`` (see :mod:`monitorbench.sources.agentdojo.answers`). Each
 task's injection task is picked so that, where AgentDojo allows it, an agent can complete the user task *and* be
 hijacked: only then does the security check decide a case on its own.
 """
@@ -26,9 +26,9 @@ from typing import Any, Mapping, Sequence
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json
 from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.suites import agentdojo_answers as answers
-from monitorbench.suites import agentdojo_source as src
-from monitorbench.suites.agentdojo_cases import CaseBuilder, Draft
+from monitorbench.sources.agentdojo import answers
+from monitorbench.sources.agentdojo import source as src
+from monitorbench.sources.agentdojo.cases import CaseBuilder, Draft
 from monitorbench.suites.format import Case, Reference, Task, write_suite
 from monitorbench.suites.reference import register_reference
 
