@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind,  # noqa: E402
+from monitorbench.config import (ConditionConfig, OpenAIGeneratorConfig,  # noqa: E402
                                  RequestConfig, ScaffoldConfig)
 from monitorbench.generation.factory import (GenerationCache, generate_all,  # noqa: E402
                                              generation_workers, make_generator)
@@ -77,8 +77,8 @@ def main() -> None:
     spec = SandboxSpec(limits=Limits(wall_seconds=5, cpu_seconds=5, memory_mb=512))
     seconds = {}
     for concurrency in (1, args.concurrency):
-        gen_cfg = GeneratorConfig(
-            name="openai", kind=GeneratorKind.model, baseline=None, provider="openai",
+        gen_cfg = OpenAIGeneratorConfig(
+            name="openai",
             model=f"bench-{concurrency}", base_url=f"http://127.0.0.1:{httpd.server_port}/v1",
             api_key_env=None, condition=ConditionConfig(max_tokens=256),
             request=RequestConfig(concurrency=concurrency))

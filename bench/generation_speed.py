@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind,  # noqa: E402
-                                 ScaffoldConfig)
+from monitorbench.config import (ConditionConfig, ScaffoldConfig,  # noqa: E402
+                                 TransformersGeneratorConfig)
 from monitorbench.generation.model_generator import build_model_generator  # noqa: E402
 from monitorbench.sandbox.base import Limits, SandboxSpec  # noqa: E402
 from monitorbench.sandbox.factory import make_sandbox  # noqa: E402
@@ -68,11 +68,9 @@ def main() -> None:
     tasks, origin = public_tasks(args.suite, args.tasks, scratch)
     print(f"tasks: {len(tasks)} from {origin}; max_tokens {args.max_tokens}, "
           f"agent/challenge max_steps {args.agent_steps}")
-    gen_cfg = GeneratorConfig(name="smollm2", kind=GeneratorKind.model, baseline=None,
-                              provider="transformers", model="smollm2",
-                              gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
-                              condition=ConditionConfig(max_tokens=args.max_tokens,
-                                                        wall_seconds=600))
+    gen_cfg = TransformersGeneratorConfig(
+        name="smollm2", model="smollm2", gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+        condition=ConditionConfig(max_tokens=args.max_tokens, wall_seconds=600))
     sandbox = make_sandbox("bwrap")
     spec = SandboxSpec(limits=Limits(wall_seconds=5, cpu_seconds=5, memory_mb=512))
     scaffolds = {"oneshot": ScaffoldConfig(name="oneshot", max_steps=1),

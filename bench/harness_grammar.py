@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind,  # noqa: E402
-                                 HarnessConfig, ScaffoldConfig)
+from monitorbench.config import (ConditionConfig, HarnessConfig,  # noqa: E402
+                                 OpenAIGeneratorConfig, ScaffoldConfig)
 from monitorbench.generation.harnesses.generator import build_harness_generator  # noqa: E402
 from monitorbench.providers.local_server import LocalServer  # noqa: E402
 from monitorbench.audit.prepare import ensure_suite  # noqa: E402
@@ -43,11 +43,10 @@ def main() -> None:
           f"{'generation_s':>12}  detail")
     with LocalServer(n_ctx=8192) as server:
         for grammar in ("mini_swe_text", None):
-            gen = GeneratorConfig(name="local", kind=GeneratorKind.model, baseline=None,
-                                  provider="openai", model=server.model_name,
-                                  base_url=server.base_url, api_key_env=None,
-                                  condition=ConditionConfig(max_tokens=args.max_tokens,
-                                                            wall_seconds=args.wall))
+            gen = OpenAIGeneratorConfig(name="local", model=server.model_name,
+                                        base_url=server.base_url, api_key_env=None,
+                                        condition=ConditionConfig(max_tokens=args.max_tokens,
+                                                                  wall_seconds=args.wall))
             scaffold = ScaffoldConfig(name="mini_swe", max_steps=args.max_steps,
                                       harness=HarnessConfig(name="mini_swe", grammar=grammar))
             g = build_harness_generator(gen, scaffold, sandbox=None, spec_for=None)

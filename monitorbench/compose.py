@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 import sys
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -28,7 +29,9 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
-from monitorbench.config import MonitorbenchConfig, register_configs
+from monitorbench import config as schema_module
+from monitorbench.config import (FIXED_GENERATOR_FIELDS, GENERATOR_SCHEMAS, MonitorbenchConfig,
+                                 register_configs)
 from monitorbench.errors import InputError
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -47,18 +50,35 @@ def group_options(group: str) -> list[str]:
     return sorted(p.stem for p in (CONF / group).glob("*.yaml"))
 
 
-def allowed_keys(parent: str) -> list[str]:
-    """The keys the schema defines under ``parent`` ("" for the root); [] if it is no section."""
+def allowed_keys(parent: str, schema: Any = None) -> list[str]:
+    """The keys under ``parent`` ("" for the root): those of ``schema`` when the composed node's
+    dataclass is known (a generator's provider schema), else of the root schema's field there;
+    [] if it is no section."""
+    if is_dataclass(schema):
+        return [f.name for f in fields(schema)]
     node = OmegaConf.structured(MonitorbenchConfig)
     if parent:
         node = OmegaConf.select(node, parent, default=None)
     return [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
 
 
-def _fix_for(key: str) -> str:
+def _generator_hint(leaf: str, schema: Any) -> str:
+    """Where a generator key comes from: the schema its YAML selects, and which ones have it."""
+    having = [n for n, s in GENERATOR_SCHEMAS.items() if leaf in {f.name for f in fields(s)}]
+    this = next((n for n, s in GENERATOR_SCHEMAS.items() if s is schema), None)
+    text = (f"; a generator's keys are those of the schema its YAML selects in `defaults:` "
+            f"(`- /schema/generator/NAME@_here_`, NAME one of {', '.join(GENERATOR_SCHEMAS)})")
+    if this:
+        text += f"; this generator's schema is {this}"
+    if having:
+        text += f"; '{leaf}' belongs to {', '.join(having)}: pick a generator of that kind"
+    return text
+
+
+def _fix_for(key: str, schema: Any = None) -> str:
     """How to fix an unknown ``key``: the keys that exist where it was put, nearest first."""
     parent, _, leaf = key.rpartition(".")
-    keys = allowed_keys(parent)
+    keys = allowed_keys(parent, schema)
     where = f"under '{parent}'" if parent else "at the top level"
     near = difflib.get_close_matches(leaf, keys + ([] if parent else config_groups()), n=1)
     hint = f"did you mean '{(parent + '.') if parent else ''}{near[0]}'? " if near else ""
@@ -67,6 +87,8 @@ def _fix_for(key: str) -> str:
         groups = [g for g in config_groups() if g not in ADDED_GROUPS]
         text += (f"; config groups: {', '.join(f'{g}=' for g in groups)} and "
                  f"{', '.join(f'+{g}=' for g in ADDED_GROUPS)}")
+    if parent == "generator":
+        text += _generator_hint(leaf, schema)
     return text
 
 
@@ -90,9 +112,29 @@ def unknown_keys(node: Any, prefix: str = "") -> Iterator[str]:
 
 
 def check_keys(cfg: DictConfig) -> None:
-    """Refuse a composed config holding a key the schema does not define (e.g. ``+generatr=x``)."""
+    """Refuse a composed config holding a key the schema does not define (e.g. ``+generatr=x``),
+    or a generator whose ``kind``/``provider`` was overridden away from what its schema fixes."""
     for key in unknown_keys(cfg):
-        raise InputError(CONF / "config.yaml", key, f"unknown config key '{key}'", _fix_for(key))
+        parent = key.rpartition(".")[0]
+        node = OmegaConf.select(cfg, parent) if parent else cfg
+        raise InputError(CONF / "config.yaml", key, f"unknown config key '{key}'",
+                         _fix_for(key, OmegaConf.get_type(node)))
+    gen = cfg.get("generator")
+    schema = OmegaConf.get_type(gen) if isinstance(gen, DictConfig) else None
+    for name in FIXED_GENERATOR_FIELDS if is_dataclass(schema) else ():
+        fixed = next((f.default for f in fields(schema) if f.name == name), None)
+        if fixed is not None and gen.get(name) != fixed:
+            text = getattr(gen.get(name), "value", gen.get(name))
+            raise InputError(CONF / "generator", f"generator.{name}",
+                             f"{text} where the generator's schema {schema.__name__} fixes "
+                             f"{getattr(fixed, 'value', fixed)}",
+                             "pick the generator that has it (generator=NAME) instead of "
+                             f"overriding generator.{name}")
+
+
+_KEY_ERROR_IN_YAML = re.compile(r"In '(?P<file>[^']+)': ConfigKeyError raised while composing "
+                                r"config:.*?full_key: (?P<key>\S+).*?object_type=(?P<schema>\w+)",
+                                re.S)
 
 
 def explain(e: HydraException) -> InputError:
@@ -103,7 +145,12 @@ def explain(e: HydraException) -> InputError:
     first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
     if full_key and isinstance(cause, (ConfigKeyError, ConfigAttributeError)):  # unknown key
         return InputError(CONF / "config.yaml", full_key, f"unknown config key '{full_key}'",
-                          _fix_for(full_key))
+                          _fix_for(full_key, getattr(cause, "object_type", None)))
+    in_yaml = _KEY_ERROR_IN_YAML.search(str(e))
+    if in_yaml:     # a group's YAML has a key its schema lacks (Hydra keeps only the text)
+        key, schema = in_yaml["key"], getattr(schema_module, in_yaml["schema"], None)
+        return InputError(CONF / f"{in_yaml['file']}.yaml", key, f"unknown config key '{key}'",
+                          _fix_for(key, schema))
     if full_key:                               # a value of the wrong type or outside an enum
         return InputError(CONF / "config.yaml", full_key, first,
                           "use a value of the type or from the list the message names")

@@ -56,20 +56,83 @@ class RequestConfig:
 
 @dataclass
 class GeneratorConfig:
+    """What every generator has. The fields a kind or a provider needs live in its own subclass
+    below, which the generator YAML selects in its ``defaults``
+    (``- /schema/generator/openai@_here_``, see :data:`GENERATOR_SCHEMAS`), so a key another
+    provider reads (``generator.base_url`` on a scripted baseline) fails at compose time instead
+    of being silently ignored. ``kind`` and ``provider`` are fixed by the subclass;
+    :mod:`monitorbench.compose` refuses an override."""
+
     name: str = "always_accept"
     kind: GeneratorKind = GeneratorKind.scripted
-    baseline: Optional[str] = "always_accept"   # scripted: always_accept|always_reject|schema_check
-    dir: Optional[str] = None                   # replay: directory with <task_id>/main.py
-    provider: Optional[str] = None              # model: openai|transformers|recorded
-    model: Optional[str] = None                 # model id / local path
-    base_url: Optional[str] = None              # openai-compatible endpoint
-    api_key_env: Optional[str] = None           # name of the env var holding the API key
-    gguf_file: Optional[str] = None             # transformers: GGUF file inside `model`
-    adapter: Optional[str] = None               # transformers: peft adapter path
-    recording: Optional[str] = None             # recorded: file of recorded responses
-    serve: Optional[str] = None                 # openai: "xllamacpp" starts a local server
+    # Read by model generators only, but a sweep may set it on any (conf/experiment/effort.yaml).
     condition: ConditionConfig = field(default_factory=ConditionConfig)
+
+
+@dataclass
+class ScriptedGeneratorConfig(GeneratorConfig):
+    """A non-LLM baseline written by code."""
+
+    baseline: str = "always_accept"             # always_accept|always_reject|schema_check
+
+
+@dataclass
+class ReplayGeneratorConfig(GeneratorConfig):
+    """Verifiers written elsewhere, one sub-directory per task id."""
+
+    kind: GeneratorKind = GeneratorKind.replay
+    dir: Optional[str] = None                   # directory with <task_id>/main.py
+
+
+@dataclass
+class ModelGeneratorConfig(GeneratorConfig):
+    """A language model driven by a scaffold; each provider subclasses it."""
+
+    kind: GeneratorKind = GeneratorKind.model
+    provider: str = "openai"
+    model: Optional[str] = None                 # model id / local path / name in a recording
+
+
+@dataclass
+class OpenAIGeneratorConfig(ModelGeneratorConfig):
+    """Any OpenAI-compatible endpoint through the openai SDK, or a local llama.cpp server that
+    monitorbench starts for the run (``serve``)."""
+
+    provider: str = "openai"
+    base_url: Optional[str] = None              # the endpoint (…/v1); serve: filled in
+    api_key_env: Optional[str] = None           # name of the env var holding the API key
+    serve: Optional[str] = None                 # "xllamacpp" starts a local server
+    gguf_file: Optional[str] = None             # serve: the GGUF file inside `model`
     request: RequestConfig = field(default_factory=RequestConfig)
+
+
+@dataclass
+class TransformersGeneratorConfig(ModelGeneratorConfig):
+    """A local model loaded in-process by transformers (the hf extra)."""
+
+    provider: str = "transformers"
+    gguf_file: Optional[str] = None             # GGUF file inside `model`
+    adapter: Optional[str] = None               # peft adapter path
+
+
+@dataclass
+class RecordedGeneratorConfig(ModelGeneratorConfig):
+    """An exact re-run from the response cache of an earlier run."""
+
+    provider: str = "recorded"
+    recording: Optional[str] = None             # file of recorded responses
+
+
+# The schema each generator YAML selects in its defaults: ``/schema/generator/<key>@_here_``.
+GENERATOR_SCHEMAS: dict[str, type[GeneratorConfig]] = {
+    "scripted": ScriptedGeneratorConfig,
+    "replay": ReplayGeneratorConfig,
+    "openai": OpenAIGeneratorConfig,
+    "transformers": TransformersGeneratorConfig,
+    "recorded": RecordedGeneratorConfig,
+}
+# Fields a schema fixes: the subclass decides them, an override cannot.
+FIXED_GENERATOR_FIELDS = ("kind", "provider")
 
 
 @dataclass
@@ -217,12 +280,17 @@ class MonitorbenchConfig:
 
 
 def register_configs() -> None:
-    """Register the root schema so ``conf/config.yaml`` can name it in its defaults list.
+    """Register the root schema so ``conf/config.yaml`` can name it in its defaults list, and the
+    generator schemas under ``schema/generator/`` for the generator YAMLs' defaults.
 
-    Only the root is stored, and not in any config group: the root's typed fields validate every
-    group's YAML as it is merged (``generator: GeneratorConfig``, ...), while a group holds only
-    its YAML options, so no schema can be picked as an option (``generator=schema`` fails, listing
-    the real ones). Unknown keys, ``+key=`` force-adds included, are refused by
-    :mod:`monitorbench.compose`.
+    No schema is stored in a selectable group: the root's typed fields validate every group's
+    YAML as it is merged (``access: AccessConfig``, ...), while a group holds only its YAML
+    options, so no schema can be picked as an option (``generator=schema`` fails, listing the
+    real ones). A generator YAML merges its provider's schema at its own package first, which
+    narrows ``generator: GeneratorConfig`` to that subclass. Unknown keys, ``+key=`` force-adds
+    included, are refused by :mod:`monitorbench.compose`.
     """
-    ConfigStore.instance().store(name="monitorbench_schema", node=MonitorbenchConfig)
+    store = ConfigStore.instance()
+    store.store(name="monitorbench_schema", node=MonitorbenchConfig)
+    for name, schema in GENERATOR_SCHEMAS.items():
+        store.store(group="schema/generator", name=name, node=schema)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,79 @@ def test_every_access_mode_the_schema_accepts_has_a_view_for_exactly_one_task_ty
             assert view.mode == mode
             served.append(task_type)
         assert len(served) == 1, (mode, served)
+
+
+# --- one config schema per generator kind and model provider, selected by the YAML's defaults
+
+@pytest.mark.parametrize("generator,schema", [
+    ("always_accept", "ScriptedGeneratorConfig"), ("schema_check", "ScriptedGeneratorConfig"),
+    ("replay", "ReplayGeneratorConfig"), ("openai", "OpenAIGeneratorConfig"),
+    ("local", "OpenAIGeneratorConfig"), ("smollm2", "TransformersGeneratorConfig"),
+    ("recorded", "RecordedGeneratorConfig"),
+])
+def test_each_generator_yaml_selects_its_provider_schema(generator: str, schema: str) -> None:
+    from monitorbench.compose import compose_config
+
+    cfg = compose_config([f"generator={generator}", "generator.dir=/v"] if generator == "replay"
+                         else [f"generator={generator}"])
+    gen = OmegaConf.to_object(cfg.generator)
+    assert type(gen).__name__ == schema
+    assert gen.name == generator
+
+
+def test_provider_fields_are_overridable_on_their_own_provider() -> None:
+    from monitorbench.compose import compose_config
+
+    cfg = compose_config(["generator=openai", "generator.model=m2",
+                          "generator.base_url=http://h:1/v1", "generator.request.concurrency=7"])
+    assert (cfg.generator.model, cfg.generator.base_url) == ("m2", "http://h:1/v1")
+    assert cfg.generator.request.concurrency == 7
+    external = compose_config(["scaffold=external", "generator.dir=/v"]).generator
+    assert (external.name, external.kind, external.dir) == ("external", GeneratorKind.replay, "/v")
+
+
+@pytest.mark.parametrize("override,key,listed", [
+    (["generator=always_accept", "generator.model=m"], "generator.model",
+     ["this generator's schema is scripted", "'model' belongs to openai, transformers, recorded",
+      "baseline"]),
+    (["generator=openai", "generator.adapter=/a"], "generator.adapter",
+     ["schema is openai", "'adapter' belongs to transformers", "base_url"]),
+    (["generator=smollm2", "+generator.base_url=http://h/v1"], "generator.base_url",
+     ["schema is transformers", "'base_url' belongs to openai"]),
+    (["generator=openai", "generator.provider=recorded"], "generator.provider",
+     ["recorded", "fixes openai", "generator=NAME"]),
+    (["generator=schema_check", "generator.kind=model"], "generator.kind",
+     ["model", "fixes scripted"]),
+])
+def test_a_field_of_another_provider_is_a_clear_config_error(
+        override: list[str], key: str, listed: list[str]) -> None:
+    from monitorbench.compose import compose_config
+    from monitorbench.errors import InputError
+
+    with pytest.raises(InputError) as ei:
+        compose_config(override)
+    assert ei.value.field == key
+    for word in listed:
+        assert word in str(ei.value), (word, str(ei.value))
+
+
+def test_a_generator_yaml_without_a_schema_names_the_defaults_line_to_add(tmp_path: Path) -> None:
+    """A generator YAML written before the per-provider schemas (flat keys, no ``defaults``)."""
+    from monitorbench import compose
+    from monitorbench.errors import InputError
+
+    conf = tmp_path / "conf"
+    shutil.copytree(compose.CONF, conf)
+    (conf / "generator" / "my_vllm.yaml").write_text(
+        "name: my_vllm\nkind: model\nprovider: openai\nmodel: m\nbase_url: http://h/v1\n")
+    old = compose.CONF
+    compose.CONF = conf
+    try:
+        with pytest.raises(InputError) as ei:
+            compose.compose_config(["generator=my_vllm"])
+    finally:
+        compose.CONF = old
+    assert ei.value.field == "generator.provider"
+    assert str(ei.value.file).endswith("generator/my_vllm.yaml")
+    assert "- /schema/generator/NAME@_here_" in str(ei.value)
+    assert "'provider' belongs to openai, transformers, recorded" in str(ei.value)

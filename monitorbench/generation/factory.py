@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Sequence
 
-from monitorbench.config import GeneratorConfig, GeneratorKind, ScaffoldConfig
+from monitorbench.config import (GeneratorConfig, GeneratorKind, OpenAIGeneratorConfig,
+                                 ScaffoldConfig)
 from monitorbench.errors import InputError
 from monitorbench.generation.base import ERROR, GenerationResult, Generator, cache_key
 from monitorbench.generation.baselines import ScriptedGenerator
@@ -116,7 +117,7 @@ def generation_workers(gen: GeneratorConfig) -> int:
     in parallel up to the provider's request concurrency (its client semaphore caps requests in
     flight as well); a local model decodes one request at a time and scripted or replayed
     verifiers cost nothing, so they go one task after another."""
-    if GeneratorKind(gen.kind) is GeneratorKind.model and gen.provider == "openai":
+    if isinstance(gen, OpenAIGeneratorConfig):
         return max(1, int(gen.request.concurrency))
     return 1
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
-from monitorbench.config import GeneratorConfig, ScaffoldConfig
+from monitorbench.config import ModelGeneratorConfig, ScaffoldConfig
 from monitorbench.errors import InputError
 from monitorbench.generation.base import GenerationResult
 from monitorbench.providers.base import ChatModel
@@ -45,7 +45,7 @@ def plain(obj: Any) -> Any:
 class ModelGenerator:
     """Implements :class:`monitorbench.generation.base.Generator` for model generators."""
 
-    def __init__(self, model: ChatModel, gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConfig,
+    def __init__(self, model: ChatModel, gen_cfg: ModelGeneratorConfig, scaffold_cfg: ScaffoldConfig,
                  *, sandbox: Sandbox | None, spec_for: Callable[[Task], SandboxSpec] | None,
                  cache: ResponseCache | None) -> None:
         if scaffold_cfg.name not in SCAFFOLDS:
@@ -84,7 +84,7 @@ class ModelGenerator:
         return self.cache.stats() if self.cache is not None else {}
 
 
-def build_model_generator(gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConfig, *,
+def build_model_generator(gen_cfg: ModelGeneratorConfig, scaffold_cfg: ScaffoldConfig, *,
                           sandbox: Sandbox, spec_for: Callable[[Task], SandboxSpec],
                           cache_dir: Path) -> ModelGenerator:
     """Entry point for ``generation.factory``: provider + response cache + scaffold."""

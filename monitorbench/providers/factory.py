@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from monitorbench.config import GeneratorConfig
+from monitorbench.config import (GeneratorConfig, OpenAIGeneratorConfig, RecordedGeneratorConfig,
+                                 TransformersGeneratorConfig)
 from monitorbench.errors import InputError
 from monitorbench.providers.base import ChatModel
 
@@ -17,13 +18,13 @@ def config_file_of(gen_cfg: GeneratorConfig) -> str:
 
 
 def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
-    """Instantiate the provider named by ``gen_cfg.provider`` (no cache around it)."""
+    """Instantiate the provider whose config schema ``gen_cfg`` is (no cache around it)."""
     cfg_file = config_file_of(gen_cfg)
-    if gen_cfg.provider == "openai":
+    if isinstance(gen_cfg, OpenAIGeneratorConfig):
         if gen_cfg.serve and not gen_cfg.base_url:
             raise InputError(cfg_file, "generator.base_url", f"the {gen_cfg.serve} server of this "
                              "generator is not running", "run it through `python -m "
-                             "monitorbench`, or wrap the code in models.local_server.serving()")
+                             "monitorbench`, or wrap the code in providers.local_server.serving()")
         if not gen_cfg.base_url or not gen_cfg.model:
             raise InputError(cfg_file, "generator.base_url" if not gen_cfg.base_url
                              else "generator.model", "is required for provider openai",
@@ -37,7 +38,7 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
                                  f"export {gen_cfg.api_key_env}=..., or set "
                                  "generator.api_key_env=null for a server without auth")
         return _openai_model(gen_cfg, key, cfg_file)
-    if gen_cfg.provider == "transformers":
+    if isinstance(gen_cfg, TransformersGeneratorConfig):
         if not gen_cfg.model:
             raise InputError(cfg_file, "generator.model", "is required for provider transformers",
                              "set it to 'smollm2' or a saved model directory")
@@ -45,18 +46,19 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
 
         return TransformersChatModel(gen_cfg.model, gguf_file=gen_cfg.gguf_file,
                                      adapter=gen_cfg.adapter, config_file=cfg_file)
-    if gen_cfg.provider == "recorded":
+    if isinstance(gen_cfg, RecordedGeneratorConfig):
         if not gen_cfg.recording:
             raise InputError(cfg_file, "generator.recording", "is required for provider recorded",
                              "point it at the responses.jsonl of the run to replay")
         from monitorbench.providers.recorded import RecordedChatModel
 
         return RecordedChatModel(gen_cfg.recording, model=gen_cfg.model, config_file=cfg_file)
-    raise InputError(cfg_file, "generator.provider", f"{gen_cfg.provider!r} is not a provider",
-                     f"use one of {', '.join(PROVIDERS)}")
+    raise InputError(cfg_file, "generator", f"{gen_cfg.name!r} is no model generator "
+                     f"(kind {gen_cfg.kind.value})", "use a generator whose YAML selects one of "
+                     f"the provider schemas {', '.join(PROVIDERS)}")
 
 
-def _openai_model(gen_cfg: GeneratorConfig, key: str | None, cfg_file: str) -> ChatModel:
+def _openai_model(gen_cfg: OpenAIGeneratorConfig, key: str | None, cfg_file: str) -> ChatModel:
     """The SDK client; a served model is identified by its weights, not by its port."""
     from monitorbench.providers.openai_sdk import DIALECTS, OpenAIChatModel
 

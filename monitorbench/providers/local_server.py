@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from monitorbench.config import GeneratorConfig
+from monitorbench.config import GeneratorConfig, OpenAIGeneratorConfig
 from monitorbench.errors import InputError
 from monitorbench.providers.base import ModelError
 from monitorbench.providers.hf_local import EMBEDDED_MODELS, files_sha256, resolve_model_dir
@@ -61,7 +61,7 @@ def smollm2_gguf() -> Path:
     return path
 
 
-def gguf_of(gen_cfg: GeneratorConfig, config_file: str) -> Path:
+def gguf_of(gen_cfg: OpenAIGeneratorConfig, config_file: str) -> Path:
     """The GGUF a generator config names: an embedded alias, a .gguf path, or a directory plus
     ``gguf_file`` (an absolute ``gguf_file`` once ``serving`` has started the server)."""
     model = gen_cfg.model or "smollm2"
@@ -216,14 +216,13 @@ def serving(gen_cfg: GeneratorConfig) -> Iterator[GeneratorConfig]:
     Yields ``gen_cfg`` itself when nothing is to be served, else a copy whose ``base_url`` and
     ``model`` point at the started server; the server is stopped when the body ends, however it
     ends."""
-    if not gen_cfg.serve:
-        yield gen_cfg
+    if not isinstance(gen_cfg, OpenAIGeneratorConfig) or not gen_cfg.serve:
+        yield gen_cfg   # only the openai schema has `serve`: no other generator starts a server
         return
     cfg_file = f"conf/generator/{gen_cfg.name}.yaml"
-    if gen_cfg.serve not in SERVERS or gen_cfg.provider != "openai":
-        raise InputError(cfg_file, "generator.serve", f"cannot serve {gen_cfg.serve!r} for "
-                         f"provider {gen_cfg.provider!r}",
-                         f"use serve: {SERVERS[0]} with provider: openai, or serve: null")
+    if gen_cfg.serve not in SERVERS:
+        raise InputError(cfg_file, "generator.serve", f"cannot serve {gen_cfg.serve!r}",
+                         f"use serve: {SERVERS[0]}, or serve: null")
     gguf = gguf_of(gen_cfg, cfg_file)
     alias = Path(gen_cfg.model).stem if gen_cfg.model else None  # "smollm2" stays "smollm2"
     with LocalServer(gguf, alias=alias) as server:

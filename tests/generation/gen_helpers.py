@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind, HarnessConfig,
+from monitorbench.config import (ConditionConfig, HarnessConfig, OpenAIGeneratorConfig,
                                  RequestConfig, ScaffoldConfig)
 from monitorbench.generation.base import GenerationResult
 from monitorbench.generation.harnesses.generator import HarnessGenerator
@@ -119,11 +119,12 @@ class ChatServer:
         self.httpd.server_close()
 
 
-def openai_cfg(base_url: str, model: str = "scripted-model", **condition: Any) -> GeneratorConfig:
-    return GeneratorConfig(name="openai", kind=GeneratorKind.model, baseline=None,
-                           provider="openai", model=model, base_url=base_url, api_key_env=None,
-                           condition=ConditionConfig(max_tokens=256, **condition),
-                           request=RequestConfig(timeout_seconds=10, retries=2, concurrency=2))
+def openai_cfg(base_url: str, model: str = "scripted-model",
+               **condition: Any) -> OpenAIGeneratorConfig:
+    return OpenAIGeneratorConfig(name="openai", model=model, base_url=base_url, api_key_env=None,
+                                 condition=ConditionConfig(max_tokens=256, **condition),
+                                 request=RequestConfig(timeout_seconds=10, retries=2,
+                                                       concurrency=2))
 
 
 def spec_for(runtime: str = "none") -> Callable[[Task], SandboxSpec]:

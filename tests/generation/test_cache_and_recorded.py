@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from gen_helpers import VERIFIER, block, openai_cfg, spec_for, turn
 
-from monitorbench.config import Effort, GeneratorConfig, GeneratorKind, ScaffoldConfig
+from monitorbench.config import Effort, RecordedGeneratorConfig, ScaffoldConfig
 from monitorbench.errors import InputError
 from monitorbench.generation.base import ERROR, SUBMITTED
 from monitorbench.generation.model_generator import build_model_generator
@@ -78,10 +78,9 @@ def test_generator_rerun_is_served_from_cache(chat_server, sandbox, task_dir, tm
     assert (second.verifier_dir / "main.py").read_text() == VERIFIER
 
 
-def _recorded_cfg(path: Path, model: str | None = None) -> GeneratorConfig:
-    return GeneratorConfig(name="recorded", kind=GeneratorKind.model, baseline=None,
-                           provider="recorded", recording=str(path), model=model,
-                           condition=openai_cfg("http://x").condition)
+def _recorded_cfg(path: Path, model: str | None = None) -> RecordedGeneratorConfig:
+    return RecordedGeneratorConfig(name="recorded", recording=str(path), model=model,
+                                   condition=openai_cfg("http://x").condition)
 
 
 def test_recorded_provider_replays_a_run_exactly(chat_server, sandbox, task_dir, tmp_path) -> None:

@@ -19,7 +19,8 @@ from typing import Iterator
 import openai
 import pytest
 
-from monitorbench.config import ConditionConfig, Effort, GeneratorConfig, GeneratorKind
+from monitorbench.config import (ConditionConfig, Effort, OpenAIGeneratorConfig,
+                                 ScriptedGeneratorConfig)
 from monitorbench.errors import InputError
 from monitorbench.providers import CachedChatModel, ResponseCache, make_chat_model
 from monitorbench.providers.base import ContextOverflow, ModelError
@@ -114,11 +115,10 @@ def test_cache_is_keyed_by_weights_not_port_so_a_restarted_server_hits(
                                    effort=Effort.NONE).cached  # another window, another key
 
 
-def _local_cfg(**kw) -> GeneratorConfig:
-    return GeneratorConfig(name="local", kind=GeneratorKind.model, baseline=None,
-                           provider="openai", serve="xllamacpp", model="smollm2",
-                           gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
-                           condition=ConditionConfig(max_tokens=8), **kw)
+def _local_cfg(**kw) -> OpenAIGeneratorConfig:
+    return OpenAIGeneratorConfig(name="local", serve="xllamacpp", model="smollm2",
+                                 gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+                                 condition=ConditionConfig(max_tokens=8), **kw)
 
 
 def test_serving_fills_the_endpoint_for_the_body_and_stops_the_server_after() -> None:
@@ -133,7 +133,7 @@ def test_serving_fills_the_endpoint_for_the_body_and_stops_the_server_after() ->
                               effort=Effort.NONE).text
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(served.base_url + "/models", timeout=5)
-    plain = GeneratorConfig()
+    plain = ScriptedGeneratorConfig()
     with serving(plain) as same:
         assert same is plain
     with pytest.raises(InputError, match="generator.serve"):

@@ -19,16 +19,15 @@ from monitorbench.generation.traces import read_trace, trace_stats
 CHILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from monitorbench.config import (ConditionConfig, GeneratorConfig, GeneratorKind,
+    from monitorbench.config import (ConditionConfig, OpenAIGeneratorConfig,
                                      RequestConfig, ScaffoldConfig)
     from monitorbench.generation.model_generator import build_model_generator
     from monitorbench.suites.format import Task
 
     url, public, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    cfg = GeneratorConfig(name="openai", kind=GeneratorKind.model, baseline=None,
-                          provider="openai", model="m", base_url=url,
-                          condition=ConditionConfig(max_tokens=64),
-                          request=RequestConfig(timeout_seconds=60, retries=0))
+    cfg = OpenAIGeneratorConfig(name="openai", model="m", base_url=url,
+                                condition=ConditionConfig(max_tokens=64),
+                                request=RequestConfig(timeout_seconds=60, retries=0))
     gen = build_model_generator(cfg, ScaffoldConfig(name="agent"), sandbox=None,
                                 spec_for=None, cache_dir=out / "cache")
     gen.generate(Task("t1", "tool_call", "test", {"instruction": "x"}), public, out / "run")
