@@ -41,7 +41,7 @@ def _fresh_outputs(root: Path, sdists: list[Path]) -> Path:
 
 def _before(root: Path, wanted: list[tuple[str, dict[str, Any]]]) -> dict[str, float]:
     """One suite after the other, the code bugs searched (no pinned file)."""
-    from monitorbench.suites.code import build as code_build
+    from monitorbench.sources.code import build as code_build
     from monitorbench.audit.prepare import ensure_suite
 
     pinned = code_build.PINNED_FILE
@@ -67,8 +67,8 @@ def _after(root: Path, wanted: list[tuple[str, dict[str, Any]]]) -> float:
 
 
 def main() -> None:
-    from monitorbench.suites.code.libraries import LIBRARIES
-    from monitorbench.suites.code.sdists import fetch_sdist
+    from monitorbench.sources.code.libraries import LIBRARIES
+    from monitorbench.sources.code.sdists import fetch_sdist
     from monitorbench.suites.registry import suite_dir
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

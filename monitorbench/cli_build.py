@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--force", action="store_true", help="rebuild even if the suite exists")
     ap.add_argument("--search", action="store_true",
                     help="code: rerun the bug search for this build and every configuration "
-                         "in monitorbench/suites/code/pinned_bugs.json, rewrite that file, "
+                         "in monitorbench/sources/code/pinned_bugs.json, rewrite that file, "
                          "then rebuild (implies --force)")
     args = ap.parse_args(argv)
     names = source_names() if args.names == ["all"] else args.names
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--search reruns the code suite's bug search: name code (or all)")
     try:
         if args.search:
-            from monitorbench.suites.code.build import configs, refresh_pins
+            from monitorbench.sources.code.build import configs, refresh_pins
             refresh_pins(configs(seed=args.seed or 0), progress=sys.stderr.isatty())
             args.force = True
         for name in names:

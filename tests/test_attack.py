@@ -305,7 +305,7 @@ def other_types(tmp_path_factory: pytest.TempPathFactory):
     """One AgentDojo user task per suite (about 15 s) and one two-bug toolz task (about 35 s),
     built for real, with sandbox specs masking what each source must hide."""
     from monitorbench.sources.agentdojo.build import build_agentdojo_suite
-    from monitorbench.suites.code.build import build_code_suite
+    from monitorbench.sources.code.build import build_code_suite
 
     root = tmp_path_factory.mktemp("attack_suites")
     build_agentdojo_suite(root / "agentdojo", seed=0, max_tasks=1)

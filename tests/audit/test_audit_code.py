@@ -25,7 +25,7 @@ RESULT_HANDLING = {"skipped_counts_as_passed": {"skips_tests"},
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory):
-    from monitorbench.audit.mutants_code import MUTANTS
+    from monitorbench.sources.code.mutants import MUTANTS
     before = MUTANTS.graded_here
     root = build_suite(tmp_path_factory.mktemp("suites"), "code",
                        {"libraries": ["toolz"], "tasks_per_library": 1})

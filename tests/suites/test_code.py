@@ -16,15 +16,15 @@ import pytest
 
 from monitorbench.errors import InputError
 from monitorbench.sandbox.runtimes.code import BudgetExceeded, apply_patch, copy_checkout, make_env
-from monitorbench.suites.code import grader
-from monitorbench.suites.code.build import (build_code_suite, draft_task, find_bugs,
+from monitorbench.sources.code import grader
+from monitorbench.sources.code.build import (build_code_suite, draft_task, find_bugs,
                                             reference_data)
-from monitorbench.suites.code.cases import build_cases
-from monitorbench.suites.code.libraries import LIBRARIES
-from monitorbench.suites.code.mutate import sample_mutations
-from monitorbench.suites.code.sdists import (cache_root, checkout_files, fetch_sdist,
+from monitorbench.sources.code.cases import build_cases
+from monitorbench.sources.code.libraries import LIBRARIES
+from monitorbench.sources.code.mutate import sample_mutations
+from monitorbench.sources.code.sdists import (cache_root, checkout_files, fetch_sdist,
                                              pristine_checkout, write_tree)
-from monitorbench.suites.code.testrun import TestRun, _read_junit, run_pytest
+from monitorbench.sources.code.testrun import TestRun, _read_junit, run_pytest
 from monitorbench.suites.format import GROUPS, load_suite
 from monitorbench.suites.reference import get_reference
 
@@ -87,7 +87,7 @@ def test_valid_variant_passes_and_partial_fix_fails(task):
 
 
 def test_issue_names_location_and_failing_tests_but_not_the_fix(task):
-    from monitorbench.suites.code.build import _issue
+    from monitorbench.sources.code.build import _issue
     d = task["draft"]
     text = _issue(SPEC, d.bugs, d.fail_to_pass)
     for b in d.bugs:
@@ -203,7 +203,7 @@ def test_hiding_attack_passes_the_screen_and_fails_on_result_handling(task, cate
 def test_result_handling_mutants_are_detected_without_extra_test_runs(task):
     """Each result-handling mutant of the grader says PASS on the attack built for it, deciding
     from the record of the grading just done (the mutant set runs no tests of its own)."""
-    from monitorbench.audit.mutants_code import CodeMutants
+    from monitorbench.sources.code.mutants import CodeMutants
     from monitorbench.audit.mutation import detection
     from monitorbench.suites.format import Case, Reference, Task
 
@@ -325,7 +325,7 @@ def test_test_runs_ignore_host_variables_that_change_pytest_output(tmp_path, mon
     """An issue text quotes pytest's assertion output, so a build on a CI machine (CI=true turns
     off pytest's diff truncation, PYTEST_ADDOPTS adds options) must print what a build on a
     laptop prints: the search there found the shipped pins but wrote a different issue text."""
-    from monitorbench.suites.code.libraries import LibrarySpec
+    from monitorbench.sources.code.libraries import LibrarySpec
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_t.py").write_text("def test_t():\n    assert () == (1, 2, 3)\n")
     spec = LibrarySpec("tiny", "0", ("tiny",), ("tests",))
@@ -340,7 +340,7 @@ def test_test_runs_ignore_host_variables_that_change_pytest_output(tmp_path, mon
 
 
 def test_masked_paths_hide_the_build_cache_and_installed_pristine_sources():
-    from monitorbench.suites.code.build import masked_paths
+    from monitorbench.sources.code.build import masked_paths
     paths = masked_paths()
     assert str(cache_root()) in paths
     import six  # installed system-wide here: its pristine source would leak six tasks' fixes
@@ -350,7 +350,7 @@ def test_masked_paths_hide_the_build_cache_and_installed_pristine_sources():
 # ------------------------------------------------------------------------------ pinned bugs
 
 def _pinned_toolz_entry() -> tuple[str, dict]:
-    from monitorbench.suites.code.build import pin_key, read_pins
+    from monitorbench.sources.code.build import pin_key, read_pins
     key = pin_key(SPEC, 0, 6)  # tasks_per_library=2, as conf/task/mixed_small.yaml builds
     entry = read_pins().get(key)
     assert entry is not None, "pinned_bugs.json lacks the mixed_small toolz entry"
@@ -360,7 +360,7 @@ def _pinned_toolz_entry() -> tuple[str, dict]:
 def test_pinned_bug_that_no_longer_verifies_is_an_input_error(task, tmp_path, monkeypatch):
     """A pinned entry whose bugs fail other tests than recorded (here: one recorded test dropped)
     is refused with one real test run; the error names the pinned file and --search."""
-    from monitorbench.suites.code import build
+    from monitorbench.sources.code import build
     key, entry = _pinned_toolz_entry()
     bad = json.loads(json.dumps(entry))
     bad["bugs"][0]["fail_to_pass"] = bad["bugs"][0]["fail_to_pass"][1:] or ["x.py::nope"]
@@ -378,7 +378,7 @@ def test_pinned_bug_that_no_longer_verifies_is_an_input_error(task, tmp_path, mo
 
 def test_pinned_bugs_replay_verified(task):
     """The shipped toolz pins verify against the real test suite: one run, exact F2P union."""
-    from monitorbench.suites.code import build
+    from monitorbench.sources.code import build
     key, entry = _pinned_toolz_entry()
     bugs, pool, stats = build.replay_pin(SPEC, checkout_files(SPEC), task["root"],
                                          task["base_pass"], 0, key, entry,
@@ -392,7 +392,7 @@ def test_build_from_pins_is_byte_identical_to_build_from_search(tmp_path, monkey
     """toolz, 2 tasks (the mixed_small slice's toolz part): a build that searches (no pinned
     file) and one that replays the shipped pins, from separate caches, write the same manifest,
     and the search finds exactly the shipped pins."""
-    from monitorbench.suites.code import build
+    from monitorbench.sources.code import build
     key, entry = _pinned_toolz_entry()
     tar = fetch_sdist(SPEC)
     manifests = []

@@ -13,7 +13,7 @@ from monitorbench.sources.bfcl.build import task_and_reference
 from monitorbench.sources.bfcl.cases import candidate
 from monitorbench.sources.bfcl.reference import BfclAstReference
 from monitorbench.sources.bfcl.source import gold_calls, load_category
-from monitorbench.suites.code.build import _unusable
+from monitorbench.sources.code.build import _unusable
 from monitorbench.suites.format import Case, load_suite, write_suite
 
 

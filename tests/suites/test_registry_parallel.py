@@ -24,8 +24,8 @@ def test_a_worker_input_error_reaches_the_caller_with_its_fields(tmp_path):
 
 @pytest.mark.slow
 def test_two_missing_code_slices_are_built_at_once_and_loaded_in_order(tmp_path, monkeypatch):
-    from monitorbench.suites.code.libraries import LIBRARIES
-    from monitorbench.suites.code.sdists import fetch_sdist
+    from monitorbench.sources.code.libraries import LIBRARIES
+    from monitorbench.sources.code.sdists import fetch_sdist
     cache = tmp_path / "cache"  # no cached builds: the workers (which inherit it) build
     (cache / "sdists").mkdir(parents=True)
     for name in ("inflection", "toolz"):

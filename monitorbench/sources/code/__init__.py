@@ -1,12 +1,19 @@
-"""Code: seeded bugs in pinned Python libraries, patches graded by a hardened test runner."""
+"""Code tasks (SWE-smith style): seeded AST bugs in pinned pure-Python libraries, patches graded
+by a hardened test runner.
+
+Entry point: :func:`monitorbench.sources.code.build.build_code_suite`. The reference verifier is
+``code.hardened_grader`` (:mod:`monitorbench.sources.code.grader`), its C6 operators are in
+``mutants``; the in-sandbox runtime stays in :mod:`monitorbench.sandbox.runtimes.code` (the
+sandbox worker loads it by name). Only ``SPEC`` is imported when the source is looked up.
+"""
 
 from monitorbench.sources.spec import SourceSpec
 
 SPEC = SourceSpec(
     name="code", task_type="code", order=2,
-    builder="monitorbench.suites.code.build:build_code_suite",
-    references={"code.hardened_grader": "monitorbench.suites.code.grader"},
-    mutants="monitorbench.audit.mutants_code",
-    runtime="code", masked_paths="monitorbench.suites.code.build:masked_paths",
+    builder="monitorbench.sources.code.build:build_code_suite",
+    references={"code.hardened_grader": "monitorbench.sources.code.grader"},
+    mutants="monitorbench.sources.code.mutants",
+    runtime="code", masked_paths="monitorbench.sources.code.build:masked_paths",
     builder_version=2,
 )

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from monitorbench.sandbox.runtimes.code import run_capped, command_env
-from monitorbench.suites.code.libraries import LibrarySpec
+from monitorbench.sources.code.libraries import LibrarySpec
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 PLUGIN = "_mb_grader_outcomes"

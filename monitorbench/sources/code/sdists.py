@@ -19,7 +19,7 @@ from pathlib import Path
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import sha256_file
-from monitorbench.suites.code.libraries import LibrarySpec
+from monitorbench.sources.code.libraries import LibrarySpec
 
 _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".pytest_cache"}
 

@@ -15,7 +15,7 @@ build replays the pinned bugs and verifies them with one full test run per libra
 fail exactly their fail-to-pass tests) instead of searching; ``--search`` reruns the search and
 rewrites the file. A configuration that is not pinned is searched as before.
 
-Run: ``python -m monitorbench.suites.code.build OUT_DIR [--seed N] [--libraries a,b]
+Run: ``python -m monitorbench.sources.code.build OUT_DIR [--seed N] [--libraries a,b]
 [--tasks-per-library N] [--search]``.
 """
 
@@ -36,14 +36,14 @@ from typing import Any, Callable, Sequence
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_file, sha256_text
 from monitorbench.sandbox.runtimes.code import DEFAULT_BUDGET, copy_checkout
-from monitorbench.suites.code import grader
-from monitorbench.suites.code.cases import Bug, TaskDraft, build_cases
-from monitorbench.suites.code.diffs import make_patch
-from monitorbench.suites.code.libraries import DEFAULT_LIBRARIES, LIBRARIES, LibrarySpec
-from monitorbench.suites.code.mutate import Mutation, sample_mutations
-from monitorbench.suites.code.sdists import (cache_root, checkout_files, fetch_sdist,
+from monitorbench.sources.code import grader
+from monitorbench.sources.code.cases import Bug, TaskDraft, build_cases
+from monitorbench.sources.code.diffs import make_patch
+from monitorbench.sources.code.libraries import DEFAULT_LIBRARIES, LIBRARIES, LibrarySpec
+from monitorbench.sources.code.mutate import Mutation, sample_mutations
+from monitorbench.sources.code.sdists import (cache_root, checkout_files, fetch_sdist,
                                              pristine_checkout)
-from monitorbench.suites.code.testrun import TestRun, run_pytest
+from monitorbench.sources.code.testrun import TestRun, run_pytest
 from monitorbench.suites.format import Case, Reference, Task, write_suite
 
 BUILD_VERSION = "code-build/2"  # 2: skips_tests, breaks_collection, kills_test_run cases
@@ -56,7 +56,7 @@ GRADE_WORKERS = 2
 # The search's outcome per (library, seed, bugs needed), so a build replays and verifies known
 # bugs (one test run per library) instead of searching (dozens of runs); see replay_pin.
 PINNED_FILE = Path(__file__).with_name("pinned_bugs.json")
-PINNED_ABOUT = ("Bug-search outcomes of the code suite builder (monitorbench.suites.code.build): "
+PINNED_ABOUT = ("Bug-search outcomes of the code suite builder (monitorbench.sources.code.build): "
                 "per library, seed and number of bugs needed, the mutations that survived the "
                 "fail-to-pass/pass-to-pass screen. Rewritten by `python -m "
                 "monitorbench.suites.build code --search`; do not edit by hand.")

@@ -32,9 +32,9 @@ from typing import Any, Mapping
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.sandbox.runtimes.code import apply_patch, copy_checkout
-from monitorbench.suites.code.libraries import LIBRARIES, LibrarySpec
-from monitorbench.suites.code.sdists import cache_root, pristine_checkout
-from monitorbench.suites.code.testrun import TestRun, run_pytest
+from monitorbench.sources.code.libraries import LIBRARIES, LibrarySpec
+from monitorbench.sources.code.sdists import cache_root, pristine_checkout
+from monitorbench.sources.code.testrun import TestRun, run_pytest
 from monitorbench.suites.format import Reference, Task
 from monitorbench.suites.reference import register_reference
 

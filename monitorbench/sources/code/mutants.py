@@ -4,7 +4,7 @@ empty reports. Each rewrites the grader's final decision rule over the same test
 
 The hardened grader decides ``PASS`` iff the test run has no integrity problem and every
 fail-to-pass (F2P) and pass-to-pass (P2P) test agrees on "passed" in both the junit report and
-the outcome record (:func:`monitorbench.suites.code.grader.decide_run`). That rule is a pure
+the outcome record (:func:`monitorbench.sources.code.grader.decide_run`). That rule is a pure
 function of the run record, so the mutants add no test runs: each re-decides the record of the
 reference's latest grading of the same case (``grader.last_grade``; in the audit, the last of
 the C2 repeats, which C2 requires to agree with the first). Only a case graded nowhere in this
@@ -58,7 +58,7 @@ class CodeMutants:
 
     def _grade(self, task: Task, reference: Reference, case: Case) -> Any:
         """The reference's own record of this case, or one grading run when it has none."""
-        from monitorbench.suites.code.grader import grade, last_grade, spec_for
+        from monitorbench.sources.code.grader import grade, last_grade, spec_for
         patch = case.candidate.get("patch")
         g = last_grade(reference.data, patch)
         if g is None:

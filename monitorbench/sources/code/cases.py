@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Sequence
 
-from monitorbench.suites.code.diffs import make_patch
-from monitorbench.suites.code.libraries import LibrarySpec
-from monitorbench.suites.code.mutate import Mutation, enumerate_mutations, mutant_compiles
-from monitorbench.suites.code.rewrite import find_function, override_later, renamed_function_text
+from monitorbench.sources.code.diffs import make_patch
+from monitorbench.sources.code.libraries import LibrarySpec
+from monitorbench.sources.code.mutate import Mutation, enumerate_mutations, mutant_compiles
+from monitorbench.sources.code.rewrite import find_function, override_later, renamed_function_text
 
 
 @dataclass(frozen=True)
