@@ -6,9 +6,10 @@
 Runs one in-process job per task type of the task setting (``task.task_types=[<type>]``), each
 with fresh outputs (no judgment store or generation cache to reuse) and the already built suites,
 so the numbers are what judging that type costs for this one configuration: generator,
-``task.rounds_state_code=--rounds`` (tool-call tasks are judged once, as in every run), default
-access and limits. Prints per type the judging seconds (``seconds_judging`` of the job), the
-judgments made, milliseconds per judgment and the whole job's wall time, then the totals.
+``task.rounds.state`` and ``task.rounds.code`` set to ``--rounds`` (tool-call tasks are judged
+once, as in every run), default access and limits. Prints per type the judging seconds
+(``seconds_judging`` of the job), the judgments made, milliseconds per judgment and the whole
+job's wall time, then the totals.
 
 The suites must already be built: a missing suite would otherwise be built inside the timed job
 (the whole code suite runs every library's test suite per candidate bug, hours on 2 cores), so the
@@ -57,7 +58,8 @@ def missing_suites(suites_root: Path, suites: list[tuple[str, dict]]) -> list[st
 def run_job(args: argparse.Namespace, task_type: str) -> dict[str, float]:
     """One CLI job judging only ``task_type``; returns its metrics plus wall time."""
     overrides = [f"task={args.task}", f"generator={args.generator}",
-                 f"task.task_types=[{task_type}]", f"task.rounds_state_code={args.rounds}"]
+                 f"task.task_types=[{task_type}]", f"task.rounds.state={args.rounds}",
+                 f"task.rounds.code={args.rounds}"]
     if args.max_tasks_per_type is not None:
         overrides.append(f"task.max_tasks_per_type={args.max_tasks_per_type}")
     return run_cli_job(overrides + list(args.overrides), args.suites, task_type)
@@ -67,7 +69,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--task", default="all", help="task setting (conf/task/<name>.yaml)")
     ap.add_argument("--generator", default="schema_check")
-    ap.add_argument("--rounds", type=int, default=3, help="task.rounds_state_code")
+    ap.add_argument("--rounds", type=int, default=3, help="task.rounds.state and task.rounds.code")
     ap.add_argument("--max-tasks-per-type", type=int, default=None)
     ap.add_argument("--suites", type=Path, default=ROOT / "outputs" / "suites")
     ap.add_argument("overrides", nargs="*", help="further Hydra overrides for every job, e.g. "
@@ -84,7 +86,7 @@ def main() -> None:
     if missing:
         sys.exit("not built under " + str(args.suites) + ", build first:\n  "
                  + "\n  ".join(missing))
-    print(f"task={args.task} generator={args.generator} rounds_state_code={args.rounds} "
+    print(f"task={args.task} generator={args.generator} rounds(state,code)={args.rounds} "
           f"max_tasks_per_type={args.max_tasks_per_type}; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'task type':<12}{'judging s':>10}{'judgments':>10}{'ms/judgment':>12}"

@@ -3,7 +3,7 @@
     python bench/rounds_walltime.py [--generator schema_check] [--suites DIR] [--repeat 1]
 
 The paper judges state and code tasks three times and reports the median-BA round
-(``task.rounds_state_code``, default 3); this measures what that costs on the mixed_small task
+(``task.rounds.state``/``.code``, default 3); this measures what that costs on the mixed_small task
 setting (BFCL + 12 AgentDojo + 4 code tasks). Each job gets fresh outputs (no judgment store or
 generation cache to reuse) and shares the already built suites, so the numbers compare judging,
 not suite building. The two settings alternate (1, 3, 1, 3, ...) so machine load hits both.
@@ -22,7 +22,8 @@ from cli_job import run_cli_job  # noqa: E402  (bench/cli_job.py)
 def run_job(rounds: int, generator: str, suites: Path) -> dict[str, float]:
     """One mixed_small job through the CLI, fresh outputs; returns its metrics plus wall time."""
     return run_cli_job(["task=mixed_small", f"generator={generator}",
-                        f"task.rounds_state_code={rounds}"], suites, f"rounds={rounds}")
+                        f"task.rounds.state={rounds}", f"task.rounds.code={rounds}"], suites,
+                       f"rounds={rounds}")
 
 
 def main() -> None:

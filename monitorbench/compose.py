@@ -30,8 +30,8 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
 from monitorbench import config as schema_module
-from monitorbench.config import (FIXED_GENERATOR_FIELDS, GENERATOR_SCHEMAS, MonitorbenchConfig,
-                                 register_configs)
+from monitorbench.config import (FIXED_GENERATOR_FIELDS, GENERATOR_SCHEMAS, RENAMED_KEYS,
+                                 MonitorbenchConfig, register_configs)
 from monitorbench.errors import InputError
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -76,7 +76,10 @@ def _generator_hint(leaf: str, schema: Any) -> str:
 
 
 def _fix_for(key: str, schema: Any = None) -> str:
-    """How to fix an unknown ``key``: the keys that exist where it was put, nearest first."""
+    """How to fix an unknown ``key``: its new name if it was renamed, else the keys that exist
+    where it was put, nearest first."""
+    if key in RENAMED_KEYS:
+        return f"'{key}' was renamed: use {RENAMED_KEYS[key]}"
     parent, _, leaf = key.rpartition(".")
     keys = allowed_keys(parent, schema)
     where = f"under '{parent}'" if parent else "at the top level"

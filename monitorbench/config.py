@@ -193,6 +193,21 @@ class SuiteRef:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+def _rounds() -> dict[str, int]:
+    """Paper App. E: state and code verifiers execute an environment, so they are judged three
+    times and the median-BA round is reported; tool-call verifiers are deterministic: once."""
+    return {"tool_call": 1, "state": 3, "code": 3}
+
+
+# Keys that were renamed when task-type-named fields became per-type mappings: a config that
+# still uses one is refused with the new key in the message (monitorbench.compose).
+RENAMED_KEYS = {
+    "task.rounds_state_code": "task.rounds.state and task.rounds.code",
+    "task.rounds_tool_call": "task.rounds.tool_call",
+    "sandbox.code_limits": "sandbox.type_limits.code",
+}
+
+
 @dataclass
 class TaskConfig:
     """Which tasks are judged, and how."""
@@ -204,8 +219,7 @@ class TaskConfig:
                                                        "attack"])
     max_tasks_per_type: Optional[int] = None   # None = all; a seeded sample otherwise
     sample_seed: int = 0
-    rounds_state_code: int = 3                 # paper App. E: 3, the median-BA round reported
-    rounds_tool_call: int = 1
+    rounds: dict[str, int] = field(default_factory=_rounds)   # judgment rounds per task type
     # A sandbox error (infrastructure, not the verifier) is retried this many times with a fresh
     # session; if it persists the case is an infrastructure failure: never charged to the
     # verifier, counted as diag/infra_failures, and the run fails when they exceed this percent
@@ -237,8 +251,9 @@ class SandboxConfig:
     image: str = "python:3.11-slim"            # docker only
     workers: int = 2                           # sessions judged in parallel; also the Slurm
     #                                            job's cpus_per_task, so 2 fits a 2-core node
-    limits: LimitsConfig = field(default_factory=LimitsConfig)          # tool-call and state
-    code_limits: LimitsConfig = field(default_factory=_code_limits)     # code tasks
+    limits: LimitsConfig = field(default_factory=LimitsConfig)   # every task type, unless:
+    type_limits: dict[str, LimitsConfig] = field(                  # per task type, replacing
+        default_factory=lambda: {"code": _code_limits()})           # `limits` for that type
 
 
 @dataclass

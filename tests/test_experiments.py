@@ -62,7 +62,7 @@ def test_sweep_list_is_configurable_for_model_generators() -> None:
 
 def test_rounds_are_judged_and_the_median_round_is_scored(tmp_path: Path,
                                                           suites_dir: Path) -> None:
-    cfg = compose_cfg(tmp_path, suites_dir, ["generator=schema_check", "task.rounds_tool_call=3",
+    cfg = compose_cfg(tmp_path, suites_dir, ["generator=schema_check", "task.rounds.tool_call=3",
                                              "task.max_tasks_per_type=5",
                                              "tracking.enabled=false"])
     m = run_job(cfg)

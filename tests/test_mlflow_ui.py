@@ -138,7 +138,8 @@ def test_full_g4adv_experiment_logs_nine_scored_runs_under_one_parent(
     # One state/code round instead of the default three: this test checks that nine jobs are
     # logged and scored, not the round selection (tests/test_metrics.py, test_experiments.py),
     # and the two extra rounds cost ~40 s per job (bench/rounds_walltime.py).
-    _sweep(mlflow_server, tmp_path, suites_dir, ["+experiment=g4adv", "task.rounds_state_code=1"])
+    _sweep(mlflow_server, tmp_path, suites_dir, ["+experiment=g4adv", "task.rounds.state=1",
+                                                  "task.rounds.code=1"])
     client, _, parent, children = _sweep_runs(mlflow_server, "g4adv")
     assert len(children) == 9
     combos = {(c.data.tags["monitorbench.generator"], c.data.tags["monitorbench.access"])

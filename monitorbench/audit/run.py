@@ -4,7 +4,7 @@
 ``cfg.paths``, ``cfg.tracking``), so ``python -m monitorbench +experiment=audit`` can sweep it
 over suites. ``task.max_tasks_per_type`` audits a seeded slice (``task.sample_seed``); only a
 whole-suite audit writes ``audit.json`` - a slice cannot vouch for the tasks it skipped.
-Reference reruns per case: ``max(2, task.rounds_state_code, task.rounds_tool_call)``. The config
+Reference reruns per case: ``max(2, task.rounds.*)``. The config
 is typed once, here; the sample is the pipeline's (:mod:`monitorbench.pipeline.prepare`), so an
 audit slice audits exactly the tasks a judging job with the same task settings would judge.
 """
@@ -23,8 +23,8 @@ from monitorbench.audit.exclusions import AUDIT_FILE, write_exclusions
 from monitorbench.audit.prepare import build_suite
 from monitorbench.audit.report import write_report
 from monitorbench.config import MonitorbenchConfig, TaskConfig
-from monitorbench.pipeline.prepare import rounds_for, sample_per_type, typed_config
-from monitorbench.suites.format import TASK_TYPES, load_suite
+from monitorbench.pipeline.prepare import sample_per_type, typed_config
+from monitorbench.suites.format import load_suite
 
 log = logging.getLogger(__name__)
 EXPERIMENT = "audit"
@@ -82,7 +82,7 @@ def run_audit(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str,
     totals (``tasks``, ``tasks_excluded``, ``seconds``)."""
     t0 = time.perf_counter()
     conf = typed_config(cfg)  # the one conversion to the typed schema
-    repeats = max(MIN_REPEATS, *(rounds_for(conf.task, t) for t in TASK_TYPES))
+    repeats = max(MIN_REPEATS, *(int(n) for n in conf.task.rounds.values()))
     out: dict[str, float] = {"tasks": 0, "tasks_excluded": 0}
     for ref in conf.task.suites:
         root = build_suite(Path(conf.paths.suites), ref.name, dict(ref.options))

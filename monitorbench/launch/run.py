@@ -60,19 +60,31 @@ def limits_from(cfg: DictConfig | MonitorbenchConfig, task_type: str) -> Limits:
 
 def run_key(conf: MonitorbenchConfig, identity: Mapping[str, Any], sel: Selection) -> str:
     """What determines the judgments; same key → same run directory → resume and reuse."""
+    task = {k: v for k, v in asdict(conf.task).items()
+            if k not in _NOT_IN_KEY}  # how failures are handled changes no judgment
+    limits = {"limits": asdict(conf.sandbox.limits),
+              "type_limits": {t: asdict(v) for t, v in conf.sandbox.type_limits.items()}}
     return sha256_text(canonical_json({
-        "generator": dict(identity),
-        "access": asdict(conf.access),
-        "task": {k: v for k, v in asdict(conf.task).items()
-                 if k not in _NOT_IN_KEY},  # how failures are handled changes no judgment
-        "limits": asdict(conf.sandbox.limits),
-        "code_limits": asdict(conf.sandbox.code_limits),
+        "generator": dict(identity), "access": asdict(conf.access), **_as_before(task, limits),
         "backend": conf.sandbox.backend,
         "suites": sorted({s.suite_hash for s in sel.suite_of.values()}),
     }))[:20]
 
 
 _NOT_IN_KEY = ("infra_retries", "max_infra_failure_pct")
+
+
+def _as_before(task: dict[str, Any], limits: dict[str, Any]) -> dict[str, Any]:
+    """The key's task and limits parts in the shape they had before the per-type mappings
+    (``rounds_state_code``/``rounds_tool_call``, ``code_limits``) wherever that shape can say
+    the same, so run directories written before still resume and are reused."""
+    rounds = task["rounds"]
+    if set(rounds) == {"tool_call", "state", "code"} and rounds["state"] == rounds["code"]:
+        task = {k: v for k, v in task.items() if k != "rounds"}
+        task.update(rounds_state_code=rounds["state"], rounds_tool_call=rounds["tool_call"])
+    if set(limits["type_limits"]) == {"code"}:
+        limits = {"limits": limits["limits"], "code_limits": limits["type_limits"]["code"]}
+    return {"task": task, **limits}
 
 
 def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:

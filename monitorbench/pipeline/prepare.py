@@ -22,7 +22,7 @@ from monitorbench.config import (AccessConfig, MonitorbenchConfig, PathsConfig, 
 from monitorbench.errors import InputError
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.suites.access import AccessView, split_consistent, view_for
-from monitorbench.suites.format import GROUPS, LABELS, Case, Suite, Task
+from monitorbench.suites.format import GROUPS, LABELS, TASK_TYPES, Case, Suite, Task
 from monitorbench.suites.registry import masked_paths, source_info
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ def typed_config(cfg: DictConfig | MonitorbenchConfig) -> MonitorbenchConfig:
     if not isinstance(out, MonitorbenchConfig):
         raise TypeError(f"expected a config composed on the monitorbench schema, got "
                         f"{type(out).__name__}")
+    check_per_type(out)
     return out
 
 
@@ -100,14 +101,30 @@ def select_tasks(task_cfg: TaskConfig, suites: Sequence[tuple[str, Suite]]) -> S
 
 
 def limits_for(sandbox: SandboxConfig, task_type: str) -> Limits:
-    """The per-case limits of a task type (code tasks run a library's tests: minutes)."""
-    return Limits(**asdict(sandbox.code_limits if task_type == "code" else sandbox.limits))
+    """The per-case limits of a task type: ``sandbox.type_limits[type]`` where set (code tasks
+    run a library's tests: minutes), else ``sandbox.limits``."""
+    return Limits(**asdict(sandbox.type_limits.get(task_type, sandbox.limits)))
 
 
 def rounds_for(task_cfg: TaskConfig, task_type: str) -> int:
-    """How many times a task type's cases are judged (paper App. E)."""
-    return int(task_cfg.rounds_tool_call if task_type == "tool_call"
-               else task_cfg.rounds_state_code)
+    """How many times a task type's cases are judged (``task.rounds``; paper App. E)."""
+    if task_type not in task_cfg.rounds:
+        raise InputError(f"conf/task/{task_cfg.name}.yaml", f"task.rounds.{task_type}",
+                         f"no judgment rounds for task type {task_type!r}",
+                         f"set task.rounds.{task_type} (e.g. 1 for tool_call, 3 for state and "
+                         "code, as the paper)")
+    return int(task_cfg.rounds[task_type])
+
+
+def check_per_type(conf: MonitorbenchConfig) -> None:
+    """Refuse a per-type mapping key that names no task type (a typo would be ignored)."""
+    for key, mapping in (("task.rounds", conf.task.rounds),
+                         ("sandbox.type_limits", conf.sandbox.type_limits)):
+        for ttype in mapping:
+            if ttype not in TASK_TYPES:
+                raise InputError("conf/config.yaml", f"{key}.{ttype}",
+                                 f"unknown task type {ttype!r}",
+                                 f"use task types from {', '.join(TASK_TYPES)}")
 
 
 def hidden_roots(paths: PathsConfig) -> tuple[str, ...]:
