@@ -164,7 +164,8 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
                                                                       monkeypatch) -> None:
     """A harness job's run holds, per task, the harness's own files (its HOME: mini-swe-agent's
     trajectory.json here, and its captured output) under ``native/<task>/``, beside the verifier
-    and the converted trace. A symlink the harness left in its HOME is not followed out of it.
+    and the converted trace, and names the harness program and version in a tag. A symlink the
+    harness left in its HOME is not followed out of it.
 
     The generation directory is laid out by hand the way ``HarnessGenerator`` leaves it (the
     names come from the harness modules): running a real harness takes minutes and is covered
@@ -190,6 +191,7 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
     secret.write_text("not for the run")
     (entry / "home" / "link.txt").symlink_to(secret)
     w = TraceWriter(entry / "trace.jsonl")
+    w.write("start", {}, scaffold="mini_swe", harness="mini_swe", package="mini-swe-agent==2.4.6")
     w.write("model", {"model_calls": 1}, native=True, reply="THOUGHT: write main.py")
     w.write("end", {"model_calls": 1}, status="submitted")
     w.close()
@@ -206,7 +208,9 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
                generations={gen.task_id: gen})
 
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
-    assert client.get_run(job.run_id).info.status == "FINISHED"
+    run = client.get_run(job.run_id)
+    assert run.info.status == "FINISHED"
+    assert run.data.tags["monitorbench.harness"] == "mini-swe-agent==2.4.6"  # name and version
     got = Path(client.download_artifacts(job.run_id, "native", str(tmp_path / "dl")))
     task = got / "bfcl.simple_python_1"
     files = sorted(str(p.relative_to(task)) for p in task.rglob("*") if p.is_file())

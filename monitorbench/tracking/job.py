@@ -155,6 +155,9 @@ class JobRun:
         """Log the results and close the run FINISHED (FAILED if logging itself breaks)."""
         try:
             self.client.set_tag(self.run_id, "monitorbench.run_key", run_key)
+            packages = _harness_packages(generations)
+            if packages:
+                self.client.set_tag(self.run_id, "monitorbench.harness", ", ".join(packages))
             log_params_metrics(self.client, self.run_id, {}, rounded(metrics))
             _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
                            generations)
@@ -248,6 +251,21 @@ def _copy_native(g: GenerationResult, dest: Path) -> None:
         log.warning("native trajectory of %s: %d file(s) not logged (links, special files or "
                     "over %d MiB in all), e.g. %s", g.task_id, len(skipped),
                     NATIVE_MAX_BYTES >> 20, skipped[0].relative_to(entry))
+
+
+def _harness_packages(generations: Mapping[str, GenerationResult]) -> list[str]:
+    """The harness programs that wrote these verifiers, with their versions
+    (``@mariozechner/pi-coding-agent@0.73.1``), from each trace's ``start`` event: the config
+    leaves ``scaffold.harness.version`` null for the pinned default, so the params do not say."""
+    from monitorbench.generation.traces import read_trace
+
+    found = set()
+    for g in generations.values():
+        if g.trace_path and Path(g.trace_path).is_file():
+            start = next(iter(read_trace(Path(g.trace_path))), {})
+            if start.get("event") == "start" and start.get("package"):
+                found.add(str(start["package"]))
+    return sorted(found)
 
 
 def _columns(records: list[Mapping[str, Any]]) -> dict[str, list[Any]]:
