@@ -23,7 +23,7 @@ def _compose(overrides: list[str]):
     ("main", {"generator": {"local", "always_accept", "always_reject", "schema_check"}},
      {"scaffold": "pi", "task": "mixed_small"}),
     # Table 3: one endpoint (the embedded llama.cpp server) across the real harness programs
-    ("harness", {"scaffold": {"pi", "mini_swe", "opencode", "codex", "claude_code"}},
+    ("harness", {"scaffold": {"pi", "mini_swe", "opencode", "codex", "claude_code", "openclaw"}},
      {"generator": "local", "task": "mixed_small"}),
     ("effort", {"generator": {"schema_check"}, "scaffold": {"oneshot", "agent"},
                 "generator.condition.effort": {"LOW", "HIGH"}}, {}),

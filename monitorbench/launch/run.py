@@ -145,7 +145,7 @@ def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any) -> dict
     metrics.update(_job_metrics(plan, gen))
     metrics["seconds_total"] = round(time.time() - t_start, 3)
     if conf.attack.adaptive:
-        metrics.update(_attack(conf, sel, plan, gen, sandbox, specs, run_dir))
+        metrics.update(_attack(conf, sel, plan, gen, sandbox, specs, run_dir, records))
     _finish(cfg, run_dir, key, metrics, records, gen, tracker)
     return metrics
 
@@ -233,10 +233,15 @@ def _job_metrics(plan: JobPlan, gen: Generated) -> dict[str, float]:
 
 
 def _attack(conf: MonitorbenchConfig, sel: Selection, plan: JobPlan, gen: Generated,
-            sandbox: Sandbox, specs: Specs, run_dir: Path) -> dict[str, float]:
-    """The adaptive attacker (g4adv) against every judged task's verifier."""
+            sandbox: Sandbox, specs: Specs, run_dir: Path, records: list[dict[str, Any]]
+            ) -> dict[str, float]:
+    """The adaptive attacker (g4adv) against every judged task's verifier; its static
+    evaluation is the job's reported judgments (``records``), not a second judging."""
     from monitorbench.attack import run_adaptive_attack
 
+    judged: dict[str, list[dict[str, Any]]] = {}
+    for rec in records:
+        judged.setdefault(rec["task_id"], []).append(rec)
     return run_adaptive_attack(
         [t for t in sel.tasks if t.task_id in plan.verifier_hashes], sel.cases,
         {t.task_id: sel.suite_of[t.task_id].references[t.task_id] for t in sel.tasks},
@@ -245,7 +250,7 @@ def _attack(conf: MonitorbenchConfig, sel: Selection, plan: JobPlan, gen: Genera
         sandbox=sandbox, spec_for=specs, public_dir_for=sel.public_dir,
         budget=int(conf.attack.budget), seed=int(conf.attack.seed),
         out_dir=run_dir / "attack",
-        fields_for=lambda t: view_for(conf.access, t.task_type).fields)
+        fields_for=lambda t: view_for(conf.access, t.task_type).fields, judged=judged)
 
 
 def _finish(cfg: DictConfig, run_dir: Path, key: str, metrics: dict[str, float],
