@@ -40,3 +40,35 @@ def test_trace_events_become_spans_of_one_trace_per_task(tmp_path: Path,
     assert model.inputs["messages"][0]["content"] == "write verify"
     assert model.outputs["reply"].startswith("def verify")
     assert trace.info.request_metadata.get("mlflow.sourceRun") == run
+
+
+def test_a_harness_trace_shows_what_was_sent_and_the_native_tool_calls(tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    """A harness generation's trace (the endpoint proxy's model call with the request it
+    ``sent``, the harness's own tool call and its result, events as the harness modules write
+    them) becomes spans whose inputs are the request and the tool call, not empty."""
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    path = tmp_path / "t" / "trace.jsonl"
+    w = TraceWriter(path)
+    w.write("start", {}, harness="pi", package="@mariozechner/pi-coding-agent@0.73.1")
+    w.write("model", {"model_calls": 1}, path="/v1/chat/completions",
+            sent=[{"role": "user", "content": "write main.py"}], reply="ok", http_status=200)
+    w.write("tool", {"model_calls": 1}, native=True, harness_tool="bash",
+            args="cat > main.py <<'EOF'")
+    w.write("tool_result", {"model_calls": 1}, native=True, harness_tool="bash",
+            is_error=False, output="")
+    w.write("end", {"model_calls": 1}, status="submitted")
+    w.close()
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
+    exp = client.create_experiment("t", artifact_location=(tmp_path / "art").as_uri())
+    run = client.create_run(exp).info.run_id
+    assert log_generation_traces(client, run, exp, {"bfcl.simple_python_1": path}) == 1
+    [trace] = client.search_traces(locations=[exp], run_id=run)
+    spans = {s.name: s for s in trace.data.spans}
+    assert spans["model"].inputs["sent"][0]["content"] == "write main.py"
+    assert spans["model"].outputs["reply"] == "ok"
+    assert spans["tool"].inputs == {"harness_tool": "bash", "args": "cat > main.py <<'EOF'"}
+    assert spans["tool"].span_type == "TOOL" and spans["tool_result"].span_type == "TOOL"

@@ -19,10 +19,14 @@ from monitorbench.generation.traces import read_trace
 log = logging.getLogger(__name__)
 
 # Event fields shown as a span's inputs; everything else (besides bookkeeping) is its output.
-_INPUT_FIELDS = ("messages", "path", "arguments", "candidate", "command", "request", "prompt")
+# A harness's events (generation/harnesses) name theirs differently: the endpoint proxy's model
+# call ``sent`` (the request's messages), a native tool call ``harness_tool`` and ``args``.
+_INPUT_FIELDS = ("messages", "path", "arguments", "candidate", "command", "request", "prompt",
+                 "sent", "harness_tool", "args")
 _BOOKKEEPING = ("event", "n", "t", "counters")
 _SPAN_TYPES = {"model": "LLM", "run_public": "TOOL", "self_test": "TOOL", "read": "RETRIEVER",
-               "write_verifier": "TOOL", "submit_refused": "TOOL"}
+               "write_verifier": "TOOL", "submit_refused": "TOOL", "tool": "TOOL",
+               "tool_result": "TOOL"}
 
 
 def _split(event: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
