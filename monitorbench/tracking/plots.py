@@ -24,7 +24,7 @@ Public API::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 from matplotlib import colormaps
@@ -102,37 +102,8 @@ def tpr_tnr_figure(summaries: Mapping[str, Mapping[str, float]], *,
     rows = -(-len(points) // 2)
     fig = Figure(figsize=(6.4, 6.4 + 0.28 * rows))
     ax = fig.add_subplot()
-    grid = np.array([-_MARGIN, 100.0 + _MARGIN])
-    for level in _ISO_BA:
-        ax.plot(grid, level + 100.0 - grid, color="0.85", lw=0.8, zorder=0)
-        x_label = min(100.0, 100.0 + level) - 12.0
-        ax.text(x_label, level + 100.0 - x_label, f"BA_norm {level}", color="0.55", fontsize=7,
-                rotation=-45, rotation_mode="anchor", ha="center", va="bottom", zorder=1)
-    stacked: dict[tuple[float, float], int] = {}
-    for tnr, tpr in ((p[1], p[2]) for p in points):
-        key = (round(tnr, 6), round(tpr, 6))
-        stacked[key] = stacked.get(key, 0) + 1
-    drawn: dict[tuple[float, float], int] = {}
-    ci_drawn = ci_given = 0
-    for i, (label, tnr, tpr) in enumerate(points):
-        key = (round(tnr, 6), round(tpr, 6))
-        k = drawn.get(key, 0)
-        drawn[key] = k + 1
-        size = 40.0 + 70.0 * (stacked[key] - 1 - k)  # first of a stack largest, last smallest
-        marker, colour = _style(i)
-        ci = (intervals or {}).get(label)
-        if ci is not None and "tpr" in ci and "tnr" in ci:
-            ci_given += 1
-            ci_drawn += (ci["tpr"].high - ci["tpr"].low) + (ci["tnr"].high - ci["tnr"].low) > 0
-            ax.errorbar(tnr, tpr,
-                        xerr=[[tnr - ci["tnr"].low], [ci["tnr"].high - tnr]],
-                        yerr=[[tpr - ci["tpr"].low], [ci["tpr"].high - tpr]],
-                        fmt="none", ecolor=colour, alpha=0.6, lw=1.0, capsize=2, zorder=2)
-        ax.scatter([tnr], [tpr], s=size, marker=marker, color=colour, edgecolors="white",
-                   linewidths=0.6, zorder=3 + k, label=label, clip_on=False)
-        if k == 0 and stacked[key] > 1:  # say how many configurations share this point
-            ax.annotate(f"×{stacked[key]}", (tnr, tpr), xytext=(7, 7),
-                        textcoords="offset points", fontsize=8, color="0.25", zorder=20)
+    _iso_ba_lines(ax)
+    ci_given, ci_drawn = _draw_points(ax, points, intervals or {})
     ax.set_xlim(-_MARGIN, 100.0 + _MARGIN)
     ax.set_ylim(-_MARGIN, 100.0 + _MARGIN)
     ax.set_xticks(range(0, 101, 20))
@@ -146,6 +117,48 @@ def tpr_tnr_figure(summaries: Mapping[str, Mapping[str, float]], *,
     FigureCanvasAgg(fig)
     fig.tight_layout()
     return fig
+
+
+def _iso_ba_lines(ax: Any) -> None:
+    """Grey diagonals of equal BA_norm, labelled, behind the points."""
+    grid = np.array([-_MARGIN, 100.0 + _MARGIN])
+    for level in _ISO_BA:
+        ax.plot(grid, level + 100.0 - grid, color="0.85", lw=0.8, zorder=0)
+        x_label = min(100.0, 100.0 + level) - 12.0
+        ax.text(x_label, level + 100.0 - x_label, f"BA_norm {level}", color="0.55", fontsize=7,
+                rotation=-45, rotation_mode="anchor", ha="center", va="bottom", zorder=1)
+
+
+def _draw_points(ax: Any, points: list[tuple[str, float, float]],
+                 intervals: Mapping[str, Mapping[str, Interval]]) -> tuple[int, int]:
+    """Each configuration's point (coinciding ones largest-first, with a ×n count) and its CI
+    bars; returns (points given a CI, of those with a CI of non-zero width) for the caption."""
+    stacked: dict[tuple[float, float], int] = {}
+    for tnr, tpr in ((p[1], p[2]) for p in points):
+        key = (round(tnr, 6), round(tpr, 6))
+        stacked[key] = stacked.get(key, 0) + 1
+    drawn: dict[tuple[float, float], int] = {}
+    ci_drawn = ci_given = 0
+    for i, (label, tnr, tpr) in enumerate(points):
+        key = (round(tnr, 6), round(tpr, 6))
+        k = drawn.get(key, 0)
+        drawn[key] = k + 1
+        size = 40.0 + 70.0 * (stacked[key] - 1 - k)  # first of a stack largest, last smallest
+        marker, colour = _style(i)
+        ci = intervals.get(label)
+        if ci is not None and "tpr" in ci and "tnr" in ci:
+            ci_given += 1
+            ci_drawn += (ci["tpr"].high - ci["tpr"].low) + (ci["tnr"].high - ci["tnr"].low) > 0
+            ax.errorbar(tnr, tpr,
+                        xerr=[[tnr - ci["tnr"].low], [ci["tnr"].high - tnr]],
+                        yerr=[[tpr - ci["tpr"].low], [ci["tpr"].high - tpr]],
+                        fmt="none", ecolor=colour, alpha=0.6, lw=1.0, capsize=2, zorder=2)
+        ax.scatter([tnr], [tpr], s=size, marker=marker, color=colour, edgecolors="white",
+                   linewidths=0.6, zorder=3 + k, label=label, clip_on=False)
+        if k == 0 and stacked[key] > 1:  # say how many configurations share this point
+            ax.annotate(f"×{stacked[key]}", (tnr, tpr), xytext=(7, 7),
+                        textcoords="offset points", fontsize=8, color="0.25", zorder=20)
+    return ci_given, ci_drawn
 
 
 def plot_tpr_tnr(summaries: Mapping[str, Mapping[str, float]], path: str | Path, *,
