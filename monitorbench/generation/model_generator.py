@@ -18,11 +18,11 @@ from omegaconf import DictConfig, OmegaConf
 from monitorbench.config import ModelGeneratorConfig, ScaffoldConfig
 from monitorbench.errors import InputError
 from monitorbench.generation.base import GenerationResult
-from monitorbench.providers.base import ChatModel
-from monitorbench.providers.cache import CachedChatModel, ResponseCache
-from monitorbench.providers.factory import make_chat_model
 from monitorbench.generation.prompts import prompts_sha256
 from monitorbench.generation.scaffolds import SCAFFOLD_VERSION, SCAFFOLDS, RunContext
+from monitorbench.providers.base import ChatModel
+from monitorbench.providers.cache import ResponseCache
+from monitorbench.providers.factory import cached_chat_model
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
 from monitorbench.suites.format import Task
 
@@ -88,10 +88,6 @@ def build_model_generator(gen_cfg: ModelGeneratorConfig, scaffold_cfg: ScaffoldC
                           sandbox: Sandbox, spec_for: Callable[[Task], SandboxSpec],
                           cache_dir: Path) -> ModelGenerator:
     """Entry point for ``generation.factory``: provider + response cache + scaffold."""
-    model = make_chat_model(gen_cfg)
-    cache = None
-    if gen_cfg.provider != "recorded":  # a recording is already a cache; don't copy it
-        cache = ResponseCache(Path(cache_dir))
-        model = CachedChatModel(model, cache)
+    model, cache = cached_chat_model(gen_cfg, cache_dir)
     return ModelGenerator(model, gen_cfg, scaffold_cfg, sandbox=sandbox, spec_for=spec_for,
                           cache=cache)

@@ -283,8 +283,7 @@ def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:
 def _judge_model(conf: MonitorbenchConfig, cache_dir: Path) -> tuple[Any, Mapping[str, Any]]:
     """The generator's model, behind the response cache, as a model-judge monitor."""
     from monitorbench.config import GeneratorKind
-    from monitorbench.providers.cache import CachedChatModel, ResponseCache
-    from monitorbench.providers.factory import make_chat_model
+    from monitorbench.providers.factory import cached_chat_model
 
     gen_cfg: GeneratorConfig = conf.generator
     if GeneratorKind(gen_cfg.kind) is not GeneratorKind.model:
@@ -292,9 +291,7 @@ def _judge_model(conf: MonitorbenchConfig, cache_dir: Path) -> tuple[Any, Mappin
                          f"a model judge needs a model generator, got {gen_cfg.name!r} "
                          f"(kind {GeneratorKind(gen_cfg.kind).value})",
                          "use generator=smollm2|openai|recorded, or access.monitor=code")
-    model = make_chat_model(gen_cfg)
-    if gen_cfg.provider != "recorded":
-        model = CachedChatModel(model, ResponseCache(cache_dir))
+    model, _ = cached_chat_model(gen_cfg, cache_dir)
     identity = {"monitor": "model_judge", "model": dict(model.identity),
                 "condition": asdict(gen_cfg.condition)}
     return model, identity

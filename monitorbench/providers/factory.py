@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from monitorbench.config import (GeneratorConfig, OpenAIGeneratorConfig, RecordedGeneratorConfig,
                                  TransformersGeneratorConfig)
 from monitorbench.errors import InputError
 from monitorbench.providers.base import ChatModel
+from monitorbench.providers.cache import CachedChatModel, ResponseCache
 
 PROVIDERS = ("openai", "transformers", "recorded")
 
@@ -56,6 +58,18 @@ def make_chat_model(gen_cfg: GeneratorConfig) -> ChatModel:
     raise InputError(cfg_file, "generator", f"{gen_cfg.name!r} is no model generator "
                      f"(kind {gen_cfg.kind.value})", "use a generator whose YAML selects one of "
                      f"the provider schemas {', '.join(PROVIDERS)}")
+
+
+def cached_chat_model(gen_cfg: GeneratorConfig, cache_dir: Path | str
+                      ) -> tuple[ChatModel, ResponseCache | None]:
+    """The model a generator or a model judge talks to: the provider behind the response cache
+    keyed by model identity (a recording is already a cache and is not copied into another).
+    Returns the model and its cache (None for a recording), whose counters the run reports."""
+    model = make_chat_model(gen_cfg)
+    if isinstance(gen_cfg, RecordedGeneratorConfig):
+        return model, None
+    cache = ResponseCache(Path(cache_dir))
+    return CachedChatModel(model, cache), cache
 
 
 def _openai_model(gen_cfg: OpenAIGeneratorConfig, key: str | None, cfg_file: str) -> ChatModel:
