@@ -466,6 +466,39 @@ def _drafts(spec: LibrarySpec, files: dict[str, str], root: Path, base_pass: set
     return drafts
 
 
+def _confirmed_task(spec: LibrarySpec, d: TaskDraft, sdist_sha: str, seed: int,
+                    grade_seconds: list[float], dropped: list[dict[str, Any]]
+                    ) -> dict[str, Any] | None:
+    """One draft's task with the cases whose label the hardened grader confirms, or None when
+    too few are left (``_unusable``); every case or task left out is appended to ``dropped``
+    with the grader's reasons, and each grading's seconds to ``grade_seconds``."""
+    data = reference_data(d, sdist_sha)
+    drafts_c = build_cases(d, seed)
+    grades = _grade_all(spec, data, [c.patch for c in drafts_c])
+    counts: dict[str, int] = {}
+    cases = []
+    for c, g in zip(drafts_c, grades):
+        counts[c.category] = counts.get(c.category, 0) + 1
+        cid = f"{d.task_id}.{c.category}" + (f".{counts[c.category]}"
+                                             if counts[c.category] > 1 else "")
+        grade_seconds.append(g.seconds)
+        if g.decision != c.label:
+            dropped.append({"case_id": cid, "category": c.category, "label": c.label,
+                            "reference": g.decision, "reasons": g.reasons[:5]})
+            continue
+        cases.append({"case_id": cid, "task_id": d.task_id, "group": c.group,
+                      "category": c.category, "label": c.label,
+                      "candidate": {"patch": c.patch}})
+    why = _unusable(cases)
+    if why:
+        dropped.append({"case_id": d.task_id, "category": "task", "label": "-",
+                        "reference": "-", "reasons": [why]})
+        return None
+    return {"task_id": d.task_id,
+            "public": _public(spec, _issue(spec, d.bugs, d.fail_to_pass), sdist_sha),
+            "mutant_files": d.mutant, "reference": data, "cases": cases}
+
+
 def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = False,
                   cache: Path | None = None) -> dict[str, Any]:
     """Build (or load from the cache) one library's tasks, cases and report."""
@@ -487,35 +520,11 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
     grade_seconds: list[float] = []
     dropped: list[dict[str, Any]] = []
     for d in drafts:
-        mutant = d.mutant
-        data = reference_data(d, sdist_sha)
-        drafts_c = build_cases(d, seed)
-        grades = _grade_all(spec, data, [c.patch for c in drafts_c])
-        counts: dict[str, int] = {}
-        cases = []
-        for c, g in zip(drafts_c, grades):
-            counts[c.category] = counts.get(c.category, 0) + 1
-            cid = f"{d.task_id}.{c.category}" + (f".{counts[c.category]}"
-                                                 if counts[c.category] > 1 else "")
-            grade_seconds.append(g.seconds)
-            if g.decision != c.label:
-                dropped.append({"case_id": cid, "category": c.category, "label": c.label,
-                                "reference": g.decision, "reasons": g.reasons[:5]})
-                continue
-            cases.append({"case_id": cid, "task_id": d.task_id, "group": c.group,
-                          "category": c.category, "label": c.label,
-                          "candidate": {"patch": c.patch}})
-        why = _unusable(cases)
-        if why:
-            dropped.append({"case_id": d.task_id, "category": "task", "label": "-",
-                            "reference": "-", "reasons": [why]})
-            continue
-        out_tasks.append({"task_id": d.task_id, "public": _public(spec, _issue(spec, d.bugs,
-                                                                            d.fail_to_pass),
-                                                                  sdist_sha),
-                          "mutant_files": mutant, "reference": data, "cases": cases})
-        log(f"  {d.task_id}: {len(cases)} cases kept, "
-            f"{sum(1 for x in dropped if x['case_id'].startswith(d.task_id + '.'))} dropped")
+        task = _confirmed_task(spec, d, sdist_sha, seed, grade_seconds, dropped)
+        if task is not None:
+            out_tasks.append(task)
+            log(f"  {d.task_id}: {len(task['cases'])} cases kept, "
+                f"{sum(1 for x in dropped if x['case_id'].startswith(d.task_id + '.'))} dropped")
     result = {
         "library": spec.pin, "sdist_sha256": sdist_sha, "tasks": out_tasks,
         "report": {"baseline_passing": len(base_pass), "mutations": stats,
