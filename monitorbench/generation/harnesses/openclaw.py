@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterable
 
 from monitorbench.generation.harnesses.install import Package
+from monitorbench.generation.harnesses.pi import message_events
 from monitorbench.generation.harnesses.sandbox import HOME, WORKSPACE
 from monitorbench.generation.harnesses.spec import Event, Harness, HarnessRun, jsonl, write_json
 from monitorbench.generation.traces import cap
@@ -97,7 +98,7 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     for entry in jsonl(transcript) if transcript.is_file() else []:
         msg = entry.get("message") if entry.get("type") == "message" else None
         if isinstance(msg, dict):
-            yield from _message_events(msg)
+            yield from message_events(msg, "openclaw")
     try:
         envelope = json.loads((home / RESULT).read_text(encoding="utf-8", errors="replace"))
     except (OSError, json.JSONDecodeError):
@@ -105,25 +106,6 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     if isinstance(envelope, dict) and envelope.get("status") not in (None, "ok"):
         yield "error", {"detail": f"openclaw: {envelope.get('status')}: "
                                   f"{cap(json.dumps(envelope.get('error')), 1000)}"}
-
-
-def _message_events(msg: dict) -> Iterable[Event]:
-    role = msg.get("role")
-    if role == "assistant":
-        for block in msg.get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "toolCall":
-                name = str(block.get("name"))
-                yield ("read" if name == "read" else "tool",
-                       {"harness_tool": name, "args": cap(json.dumps(block.get("arguments")),
-                                                          2000)})
-        if msg.get("stopReason") in ("error", "aborted"):
-            yield "error", {"detail": f"openclaw: {msg.get('stopReason')}: "
-                                      f"{cap(str(msg.get('errorMessage')), 1000)}"}
-    elif role == "toolResult":
-        text = "".join(b.get("text", "") for b in msg.get("content") or []
-                       if isinstance(b, dict))
-        yield "tool_result", {"harness_tool": msg.get("toolName"),
-                              "is_error": bool(msg.get("isError")), "output": cap(text, 2000)}
 
 
 OPENCLAW = Harness(name="openclaw", package=Package("npm", "openclaw", "2026.9.6"),

@@ -5,6 +5,7 @@ Pi exits 0 even when the model stream broke, so the outcome is read from its ses
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Iterable
 
@@ -45,19 +46,22 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
             msg = entry.get("message") if entry.get("type") == "message" else None
             if not isinstance(msg, dict):
                 continue
-            yield from _message_events(msg)
+            yield from message_events(msg, "pi")
 
 
-def _message_events(msg: dict) -> Iterable[Event]:
+def message_events(msg: dict, harness: str) -> Iterable[Event]:
+    """Trace events of one transcript message in Pi's agent format (assistant tool calls,
+    tool results, an error or aborted stop), which OpenClaw's transcripts share."""
     role = msg.get("role")
     if role == "assistant":
         for block in msg.get("content") or []:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 name = str(block.get("name"))
                 yield ("read" if name == "read" else "tool",
-                       {"harness_tool": name, "args": cap(str(block.get("arguments")), 2000)})
+                       {"harness_tool": name, "args": cap(json.dumps(block.get("arguments")),
+                                                          2000)})
         if msg.get("stopReason") in ("error", "aborted"):
-            yield "error", {"detail": f"pi: {msg.get('stopReason')}: "
+            yield "error", {"detail": f"{harness}: {msg.get('stopReason')}: "
                                       f"{cap(str(msg.get('errorMessage')), 1000)}"}
     elif role == "toolResult":
         text = "".join(b.get("text", "") for b in msg.get("content") or []
