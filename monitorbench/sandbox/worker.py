@@ -103,56 +103,73 @@ def _set_limits(limits: dict) -> None:
         resource.setrlimit(which, (soft, hard))
 
 
-def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int) -> None:
-    """Run one case; never returns. Only this exact process may write the result: descendants a
-    verifier forks share the except-path, so they are silenced by the pid check."""
-    me = os.getpid()
-    env = None
+def _send(obj: dict, me: int, env: object, res_w: int) -> None:
+    """Write the case's one answer to the result pipe and exit; never returns.
 
-    def send(obj: dict) -> None:
-        if os.getpid() != me:
-            os._exit(0)
-        obj["executions"] = _executions(env)
-        try:
-            data = json.dumps(obj).encode()
-        except (TypeError, ValueError):
-            data = json.dumps({"status": "unserializable",
-                               "repr": _cap(_safe_repr(obj.get("value")))}).encode()
-        if len(data) > RESULT_CAP:
-            data = json.dumps({"status": "u", "reason": "malformed",
-                               "detail": f"returned a value of {len(data)} bytes once encoded "
-                                         f"(cap {RESULT_CAP}); {EXPECTED}"}).encode()
-        _write_all(res_w, data)
+    Only the case child itself (pid ``me``) may answer: descendants a verifier forks share the
+    child's except-paths, so they are silenced here. ``env`` is None until make_env succeeded (the
+    answer then counts no executions). The answer is capped once encoded so a huge return value
+    becomes a malformed U instead of flooding the parent."""
+    if os.getpid() != me:
         os._exit(0)
-
+    obj["executions"] = _executions(env)
     try:
-        os.setsid()
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.dup2(out_w, 1)
-        os.dup2(out_w, 2)
-        os.closerange(3, res_w)
-        os.closerange(res_w + 1, 65536)
-        os.chdir(scratch)
-        os.environ["HOME"] = scratch
-        os.environ["TMPDIR"] = scratch
-        tempfile.tempdir = scratch
-        _set_limits(state["limits"])
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError instead
-        sys.dont_write_bytecode = True
-        sys.path.insert(0, state["verifier_dir"])
-        sys.argv = [state["main_path"]]
+        data = json.dumps(obj).encode()
+    except (TypeError, ValueError):
+        data = json.dumps({"status": "unserializable",
+                           "repr": _cap(_safe_repr(obj.get("value")))}).encode()
+    if len(data) > RESULT_CAP:
+        data = json.dumps({"status": "u", "reason": "malformed",
+                           "detail": f"returned a value of {len(data)} bytes once encoded "
+                                     f"(cap {RESULT_CAP}); {EXPECTED}"}).encode()
+    _write_all(res_w, data)
+    os._exit(0)
+
+
+def _enter_case(state: dict, scratch: str, out_w: int, res_w: int) -> None:
+    """Turn the freshly forked child into the case's process before any untrusted code runs.
+
+    Its own session (so the parent can kill the whole group), stdin from /dev/null, stdout and
+    stderr into the capped output pipe, every other inherited fd closed except the result pipe (so
+    the case cannot read the parent's requests), the scratch directory as home and temp dir, and
+    the per-case resource limits. SIGXFSZ is ignored so an oversize write raises OSError."""
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_w, 1)
+    os.dup2(out_w, 2)
+    os.closerange(3, res_w)
+    os.closerange(res_w + 1, 65536)
+    os.chdir(scratch)
+    os.environ["HOME"] = scratch
+    os.environ["TMPDIR"] = scratch
+    tempfile.tempdir = scratch
+    _set_limits(state["limits"])
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError instead
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, state["verifier_dir"])
+    sys.argv = [state["main_path"]]
+
+
+def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int) -> None:
+    """Run one case; never returns. Every path ends in ``_send`` (one answer, then exit).
+
+    The verifier's module code and ``verify()`` run right here, not in a helper, so untrusted code
+    sees the same stack depth (recursion headroom) as before this function was split."""
+    me = os.getpid()
+    try:
+        _enter_case(state, scratch, out_w, res_w)
     except BaseException as e:  # noqa: BLE001 - report and die, never fall back into the parent
-        send({"status": "u", "reason": "sandbox_error",
-              "detail": _cap(f"child setup failed: {type(e).__name__}: {e}")})
+        _send({"status": "u", "reason": "sandbox_error",
+               "detail": _cap(f"child setup failed: {type(e).__name__}: {e}")}, me, None, res_w)
 
     try:
         env = _make_env(state, candidate)
     except BaseException as e:  # noqa: BLE001
-        send({"status": "u", "reason": "sandbox_error",
-              "detail": _cap(f"runtime {state['runtime']!r} make_env failed: "
-                             f"{type(e).__name__}: {e}")})
+        _send({"status": "u", "reason": "sandbox_error",
+               "detail": _cap(f"runtime {state['runtime']!r} make_env failed: "
+                              f"{type(e).__name__}: {e}")}, me, None, res_w)
 
     try:
         module = types.ModuleType("main")
@@ -161,21 +178,22 @@ def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: 
         exec(code, module.__dict__)  # noqa: S102 - untrusted code, isolated per-case child
         verify = module.__dict__.get("verify")
         if not callable(verify):
-            send({"status": "u", "reason": "missing_verifier",
-                  "detail": "main.py defines no callable verify(candidate, env)"})
+            _send({"status": "u", "reason": "missing_verifier",
+                   "detail": "main.py defines no callable verify(candidate, env)"}, me, env, res_w)
         value = verify(candidate, env)
         sys.stdout.flush()
         sys.stderr.flush()
     except MemoryError as e:
-        send({"status": "u", "reason": "memory_limit",
-              "detail": _cap(f"MemoryError: {e} (limit {state['limits']['memory_mb']} MB)")})
+        _send({"status": "u", "reason": "memory_limit",
+               "detail": _cap(f"MemoryError: {e} (limit {state['limits']['memory_mb']} MB)")},
+              me, env, res_w)
     except BaseException as e:  # noqa: BLE001 - any exception from untrusted code is a crash
-        send({"status": "u", "reason": "crash", "detail": _cap(_exc_line(e))})
+        _send({"status": "u", "reason": "crash", "detail": _cap(_exc_line(e))}, me, env, res_w)
     try:
         json.dumps(value, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
-        send({"status": "unserializable", "repr": _cap(_safe_repr(value))})
-    send({"status": "returned", "value": value})
+        _send({"status": "unserializable", "repr": _cap(_safe_repr(value))}, me, env, res_w)
+    _send({"status": "returned", "value": value}, me, env, res_w)
 
 
 def _exc_line(e: BaseException) -> str:
@@ -403,7 +421,136 @@ def _classify_signal(sig: int, rusage, limits: dict, output_head: bytes) -> tupl
     return "crash", f"killed by {name}"
 
 
+class _CaseOutput:
+    """What the parent has read from one case's two pipes, bounded in memory.
+
+    Printed output keeps only its head (to spot memory errors in a killed case's last words) and
+    its tail (Verdict.stdout), while counting every byte against the output limit; the result
+    pipe is kept only up to a little over RESULT_CAP. ``killed_for`` names the limit that makes
+    the parent kill the case (timeout, output_limit or malformed); once set it stays set, and a
+    later limit crossed in the same read batch overwrites it, as the original loop did."""
+
+    __slots__ = ("result", "out_count", "out_head", "out_tail", "killed_for", "open_streams")
+
+    def __init__(self) -> None:
+        self.result = bytearray()
+        self.out_count = 0
+        self.out_head = bytearray()
+        self.out_tail = bytearray()
+        self.killed_for = ""
+        self.open_streams = {"out", "res"}
+
+    def take_output(self, chunk: bytes, output_bytes: int) -> None:
+        """Count, keep head and tail of, and limit what the case printed."""
+        self.out_count += len(chunk)
+        if len(self.out_head) < OUTPUT_KEEP:
+            self.out_head += chunk[: OUTPUT_KEEP - len(self.out_head)]
+        self.out_tail += chunk[-OUTPUT_TAIL:]
+        del self.out_tail[:-OUTPUT_TAIL]
+        if self.out_count > output_bytes:
+            self.killed_for = "output_limit"
+
+    def take_result(self, chunk: bytes) -> None:
+        """Keep the child's answer bytes; far past the cap the case is killed as malformed."""
+        self.result += chunk
+        if len(self.result) > RESULT_CAP + 1024:
+            self.killed_for = "malformed"
+
+    def drain_result(self, res_r: int) -> None:
+        """Read what an exited child left in the result pipe. Strays may still hold the write
+        end open, so read without waiting for EOF."""
+        os.set_blocking(res_r, False)
+        try:
+            while len(self.result) <= RESULT_CAP + 1024:
+                chunk = os.read(res_r, 65536)
+                if not chunk:
+                    break
+                self.result += chunk
+        except BlockingIOError:
+            pass
+
+
+def _case_selector(pid: int, out_r: int, res_r: int):
+    """A selector over the case's output and result pipes and, where the kernel has pidfds, the
+    child's exit (so the parent wakes the moment it exits instead of polling). Returns the
+    selector and the pidfd (None without pidfd support)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    sel = selectors.DefaultSelector()
+    sel.register(out_r, selectors.EVENT_READ, "out")
+    sel.register(res_r, selectors.EVENT_READ, "res")
+    if pidfd is not None:
+        sel.register(pidfd, selectors.EVENT_READ, "exit")
+    return sel, pidfd
+
+
+def _watch_case(pid: int, sel, polling: bool, deadline: float, limits: dict,
+                out: _CaseOutput) -> tuple:
+    """Read the case's pipes until it exits, its wall clock runs out or it crosses a limit.
+    Returns ``(status, rusage)`` of the exited child, or ``(None, None)`` when it must be killed
+    (``out.killed_for`` says why). ``polling``: no pidfd, so wake every 50 ms to check for exit."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            out.killed_for = "timeout"
+            return None, None
+        events = sel.select(min(remaining, 0.05) if polling else remaining)
+        for key, _ in events:
+            if key.data == "exit":
+                continue
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                sel.unregister(key.fd)
+                out.open_streams.discard(key.data)
+            elif key.data == "out":
+                out.take_output(chunk, limits["output_bytes"])
+            else:
+                out.take_result(chunk)
+        if out.killed_for:
+            return None, None
+        wpid, wstatus, wrusage = os.wait4(pid, os.WNOHANG)
+        if wpid:
+            return wstatus, wrusage
+
+
+def _kill_case(pid: int) -> tuple:
+    """Kill the case's process group and the child itself, and reap it: ``(status, rusage)``.
+    The group may already be gone or unreachable, so the child gets its own SIGKILL too."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _, status, rusage = os.wait4(pid, 0)
+    return status, rusage
+
+
+def _clean_after_case(state: dict, pid: int, sel, fds: tuple) -> None:
+    """Leave nothing of the case for the next one: kill every stray process it left, close its
+    pipes and pidfd, wipe the scratch (and other writable) roots and, where the sandbox has its
+    own IPC namespace, remove the System V IPC objects it created."""
+    _kill_strays(state["own_pid_namespace"], pid, state["keep"])
+    sel.close()
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)
+    for root in state["wipe_roots"]:
+        _wipe(root)
+    if state["ipc_libc"] is not None:
+        _remove_sysv_ipc(state["ipc_libc"])
+
+
 def _judge(code, candidate: dict, state: dict) -> dict:
+    """Judge one candidate in a freshly forked child and return the answer line's object.
+
+    The fork stays in this function (not a helper) so the child's stack, and with it the
+    untrusted code's recursion headroom, is unchanged. ``seconds`` spans fork to reaped child,
+    before the clean-up, which is the worker's cost and not the case's."""
     limits = state["limits"]
     scratch = tempfile.mkdtemp(prefix="case-", dir=state["scratch_root"])
     out_r, out_w = os.pipe()
@@ -420,88 +567,20 @@ def _judge(code, candidate: dict, state: dict) -> dict:
             os._exit(70)
     os.close(out_w)
     os.close(res_w)
-    try:
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pidfd = None
-    sel = selectors.DefaultSelector()
-    sel.register(out_r, selectors.EVENT_READ, "out")
-    sel.register(res_r, selectors.EVENT_READ, "res")
-    if pidfd is not None:
-        sel.register(pidfd, selectors.EVENT_READ, "exit")
-    result = bytearray()
-    out_count = 0
-    out_head = bytearray()
-    out_tail = bytearray()
-    killed_for = ""
-    status = rusage = None
+    sel, pidfd = _case_selector(pid, out_r, res_r)
+    out = _CaseOutput()
     deadline = t0 + float(limits["wall_seconds"])
-    open_streams = {"out", "res"}
-    while status is None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            killed_for = "timeout"
-            break
-        events = sel.select(min(remaining, 0.05) if pidfd is None else remaining)
-        for key, _ in events:
-            if key.data == "exit":
-                continue
-            chunk = os.read(key.fd, 65536)
-            if not chunk:
-                sel.unregister(key.fd)
-                open_streams.discard(key.data)
-            elif key.data == "out":
-                out_count += len(chunk)
-                if len(out_head) < OUTPUT_KEEP:
-                    out_head += chunk[: OUTPUT_KEEP - len(out_head)]
-                out_tail += chunk[-OUTPUT_TAIL:]
-                del out_tail[:-OUTPUT_TAIL]
-                if out_count > limits["output_bytes"]:
-                    killed_for = "output_limit"
-            else:
-                result += chunk
-                if len(result) > RESULT_CAP + 1024:
-                    killed_for = "malformed"
-        if killed_for:
-            break
-        wpid, wstatus, wrusage = os.wait4(pid, os.WNOHANG)
-        if wpid:
-            status, rusage = wstatus, wrusage
+    status, rusage = _watch_case(pid, sel, pidfd is None, deadline, limits, out)
     if status is None:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        _, status, rusage = os.wait4(pid, 0)
-    elif "res" in open_streams:
-        # The child has exited, so everything it wrote sits in the pipe; strays may still hold
-        # the write end open, so read without waiting for EOF.
-        os.set_blocking(res_r, False)
-        try:
-            while len(result) <= RESULT_CAP + 1024:
-                chunk = os.read(res_r, 65536)
-                if not chunk:
-                    break
-                result += chunk
-        except BlockingIOError:
-            pass
+        status, rusage = _kill_case(pid)
+    elif "res" in out.open_streams:
+        out.drain_result(res_r)  # the child has exited: everything it wrote sits in the pipe
     seconds = time.monotonic() - t0
-    _kill_strays(state["own_pid_namespace"], pid, state["keep"])
-    sel.close()
-    for fd in (out_r, res_r, pidfd):
-        if fd is not None:
-            os.close(fd)
-    for root in state["wipe_roots"]:
-        _wipe(root)
-    if state["ipc_libc"] is not None:
-        _remove_sysv_ipc(state["ipc_libc"])
-    answer = _classify(killed_for, status, rusage, bytes(result), bytes(out_head), limits)
+    _clean_after_case(state, pid, sel, (out_r, res_r, pidfd))
+    answer = _classify(out.killed_for, status, rusage, bytes(out.result), bytes(out.out_head),
+                       limits)
     answer["seconds"] = round(seconds, 6)
-    answer["stdout"] = out_tail.decode("utf-8", "replace")
+    answer["stdout"] = out.out_tail.decode("utf-8", "replace")
     answer.setdefault("executions", 0)
     return answer
 
