@@ -162,6 +162,50 @@ def test_step_budget_is_enforced_at_the_proxy(chat_server, task_dir, tmp_path: P
 
 
 @needs_bwrap
+def test_an_endpoint_that_dies_mid_reply_is_a_traced_502(task_dir, tmp_path: Path) -> None:
+    """A server that promises 1000 bytes and closes after a few (as a model server killed
+    mid-stream does): the proxy answers the harness 502 and traces the failed call, instead of
+    an exception escaping its handler thread and the harness waiting for ever."""
+    task, public = task_dir
+
+    class Dying(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            return None
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"choices": [')
+            self.wfile.flush()
+            self.close_connection = True
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Dying)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+    code = ("import json, sys, urllib.request, urllib.error\n"
+            "req = urllib.request.Request(f'http://127.0.0.1:{sys.argv[1]}/v1/chat/completions',"
+            " data=json.dumps({'model': 'm', 'messages': []}).encode(),"
+            " headers={'Content-Type': 'application/json'})\n"
+            "try:\n"
+            "    print(urllib.request.urlopen(req, timeout=30).status)\n"
+            "except urllib.error.HTTPError as e:\n"
+            "    print(e.code, e.read().decode())\n")
+    try:
+        result = _generator(_probe_harness(code, str(port)), f"http://127.0.0.1:{port}/v1",
+                            tmp_path).generate(task, public, tmp_path / "out")
+    finally:
+        httpd.shutdown()
+    printed = (tmp_path / "out" / "harness_output.log").read_text().strip()
+    assert printed.startswith("502") and "IncompleteRead" in printed
+    model = [e for e in read_trace(result.trace_path) if e["event"] == "model"]
+    assert [e["http_status"] for e in model] == [502]
+    assert result.status == NO_SUBMISSION
+
+
+@needs_bwrap
 @pytest.mark.parametrize("code,reason", [
     ("import time\ntime.sleep(600)\n", "timeout"),
     ("import sys\nopen('main.py', 'w').write('def verify(c, e): return \"PASS\"')\n"

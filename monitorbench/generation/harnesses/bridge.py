@@ -235,8 +235,12 @@ class EndpointProxy:
             raw = resp.read()
             status, rheaders = resp.status, dict(resp.getheaders())
             conn.close()
-        except OSError as e:
-            raw, status, rheaders = json.dumps({"error": {"message": str(e)}}).encode(), 502, {}
+        except (OSError, http.client.HTTPException) as e:
+            # Unreachable, refused, or the endpoint died mid-reply (IncompleteRead): the harness
+            # gets a 502 it can report, and the trace records the call as failed.
+            raw, status, rheaders = json.dumps({"error": {"message": f"endpoint failed: "
+                                                           f"{type(e).__name__}: {e}"}}
+                                               ).encode(), 502, {}
         delivered = self._send(h, status, rheaders, raw)
         if h.command == "POST":
             self._account(h.path, req, raw, status, time.monotonic() - t0, delivered)
