@@ -41,9 +41,11 @@ from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
 from monitorbench.suites.format import Task
 
-# Bump when what this module makes of the same harness run changes (prompt assembly,
-# delivery rules, budget enforcement), so cached verifiers of the old rules are not reused.
-HARNESS_SCAFFOLD_VERSION = 2  # 2: a main.py written before a limit is delivered with the limit
+# Bump when what this module or a harness's command makes of the same run changes (prompt
+# assembly, delivery rules, budget enforcement, a harness's flags), so cached verifiers made under
+# the old rules are not reused. 2: a main.py written before a limit is delivered with the limit;
+# 3: Claude Code runs with bypassPermissions (under acceptEdits it could not run Bash).
+HARNESS_SCAFFOLD_VERSION = 3
 OUTPUT_LOG = "harness_output.log"  # the harness's stdout+stderr, up to the cap
 INSIDE_PORT = 18080  # where the harness finds an endpoint whose own port is privileged (https)
 GRAMMARS_DIR = Path(__file__).parent / "grammars"  # shipped GBNF grammars, by file stem
