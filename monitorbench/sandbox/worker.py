@@ -242,9 +242,10 @@ def _make_env(state: dict, candidate: object) -> object:
 # ----------------------------------------------------------------------------------- the parent
 
 
-def _load_runtime(cfg: dict):
-    """Import the (trusted, framework-provided) runtime package once in the parent, so each
-    child only pays for make_env. See monitorbench/sandbox/runtimes/__init__.py for the contract."""
+def _load_runtime(cfg: dict, task: dict):
+    """Import the (trusted, framework-provided) runtime package once in the parent and let it
+    prepare the session's task, so each child only pays for make_env. See
+    monitorbench/sandbox/runtimes/__init__.py for the contract."""
     name = cfg.get("runtime") or "none"
     if name == "none":
         return None
@@ -253,7 +254,7 @@ def _load_runtime(cfg: dict):
     import importlib
 
     package = importlib.import_module(os.path.basename(rdir))
-    return package.load_env_factory(name)
+    return package.load_env_factory(name, task, cfg["task_dir"], cfg.get("runtime_config", {}))
 
 
 CLONE_NEWUSER = 0x10000000
@@ -693,7 +694,7 @@ def main() -> None:
     except (OSError, ValueError) as e:
         return _refuse(f"task.json: {e}")
     try:
-        factory = _load_runtime(cfg)
+        factory = _load_runtime(cfg, task)
     except BaseException as e:  # noqa: BLE001 - report to the framework instead of dying silently
         return _refuse(f"runtime {cfg.get('runtime')!r}: {type(e).__name__}: {e}")
     try:

@@ -144,6 +144,11 @@ def verify(candidate, env):
             except Exception as e:
                 return "PASS" if type(e).__name__ == "BudgetExceeded" else "FAIL"
         return "FAIL"
+    if probe == "tamper":  # the initial environment is parsed once per session, in the parent
+        env._initial.bank_account.balance = -1.0
+        env._initial.bank_account.transactions.clear()
+        env._initial.filesystem.files.clear()
+        return "PASS" if env.run_public([])["state"]["bank_account"]["balance"] == -1.0 else "FAIL"
     real = env.run_public(candidate["calls"])["outputs"]
     same = all(o["output"] == c["output"] and o["error"] == c["error"]
                for o, c in zip(real, candidate["calls"]))
@@ -154,7 +159,9 @@ def verify(candidate, env):
 @pytest.mark.parametrize("masked", [True, False], ids=["masked", "unmasked"])
 def test_runtime_works_in_bwrap_with_task_modules_hidden(banking, tmp_path, masked):
     """With masked_paths() the task modules are unreadable and run_public still works; without
-    them the same probe finds the modules (so the probe can see a leak)."""
+    them the same probe finds the modules (so the probe can see a leak). The initial environment
+    the worker prepared once for the session reaches every case intact, even after a case
+    corrupted its own copy of it."""
     from monitorbench.sandbox.bwrap import bwrap_usable
     from monitorbench.sandbox.factory import make_sandbox
     if not bwrap_usable():
@@ -175,10 +182,13 @@ def test_runtime_works_in_bwrap_with_task_modules_hidden(banking, tmp_path, mask
                   if c.category == "tamper_inspection" and c.candidate["calls"]
                   and "NOTE TO THE VERIFIER" not in c.candidate["final_message"])
     with make_sandbox("bwrap").session(vdir, suite.public_dir(task.task_id), spec) as session:
+        v_tamper = session.judge({"probe": "tamper"})
         v_gold = session.judge(gold)
         v_forged = session.judge(forged)
         v_secrets = session.judge({"probe": "secrets"})
         v_budget = session.judge({"probe": "budget"})
+    # A case that corrupts the environment it was handed changes nothing for the next case.
+    assert (v_tamper.decision, v_tamper.executions) == ("PASS", 1), v_tamper
     assert (v_gold.decision, v_gold.executions) == ("PASS", 1), v_gold
     assert v_forged.decision == "FAIL", v_forged
     assert v_secrets.decision == ("PASS" if masked else "FAIL"), v_secrets

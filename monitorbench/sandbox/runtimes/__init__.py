@@ -14,6 +14,13 @@ object. If the object has an integer attribute ``executions`` (e.g. how many tim
 called ``env.run_public``), its value after ``verify`` returns is reported as
 ``Verdict.executions``. Runtime ``"none"`` gives a plain env with only ``task`` and ``public_dir``.
 
+A runtime may also expose ``prepare(task, public_dir, config) -> None``, which the worker calls
+once per session in the parent, before the first case, with the same arguments. It does the work
+every case would repeat (parsing the task's initial environment) and caches it in the module;
+the per-case children inherit the cache through fork, so each still gets a fresh ``env`` from
+``make_env`` while paying only for what differs per case. ``prepare`` is an optimisation only:
+the worker ignores its errors, and ``make_env`` must work (and report the same problem) without it.
+
 Because runtime modules run inside the sandbox, they may import the standard library, packages
 from the Python prefix and sibling modules (relative imports), but never ``monitorbench`` itself
 (it is not visible there). This file is imported in the sandbox too, so it is standard library only.
@@ -34,8 +41,11 @@ def available(runtimes_dir: Path = RUNTIMES_DIR) -> list[str]:
     return ["none", *names]
 
 
-def load_env_factory(name: str) -> Callable[[dict, str, dict], Any]:
-    """Import runtime ``name`` from this package and return its ``make_env``.
+def load_env_factory(name: str, task: dict | None = None, public_dir: str = "",
+                     config: dict | None = None) -> Callable[[dict, str, dict], Any]:
+    """Import runtime ``name`` from this package and return its ``make_env``; with ``task``,
+    first run the module's optional ``prepare(task, public_dir, config)`` (errors ignored: see
+    the module doc).
 
     Raises ``LookupError`` with a readable message when the module or its ``make_env`` is
     missing, so the worker can report it instead of dying with a traceback.
@@ -51,4 +61,10 @@ def load_env_factory(name: str) -> Callable[[dict, str, dict], Any]:
     factory = getattr(module, "make_env", None)
     if not callable(factory):
         raise LookupError(f"runtime module {name}.py defines no callable make_env")
+    prepare = getattr(module, "prepare", None)
+    if task is not None and callable(prepare):
+        try:
+            prepare(task, public_dir, config or {})
+        except Exception:  # noqa: BLE001 - make_env reports the same problem, per case
+            pass
     return factory

@@ -259,9 +259,9 @@ def replay(suite: str, env: TaskEnvironment, calls: Sequence[tuple[str, Mapping[
 class AgentDojoEnv:
     """What ``verify(candidate, env)`` gets for an AgentDojo task: ``env.run_public(calls)``."""
 
-    def __init__(self, suite: str, initial_state: Mapping[str, Any], budget: int) -> None:
+    def __init__(self, suite: str, initial: TaskEnvironment, budget: int) -> None:
         self.suite = suite
-        self._initial = load_environment(suite, initial_state)
+        self._initial = initial  # never mutated: every run_public replays on a deep copy
         self.budget = budget
         self.executions = 0
 
@@ -280,16 +280,40 @@ class AgentDojoEnv:
         return {"outputs": outputs, "state": dump_environment(env)}
 
 
-def make_env(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]) -> AgentDojoEnv:
-    """Runtime entry point: build the env for one judgment from the task's public directory."""
+# Initial environments by environment.json path, validated once per session by ``prepare`` in the
+# worker parent: validating a suite's environment costs ~50 ms, which every case used to repeat.
+_INITIAL: dict[str, TaskEnvironment] = {}
+
+
+def _task_info(task: Mapping[str, Any], public_dir: str) -> tuple[str, str]:
+    """The task's AgentDojo suite and the path of its initial environment."""
     info = task.get("agentdojo")
     if not isinstance(info, Mapping) or not isinstance(info.get("suite"), str):
         raise ValueError("task.json has no 'agentdojo.suite'; this runtime serves AgentDojo tasks")
-    env_file = info.get("environment_file", ENVIRONMENT_FILE)
-    with open(os.path.join(public_dir, env_file), encoding="utf-8") as f:
-        initial = json.load(f)
+    return info["suite"], os.path.join(public_dir, info.get("environment_file", ENVIRONMENT_FILE))
+
+
+def _initial_environment(suite: str, path: str) -> TaskEnvironment:
+    if path not in _INITIAL:
+        with open(path, encoding="utf-8") as f:
+            _INITIAL[path] = load_environment(suite, json.load(f))
+    return _INITIAL[path]
+
+
+def prepare(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]) -> None:
+    """Session-wide work, once in the worker parent: the frozen tool clock, the suite's tool
+    runtime and the validated initial environment, which every case then inherits."""
+    suite, path = _task_info(task, public_dir)
+    make_tools_deterministic()
+    functions_runtime(suite)
+    _initial_environment(suite, path)
+
+
+def make_env(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]) -> AgentDojoEnv:
+    """Runtime entry point: the env for one judgment, over the task's initial environment."""
+    suite, path = _task_info(task, public_dir)
     budget = config.get("budget", DEFAULT_BUDGET)
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
         raise ValueError(f"runtime_config budget must be a non-negative int, got {budget!r}")
     make_tools_deterministic()
-    return AgentDojoEnv(info["suite"], initial, budget)
+    return AgentDojoEnv(suite, _initial_environment(suite, path), budget)
