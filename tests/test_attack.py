@@ -62,12 +62,12 @@ def setting(suites_dir: Path):
 
 
 def _attack(suite, task_ids, spec, vdirs, out_dir: Path, budget: int, seed: int = 0,
-            fields=None):
+            fields=None, workers: int = 1):
     return run_adaptive_attack(
         [suite.tasks[t] for t in task_ids], suite.cases, suite.references, vdirs,
         sandbox=make_sandbox("bwrap"), spec_for=lambda t: spec,
         public_dir_for=lambda t: suite.public_dir(t.task_id), budget=budget, seed=seed,
-        out_dir=out_dir, fields_for=lambda t: fields)
+        out_dir=out_dir, fields_for=lambda t: fields, workers=workers)
 
 
 
@@ -131,13 +131,18 @@ def test_missing_verifier_stays_in_the_denominator_and_budget_is_validated(
 
 
 def test_search_is_reproducible_for_a_seed(tmp_path: Path, setting) -> None:
+    """Same seed, same search, whether tasks are attacked one at a time or three at once."""
     suite, task_ids, spec = setting
     vdirs = _verifiers(tmp_path / "weak", suite, task_ids[:2], accept_listed=False)
-    runs = [_attack(suite, task_ids[:2], spec, vdirs, tmp_path / f"o{i}", budget=10)
-            for i in range(2)]
+    runs = [_attack(suite, task_ids[:2], spec, vdirs, tmp_path / f"o{i}", budget=10,
+                    workers=1 + 2 * i) for i in range(2)]
     assert runs[0] == runs[1]
     a, b = ((tmp_path / f"o{i}" / "found" / f"{task_ids[0]}.json").read_text() for i in range(2))
     assert a == b
+
+
+def _mutants(out_dir: Path) -> list[str]:
+    return (out_dir / "mutants.jsonl").read_text().splitlines()
 
 
 class _NoSessions:
@@ -369,6 +374,22 @@ def test_search_extends_to_state_and_code_tasks(tmp_path: Path, other_types, nam
     assert m["attack/n_tasks_broken_adaptive"] == len(ids) == m["attack/tasks_found"]
     assert m[f"attack/{ttype}/fpr_h_adaptive"] > 0.0
     _assert_found_are_new_invalid_candidates(suite, tmp_path / "out")
+
+
+def test_parallel_search_queries_the_same_mutants_on_every_task_type(
+        tmp_path: Path, setting, other_types) -> None:
+    """Strict verifiers (nothing is found, so every task spends its whole budget): with tasks
+    attacked three at a time, every task queries exactly the mutants, in the order, that it
+    queries alone, state tasks included (their mutants are replayed in this process)."""
+    bfcl, bfcl_ids, bfcl_spec = setting
+    state, state_spec = other_types["agentdojo"]
+    for suite, ids, spec, budget in ((bfcl, bfcl_ids, bfcl_spec, 8),
+                                     (state, sorted(state.tasks), state_spec, 4)):
+        vdirs = _verifiers(tmp_path / suite.name, suite, ids, accept_listed=True)
+        runs = [_attack(suite, ids, spec, vdirs, tmp_path / f"{suite.name}{w}", budget=budget,
+                        workers=w) for w in (1, 3)]
+        assert runs[0] == runs[1] and runs[0]["attack/queries"] == budget * len(ids)
+        assert _mutants(tmp_path / f"{suite.name}1") == _mutants(tmp_path / f"{suite.name}3")
 
 
 def test_job_stage_reports_the_jobs_own_fpr_h_as_static(tmp_path: Path, suites_dir: Path

@@ -23,6 +23,7 @@ Public API::
 from __future__ import annotations
 
 import random
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -39,6 +40,11 @@ ATTEMPTS_PER_QUERY = 25  # mutants tried per query before the search gives up as
 # (seconds) and a sweep's jobs ask it about the same mutants (same task, seed and pool).
 _DECISIONS: OrderedDict[str, str] = OrderedDict()
 _DECISIONS_MAX = 20_000
+_MEMO_LOCK = threading.Lock()
+# Tasks are attacked on several threads. A reference that does not declare ``parallel_decisions``
+# (its decisions share in-process state, like AgentDojo's patched tool modules) decides under
+# this lock, one decision at a time; the code grader (a subprocess per decision) runs in parallel.
+_SERIAL = threading.Lock()
 
 
 @dataclass
@@ -90,14 +96,22 @@ def _visible(candidate: Mapping[str, Any], fields: tuple[str, ...] | None) -> di
 
 def reference_decision(ref: ReferenceVerifier, task: Task, data: Reference,
                        candidate: Mapping[str, Any]) -> str:
-    """The reference's PASS/FAIL on a candidate, memoised (see ``_DECISIONS``)."""
+    """The reference's PASS/FAIL on a candidate, memoised (see ``_DECISIONS``); thread-safe."""
     key = sha256_text(canonical_json([ref.verifier_id, ref.version, task.task_id,
                                       dict(data.data), dict(candidate)]))
-    if key not in _DECISIONS:
-        _DECISIONS[key] = ref.decide(task, data, candidate)
-        while len(_DECISIONS) > _DECISIONS_MAX:
-            _DECISIONS.popitem(last=False)
-    return _DECISIONS[key]
+    with _MEMO_LOCK:
+        decision = _DECISIONS.get(key)
+    if decision is None:
+        if getattr(ref, "parallel_decisions", False):
+            decision = ref.decide(task, data, candidate)
+        else:
+            with _SERIAL:
+                decision = ref.decide(task, data, candidate)
+        with _MEMO_LOCK:
+            _DECISIONS[key] = decision
+            while len(_DECISIONS) > _DECISIONS_MAX:
+                _DECISIONS.popitem(last=False)
+    return decision
 
 
 def _mutate(entry: Entry, kit: Toolkit, names: list[str], rng: random.Random

@@ -23,20 +23,25 @@ are attacks (:mod:`monitorbench.attack.validity`). Every judgment is persisted:
 ``out_dir/judgments.jsonl`` (static records, in the judging stage's format),
 ``out_dir/mutants.jsonl`` (every queried mutant with its outcome), ``out_dir/found/<task>.json``
 (each accepted mutant) and ``out_dir/attack.json`` (metrics and per-task statistics). Hidden cases
-and the reference stay in this process: only candidates cross into the sandbox.
+and the reference stay in this process: only candidates cross into the sandbox. Tasks are attacked
+``workers`` at a time (threads, each with its own sandbox session, as the judging stage runs
+them); every task's search has its own seeded generator, so the results do not depend on
+``workers``.
 
 Public API::
 
     run_adaptive_attack(tasks, cases, references, verifier_dirs, *, sandbox, spec_for,
-                        public_dir_for, budget, seed, out_dir, fields_for=None, judged=None)
-        -> dict[str, float]
+                        public_dir_for, budget, seed, out_dir, fields_for=None, judged=None,
+                        workers=1) -> dict[str, float]
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -84,8 +89,8 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
                         public_dir_for: Callable[[Task], Path], budget: int, seed: int,
                         out_dir: Path,
                         fields_for: Callable[[Task], tuple[str, ...] | None] | None = None,
-                        judged: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
-                        ) -> dict[str, float]:
+                        judged: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+                        workers: int = 1) -> dict[str, float]:
     """Evaluate and attack every task with attack cases; return ``attack/*`` metrics (see the
     module doc). ``fields_for(task)`` names the candidate fields the monitor sees under the
     job's access setting (``view_for(access, task.task_type).fields``); None: all of them.
@@ -93,7 +98,7 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
         raise InputError(None, "attack.budget", f"expected an integer >= 0, got {budget!r}",
                          "set attack.budget to the number of search queries per task, e.g. 50")
-    results: list[TaskAttack] = []
+    jobs: list[Callable[[], TaskAttack]] = []
     skipped = {"without_attacks": 0, "set_aside": 0}
     for task in tasks:
         fields = fields_for(task) if fields_for else None
@@ -103,11 +108,13 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
         elif not any(c.label == "PASS" for c in kept):
             skipped["set_aside"] += 1  # as in judging: no scorable positive under this view
         else:
-            static = _static_records(task, kept, judged)
-            results.append(_attack_one(task, kept, references[task.task_id],
-                                       verifier_dirs.get(task.task_id), sandbox=sandbox,
-                                       spec=spec_for, public_dir=public_dir_for(task),
-                                       fields=fields, budget=budget, seed=seed, static=static))
+            jobs.append(functools.partial(
+                _attack_one, task, kept, references[task.task_id],
+                verifier_dirs.get(task.task_id), sandbox=sandbox, spec=spec_for,
+                public_dir=public_dir_for(task), fields=fields, budget=budget, seed=seed,
+                static=_static_records(task, kept, judged)))
+    with ThreadPoolExecutor(max_workers=max(1, int(workers))) as pool:
+        results = list(pool.map(lambda job: job(), jobs))  # in task order, whatever finishes first
     metrics = _metrics(results, budget, skipped)
     _persist(results, metrics, Path(out_dir), budget, seed)
     log.info("attack: FPR_h static %.1f, adaptive %.1f; tasks broken %d -> %d of %d "

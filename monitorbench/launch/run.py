@@ -250,7 +250,8 @@ def _attack(conf: MonitorbenchConfig, sel: Selection, plan: JobPlan, gen: Genera
         sandbox=sandbox, spec_for=specs, public_dir_for=sel.public_dir,
         budget=int(conf.attack.budget), seed=int(conf.attack.seed),
         out_dir=run_dir / "attack",
-        fields_for=lambda t: view_for(conf.access, t.task_type).fields, judged=judged)
+        fields_for=lambda t: view_for(conf.access, t.task_type).fields, judged=judged,
+        workers=int(conf.sandbox.workers))
 
 
 def _finish(cfg: DictConfig, run_dir: Path, key: str, metrics: dict[str, float],
