@@ -32,6 +32,7 @@ from monitorbench.attack.toolkits import Toolkit
 from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, status_after
 from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.sandbox.base import Verdict
+from monitorbench.suites.access import project_fields
 from monitorbench.suites.format import Case, Reference, Task
 from monitorbench.suites.reference import ReferenceVerifier
 
@@ -89,11 +90,6 @@ def case_record(task: Task, case: Case, outcome: str, suite_hash: str, reason: s
             "outcome": outcome, "reason": reason, "suite_hash": suite_hash}
 
 
-def _visible(candidate: Mapping[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
-    return dict(candidate) if fields is None else {k: candidate[k] for k in fields
-                                                   if k in candidate}
-
-
 def reference_decision(ref: ReferenceVerifier, task: Task, data: Reference,
                        candidate: Mapping[str, Any]) -> str:
     """The reference's PASS/FAIL on a candidate, memoised (see ``_DECISIONS``); thread-safe."""
@@ -147,7 +143,7 @@ def _search(task: Task, reference: tuple[ReferenceVerifier, Reference], pool: li
             continue
         out.mutations_tried += 1
         child = kit.complete(child)
-        key = canonical_json(_visible(child, fields))
+        key = canonical_json(project_fields(child, fields))
         if status == UNKNOWN or key in seen:
             out.not_invalid += status == UNKNOWN
             continue
@@ -163,7 +159,7 @@ def _search(task: Task, reference: tuple[ReferenceVerifier, Reference], pool: li
         out.queries += 1
         for name in applied:
             out.counts_by_mutation[name] = out.counts_by_mutation.get(name, 0) + 1
-        verdict = judge(_visible(child, fields))
+        verdict = judge(project_fields(child, fields))
         out.mutants.append({"query": out.queries, "seed_case_id": parent[1],
                             "mutations": history, "outcome": verdict.outcome,
                             "reason": verdict.reason, "candidate": child})
@@ -186,9 +182,9 @@ def attack_task(task: Task, reference: tuple[ReferenceVerifier, Reference], case
     pool: list[Entry] = []
     for case in sorted(cases, key=lambda c: c.case_id):
         cand = dict(case.candidate)
-        seen.add(canonical_json(_visible(cand, fields)))
+        seen.add(canonical_json(project_fields(cand, fields)))
         if static is None:
-            verdict = judge(_visible(cand, fields))
+            verdict = judge(project_fields(cand, fields))
             out.judgments.append(case_record(task, case, verdict.outcome, suite_hash,
                                              verdict.reason))
         status = VALID if case.label == "PASS" else INVALID

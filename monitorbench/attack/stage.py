@@ -49,8 +49,9 @@ from monitorbench.attack.metrics import attack_rates
 from monitorbench.attack.search import TaskAttack, attack_task, case_record
 from monitorbench.attack.toolkits import toolkit_for
 from monitorbench.errors import InputError
-from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.hashing import sha256_text
 from monitorbench.sandbox.base import MISSING_VERIFIER, Sandbox, SandboxSpec
+from monitorbench.suites.access import split_by_fields
 from monitorbench.suites.format import Case, Reference, Task
 from monitorbench.suites.reference import get_reference
 
@@ -60,19 +61,6 @@ log = logging.getLogger(__name__)
 def _task_seed(seed: int, task_id: str) -> int:
     """Per-task seed: the search on one task does not depend on which other tasks ran."""
     return int(sha256_text(f"{seed}:{task_id}")[:16], 16)
-
-
-def _visible_consistent(cases: Sequence[Case], fields: tuple[str, ...] | None) -> list[Case]:
-    """Drop cases whose visible part collides with an opposite label (as the judging does)."""
-    if fields is None:
-        return list(cases)
-    labels: dict[str, set[str]] = {}
-    keys = []
-    for c in cases:
-        key = canonical_json({k: c.candidate.get(k) for k in fields})
-        keys.append(key)
-        labels.setdefault(key, set()).add(c.label)
-    return [c for c, k in zip(cases, keys) if len(labels[k]) == 1]
 
 
 def _found_record(res: TaskAttack, suite_hash: str) -> dict[str, Any]:
@@ -102,7 +90,7 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
     skipped = {"without_attacks": 0, "set_aside": 0}
     for task in tasks:
         fields = fields_for(task) if fields_for else None
-        kept = _visible_consistent(cases[task.task_id], fields)
+        kept = split_by_fields(cases[task.task_id], fields)[0]  # as the judging does
         if not any(c.group == "attack" for c in kept):
             skipped["without_attacks"] += 1
         elif not any(c.label == "PASS" for c in kept):

@@ -36,9 +36,16 @@ class AccessView:
     executes: bool
 
     def project(self, candidate: Mapping[str, Any]) -> dict[str, Any]:
-        if self.fields is None:
-            return dict(candidate)
-        return {k: candidate[k] for k in self.fields if k in candidate}
+        return project_fields(candidate, self.fields)
+
+
+def project_fields(candidate: Mapping[str, Any], fields: tuple[str, ...] | None
+                   ) -> dict[str, Any]:
+    """What a monitor that sees ``fields`` (None: everything) gets of a candidate: the one
+    projection the judging, the audit and the adaptive attacker all use."""
+    if fields is None:
+        return dict(candidate)
+    return {k: candidate[k] for k in fields if k in candidate}
 
 
 def view_for(access: AccessConfig, task_type: str) -> AccessView:
@@ -56,10 +63,16 @@ def view_for(access: AccessConfig, task_type: str) -> AccessView:
 def split_consistent(cases: Sequence[Case], view: AccessView) -> tuple[list[Case], list[Case]]:
     """(scorable, indistinguishable): cases whose projection collides with an opposite label
     are indistinguishable under this view and are not scored."""
+    return split_by_fields(cases, view.fields)
+
+
+def split_by_fields(cases: Sequence[Case], fields: tuple[str, ...] | None
+                    ) -> tuple[list[Case], list[Case]]:
+    """:func:`split_consistent` for a monitor that sees ``fields`` (None: everything)."""
     labels: dict[str, set[str]] = {}
     keys = []
     for c in cases:
-        key = canonical_json(view.project(c.candidate))
+        key = canonical_json(project_fields(c.candidate, fields))
         keys.append(key)
         labels.setdefault(key, set()).add(c.label)
     keep, drop = [], []
