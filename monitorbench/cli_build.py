@@ -17,8 +17,8 @@ from pathlib import Path
 from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.audit.prepare import build_suite
 from monitorbench.errors import MonitorbenchError
-from monitorbench.sources.registry import source_names
 from monitorbench.suites.format import load_suite
+from monitorbench.suites.source_registry import source_names
 
 
 def summarize_suite(root: Path) -> dict:

@@ -68,7 +68,7 @@ def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
 
 def list_suites(suites_dir: Path) -> None:
     """Every task source, with the suite directories built from it under ``suites_dir``."""
-    from monitorbench.sources.registry import source_names
+    from monitorbench.suites.source_registry import source_names
 
     for name in source_names():
         built = sorted(p.name for p in suites_dir.glob(f"{name}*")

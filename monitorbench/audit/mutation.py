@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from monitorbench.audit.model import INVALID, CheckResult
-from monitorbench.sources.registry import source_for_reference
 from monitorbench.suites.format import Case, Reference, Task
+from monitorbench.suites.source_registry import source_for_reference
 
 
 @dataclass(frozen=True)

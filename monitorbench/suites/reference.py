@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Mapping, Protocol
 
-from monitorbench.sources.registry import source_for_reference
 from monitorbench.suites.format import Reference, Task
+from monitorbench.suites.source_registry import source_for_reference
 
 
 class ReferenceVerifier(Protocol):

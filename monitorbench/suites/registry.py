@@ -2,8 +2,8 @@
 
 A suite is built once per (source, options) into ``<suites_dir>/<name>`` (default options) or
 ``<suites_dir>/<name>-<options hash>``, then loaded frozen (hash-checked) by every run. Each
-source is described by its :class:`~monitorbench.sources.spec.SourceSpec` (found through
-:mod:`monitorbench.sources.registry`); builders are imported lazily: agentdojo and the code
+source is described by its :class:`~monitorbench.suites.source_spec.SourceSpec` (found through
+:mod:`monitorbench.suites.source_registry`); builders are imported lazily: agentdojo and the code
 libraries are heavy and optional.
 """
 
@@ -25,9 +25,9 @@ from filelock import FileLock
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_text
-from monitorbench.sources.registry import get_source
-from monitorbench.sources.spec import SourceSpec, load_object
 from monitorbench.suites.format import Suite, load_suite
+from monitorbench.suites.source_registry import get_source
+from monitorbench.suites.source_spec import SourceSpec, load_object
 
 log = logging.getLogger(__name__)
 

@@ -9,10 +9,11 @@ import sys
 import pytest
 
 from monitorbench.errors import InputError
-from monitorbench.sources import registry
-from monitorbench.sources.registry import (get_source, register_source, source_for_reference,
-                                           source_names, unregister_source)
-from monitorbench.sources.spec import SourceSpec
+from monitorbench.suites import source_registry as registry
+from monitorbench.suites.source_registry import (get_source, register_source,
+                                                 source_for_reference, source_names,
+                                                 unregister_source)
+from monitorbench.suites.source_spec import SourceSpec
 
 
 def test_builtin_sources_keep_their_names_order_and_builder_versions():
@@ -31,9 +32,13 @@ def test_unknown_source_is_an_input_error_listing_the_known_names():
 
 
 def test_listing_sources_imports_no_builder_and_no_optional_dependency():
-    code = ("import sys; from monitorbench.sources.registry import source_names; source_names();"
+    """Only the registry, the spec and each source's ``__init__`` (its SPEC) are imported."""
+    code = ("import sys; from monitorbench.suites.source_registry import source_names;"
+            "source_names(); ok = ('monitorbench.suites', 'monitorbench.suites.source_registry',"
+            "'monitorbench.suites.source_spec');"
             "bad = [m for m in sys.modules if m.startswith(('agentdojo', 'bfcl_eval', "
-            "'monitorbench.suites', 'monitorbench.audit'))]; print(bad)")
+            "'monitorbench.audit')) or m.startswith('monitorbench.suites') and m not in ok"
+            " or m.startswith('monitorbench.sources.') and m.count('.') > 2]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

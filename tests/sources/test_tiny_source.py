@@ -17,7 +17,7 @@ import pytest
 from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.audit.prepare import build_suite, ensure_suite
 from monitorbench.launch.run import run_job
-from monitorbench.sources.registry import register_source, source_names, unregister_source
+from monitorbench.suites.source_registry import register_source, source_names, unregister_source
 from monitorbench.suites.registry import check_builder_version, masked_paths, source_info
 from pipeline_helpers import ROOT, compose_cfg
 from tiny_source import SPEC

@@ -7,7 +7,7 @@ stays in :mod:`monitorbench.sandbox.runtimes.agentdojo` (the sandbox worker load
 Only ``SPEC`` is imported when the source is looked up.
 """
 
-from monitorbench.sources.spec import SourceSpec
+from monitorbench.suites.source_spec import SourceSpec
 
 SPEC = SourceSpec(
     name="agentdojo", task_type="state", order=1,

@@ -6,7 +6,7 @@ candidates, ``reference`` wraps ``ast_checker``, ``values`` decides near-accepte
 imported when the source is looked up.
 """
 
-from monitorbench.sources.spec import SourceSpec
+from monitorbench.suites.source_spec import SourceSpec
 
 SPEC = SourceSpec(
     name="bfcl", task_type="tool_call", order=0,

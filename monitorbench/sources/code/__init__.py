@@ -7,7 +7,7 @@ Entry point: :func:`monitorbench.sources.code.build.build_code_suite`. The refer
 sandbox worker loads it by name). Only ``SPEC`` is imported when the source is looked up.
 """
 
-from monitorbench.sources.spec import SourceSpec
+from monitorbench.suites.source_spec import SourceSpec
 
 SPEC = SourceSpec(
     name="code", task_type="code", order=2,

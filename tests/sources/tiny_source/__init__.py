@@ -2,12 +2,12 @@
 
 It exists to show that a source is one folder plus its registration: this package holds the
 builder, the reference verifier and the mutants, and ``SPEC`` is everything the framework needs
-(registered by the test with :func:`monitorbench.sources.registry.register_source`; an installed
+(registered by the test with :func:`monitorbench.suites.source_registry.register_source`; an installed
 plugin would name ``SPEC`` in the ``monitorbench.sources`` entry-point group instead). Modules are
 named by paths relative to ``tests/sources``, which pytest puts on ``sys.path`` for the tests here.
 """
 
-from monitorbench.sources.spec import SourceSpec
+from monitorbench.suites.source_spec import SourceSpec
 
 REFERENCE_ID = "tiny.exact_call"
 

