@@ -33,12 +33,9 @@ import json
 import os
 import resource
 import selectors
-import shutil
 import signal
 import sys
-import tempfile
 import time
-import traceback
 import types
 
 DETAIL_CAP = 500          # characters of exception/detail text sent back
@@ -143,7 +140,8 @@ def _enter_case(state: dict, scratch: str, out_w: int, res_w: int) -> None:
     os.chdir(scratch)
     os.environ["HOME"] = scratch
     os.environ["TMPDIR"] = scratch
-    tempfile.tempdir = scratch
+    if "tempfile" in sys.modules:  # a runtime imported it in the parent: its cached dir is stale
+        sys.modules["tempfile"].tempdir = scratch
     _set_limits(state["limits"])
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError instead
@@ -197,11 +195,17 @@ def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: 
 
 
 def _exc_line(e: BaseException) -> str:
-    tb = traceback.extract_tb(e.__traceback__)
+    """``Type: message (at file:line)``, the line being the innermost frame outside the worker.
+    Walks the traceback by hand: the traceback module would cost every session its import."""
+    frames = []
+    tb = e.__traceback__
+    while tb is not None:
+        frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
     where = ""
-    for frame in reversed(tb):
-        if frame.filename.startswith("/") and "worker.py" not in frame.filename:
-            where = f" (at {os.path.basename(frame.filename)}:{frame.lineno})"
+    for filename, lineno in reversed(frames):
+        if filename.startswith("/") and "worker.py" not in filename:
+            where = f" (at {os.path.basename(filename)}:{lineno})"
             break
     return f"{type(e).__name__}: {_safe_str(e)}{where}"
 
@@ -358,7 +362,12 @@ def _wipe(root: str) -> None:
     for entry in os.listdir(root):
         path = os.path.join(root, entry)
         if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, onerror=retry)
+            try:
+                os.rmdir(path)  # the usual case: the case's own scratch dir, left empty
+            except OSError:
+                import shutil  # only sessions whose cases leave files pay for the import
+
+                shutil.rmtree(path, onerror=retry)
         else:
             try:
                 os.unlink(path)
@@ -553,7 +562,9 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     untrusted code's recursion headroom, is unchanged. ``seconds`` spans fork to reaped child,
     before the clean-up, which is the worker's cost and not the case's."""
     limits = state["limits"]
-    scratch = tempfile.mkdtemp(prefix="case-", dir=state["scratch_root"])
+    state["cases"] = state.get("cases", 0) + 1  # a new name per case: nothing can collide
+    scratch = os.path.join(state["scratch_root"], f"case-{state['cases']}")
+    os.mkdir(scratch, 0o700)
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
     t0 = time.monotonic()
@@ -703,7 +714,6 @@ def main() -> None:
         return _refuse(f"cannot load libc to remove System V IPC objects between cases: {e}")
     for name in PRELOAD:  # trusted stdlib, imported once here instead of in every child
         __import__(name)
-    gc.collect()
     gc.freeze()  # per-case children then leave the parent's objects alone: fewer copied pages
     _write_all(1, (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode())
     stdin = sys.stdin.buffer
