@@ -74,4 +74,4 @@ class PidsCgroup:
             except OSError:
                 if time.monotonic() > deadline:
                     return
-                time.sleep(0.01)
+                time.sleep(0.001)  # members exit within a few ms of the session's close

@@ -82,6 +82,27 @@ def minimal_env() -> dict[str, str]:
             "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait up to ``timeout`` for ``proc`` to exit. A pidfd wakes us the moment it does;
+    ``Popen.wait(timeout)`` would poll with sleeps that grow to 50 ms, which every session's
+    close paid (8 ms on average, measured). Falls back to it where pidfds are missing."""
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        return
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(pidfd, selectors.EVENT_READ)
+            if sel.select(timeout):
+                proc.wait()
+    finally:
+        os.close(pidfd)
+
+
 class WorkerSession:
     """One running worker. ``judge`` never raises for verifier misbehaviour: a hung or dead
     worker becomes a ``sandbox_error`` verdict and the next call starts a fresh worker."""
@@ -123,8 +144,8 @@ class WorkerSession:
         if self.proc is not None and self.proc.poll() is None:
             try:
                 self.proc.stdin.close()  # type: ignore[union-attr]
-                self.proc.wait(timeout=1.0)
-            except (OSError, subprocess.TimeoutExpired):
+                _wait_exit(self.proc, 1.0)
+            except OSError:
                 pass
         self._kill()
         self._stderr.close()
