@@ -5,7 +5,13 @@ mode starts from an empty outputs dir (suites, sdist cache, code build cache); b
 sdist tarballs copied in, so neither times a download. Prints seconds per mode and whether every
 suite's manifest is byte-identical between the two.
 
-    python bench/first_run.py [--task conf/task/mixed_small.yaml]
+``--line1`` then times README line 1 itself, end to end, in a fresh ``git clone`` of this
+checkout (install, suite builds and audits, the whole g4adv sweep), prints its phases from the
+run's log, and checks that the suites it built have the manifests of the *before* builds. Line 1
+installs the clone in editable mode, which re-points this environment's ``monitorbench`` at the
+clone; the bench points it back at this checkout afterwards (``pip install -e . --no-deps``).
+
+    python bench/first_run.py [--task conf/task/mixed_small.yaml] [--line1]
 
 Run it on an otherwise idle machine for absolute numbers; the load average is printed with them.
 """
@@ -14,11 +20,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _wanted(task_yaml: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -66,6 +78,62 @@ def _after(root: Path, wanted: list[tuple[str, dict[str, Any]]]) -> float:
     return time.perf_counter() - t0
 
 
+def readme_line1(repo: Path) -> str:
+    """The first command line of the README's Quick start block."""
+    text = (repo / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Quick start", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    return next(line.strip() for line in block.splitlines() if line.strip())
+
+
+def _phases(log: str) -> dict[str, datetime]:
+    """Timestamps in line 1's log: the sweep launched (install and MLflow set up), the first
+    job's generation done (suites built and audited), the last job's summary written."""
+    stamps = [(datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f"), line)
+              for line in log.splitlines()
+              if (m := re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\]", line))]
+    out: dict[str, datetime] = {}
+    for when, line in stamps:
+        if "Launching" in line:
+            out.setdefault("launched", when)
+        elif "generation:" in line:
+            out.setdefault("built", when)
+        out["last"] = when
+    return out
+
+
+def _line1(tmp: Path) -> tuple[float, Path, dict[str, datetime]]:
+    """README line 1 in a fresh clone with a clean environment; (seconds, suites dir, phases)."""
+    clone = tmp / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MONITORBENCH_", "MLFLOW_")) and k != "PYTHONPATH"}
+    cmd = readme_line1(clone)
+    print(f"README line 1 in {clone}: {cmd}", flush=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run(["bash", "-c", cmd], cwd=clone, env=env, capture_output=True,
+                          text=True)
+    seconds = time.perf_counter() - t0
+    (tmp / "line1.log").write_text(proc.stdout + proc.stderr)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                    "--no-build-isolation", "--root-user-action=ignore", "-e", str(REPO)],
+                   check=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"README line 1 failed (rc {proc.returncode}); log tail:\n"
+                         f"{(proc.stdout + proc.stderr)[-3000:]}")
+    return seconds, clone / "outputs" / "suites", _phases(proc.stdout + proc.stderr)
+
+
+def _report_line1(seconds: float, phases: dict[str, datetime], t_start: datetime) -> None:
+    if {"launched", "built", "last"} <= set(phases):
+        setup, builds, sweep = ((b - a).total_seconds() for a, b in (
+            (t_start, phases["launched"]), (phases["launched"], phases["built"]),
+            (phases["built"], phases["last"])))
+        print(f"line 1: clone, install and MLflow setup {setup:.0f} s, suite builds and audits "
+              f"(concurrent) {builds:.0f} s, the sweep's jobs {sweep:.0f} s")
+    print(f"line 1: {seconds:.1f} s wall ({seconds / 60:.1f} min), target 360 s: "
+          f"{'met' if seconds <= 360 else 'NOT met'}")
+
+
 def main() -> None:
     from monitorbench.sources.code.libraries import LIBRARIES
     from monitorbench.sources.code.sdists import fetch_sdist
@@ -73,6 +141,8 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--task", type=Path, default=Path("conf/task/mixed_small.yaml"))
+    ap.add_argument("--line1", action="store_true",
+                    help="also time README line 1 end to end in a fresh clone")
     args = ap.parse_args()
     wanted = _wanted(args.task)
     libs = [n for name, o in wanted if name == "code" for n in o.get("libraries", LIBRARIES)]
@@ -89,7 +159,16 @@ def main() -> None:
                     for r in (before_root, after_root))
             print(f"{name:<12}{before[name]:>10.1f}  {a.read_bytes() == b.read_bytes()}")
         print(f"{'total':<12}{sum(before.values()):>10.1f}  (before: in turn, searched)")
-        print(f"{'total':<12}{after:>10.1f}  (after: concurrent, pinned)")
+        print(f"{'total':<12}{after:>10.1f}  (after: concurrent, pinned)", flush=True)
+        if args.line1:
+            t_start = datetime.now()
+            seconds, suites, phases = _line1(Path(tmp))
+            _report_line1(seconds, phases, t_start)
+            for name, options in wanted:
+                a = suite_dir(before_root / "suites", name, options) / "manifest.json"
+                b = suite_dir(suites, name, options) / "manifest.json"
+                print(f"line 1 {name}: manifest identical to the searched build: "
+                      f"{b.is_file() and a.read_bytes() == b.read_bytes()}")
     print(f"load average at end: {os.getloadavg()}")
 
 
