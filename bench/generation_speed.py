@@ -56,6 +56,49 @@ def public_tasks(suite: Path, n: int, scratch: Path) -> tuple[list[tuple[Task, P
         "synthetic task (no built suite found)"
 
 
+def _measure(gens: dict, tasks: list, scratch: Path) -> dict:
+    """Each scaffold on every task, cold (empty response cache) then warm (immediate re-run):
+    (mean s/verifier, tokens, decode s, statuses, cache hits, model calls) per (round, scaffold)."""
+    rows: dict = {}
+    for rnd in ("cold", "warm"):
+        for name, gen in gens.items():
+            secs, toks, decode_s, statuses, hits, calls = [], 0.0, 0.0, [], 0.0, 0.0
+            for task, public in tasks:
+                start = time.monotonic()
+                res = gen.generate(task, public, scratch / rnd / name / task.task_id)
+                secs.append(time.monotonic() - start)
+                print(f"  {rnd:4} {name:9} {task.task_id}: {secs[-1]:.1f} s, {res.status}, "
+                      f"{res.stats['completion_tokens']:.0f} tokens", flush=True)
+                statuses.append(res.status)
+                toks += res.stats["completion_tokens"]
+                hits += res.stats["cache_hits"]
+                calls += res.stats["model_calls"]
+                for line in res.trace_path.read_text().splitlines():
+                    e = json.loads(line)
+                    if e["event"] == "model" and not e["cached"]:
+                        decode_s += e["seconds"]
+            rows[(rnd, name)] = (sum(secs) / len(secs), toks, decode_s, statuses, hits, calls)
+    return rows
+
+
+def _report(gens: dict, rows: dict) -> None:
+    """The table per scaffold, then decode speed and the re-run's cache hit rate overall."""
+    print(f"\n{'scaffold':10} {'cold s/verifier':>16} {'warm s/verifier':>16} {'speed-up':>9} "
+          f"{'tokens/s (cold)':>16} {'warm hit rate':>14}  statuses (cold)")
+    all_toks = all_s = all_hits = all_calls = 0.0
+    for name in gens:
+        c, w = rows[("cold", name)], rows[("warm", name)]
+        tps = c[1] / c[2] if c[2] else 0.0
+        all_toks, all_s = all_toks + c[1], all_s + c[2]
+        all_hits, all_calls = all_hits + w[4], all_calls + w[5]
+        print(f"{name:10} {c[0]:16.2f} {w[0]:16.3f} {c[0] / w[0]:8.0f}x {tps:16.1f} "
+              f"{w[4] / w[5] if w[5] else 0:14.0%}  {', '.join(c[3])}")
+    print(f"\nSmolLM2 decode: {all_toks:.0f} tokens in {all_s:.1f} s = {all_toks / all_s:.1f} "
+          f"tokens/s (prompt processing included)")
+    print(f"immediate re-run: cache hit rate {all_hits / all_calls:.0%} "
+          f"({all_hits:.0f}/{all_calls:.0f} model calls)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", type=Path, default=Path("outputs/suites/bfcl"))
@@ -86,40 +129,7 @@ def main() -> None:
     model.load()
     print(f"SmolLM2 load: {time.monotonic() - t0:.1f} s", flush=True)
 
-    rows = {}
-    for rnd in ("cold", "warm"):
-        for name, gen in gens.items():
-            secs, toks, decode_s, statuses, hits, calls = [], 0.0, 0.0, [], 0.0, 0.0
-            for task, public in tasks:
-                start = time.monotonic()
-                res = gen.generate(task, public, scratch / rnd / name / task.task_id)
-                secs.append(time.monotonic() - start)
-                print(f"  {rnd:4} {name:9} {task.task_id}: {secs[-1]:.1f} s, {res.status}, "
-                      f"{res.stats['completion_tokens']:.0f} tokens", flush=True)
-                statuses.append(res.status)
-                toks += res.stats["completion_tokens"]
-                hits += res.stats["cache_hits"]
-                calls += res.stats["model_calls"]
-                for line in res.trace_path.read_text().splitlines():
-                    e = json.loads(line)
-                    if e["event"] == "model" and not e["cached"]:
-                        decode_s += e["seconds"]
-            rows[(rnd, name)] = (sum(secs) / len(secs), toks, decode_s, statuses, hits, calls)
-
-    print(f"\n{'scaffold':10} {'cold s/verifier':>16} {'warm s/verifier':>16} {'speed-up':>9} "
-          f"{'tokens/s (cold)':>16} {'warm hit rate':>14}  statuses (cold)")
-    all_toks = all_s = all_hits = all_calls = 0.0
-    for name in gens:
-        c, w = rows[("cold", name)], rows[("warm", name)]
-        tps = c[1] / c[2] if c[2] else 0.0
-        all_toks, all_s = all_toks + c[1], all_s + c[2]
-        all_hits, all_calls = all_hits + w[4], all_calls + w[5]
-        print(f"{name:10} {c[0]:16.2f} {w[0]:16.3f} {c[0] / w[0]:8.0f}x {tps:16.1f} "
-              f"{w[4] / w[5] if w[5] else 0:14.0%}  {', '.join(c[3])}")
-    print(f"\nSmolLM2 decode: {all_toks:.0f} tokens in {all_s:.1f} s = {all_toks / all_s:.1f} "
-          f"tokens/s (prompt processing included)")
-    print(f"immediate re-run: cache hit rate {all_hits / all_calls:.0%} "
-          f"({all_hits:.0f}/{all_calls:.0f} model calls)")
+    _report(gens, _measure(gens, tasks, scratch))
 
 
 if __name__ == "__main__":
