@@ -33,6 +33,11 @@ class SourceSpec:
     # Installed packages whose files would leak answers or reference checkers into a sandbox.
     leaky_packages: tuple[str, ...] = ()
     masked_paths: str | None = None               # "module:function() -> extra host paths"
+    # The audit's hunt for this source's known defect (paper appendix B.1):
+    # "module:function(task, reference, verifier, cases) -> [audit.model.Finding]", and the
+    # reason code (audit.model.DEFECT_CODES) a hunt that cannot read the reference reports.
+    defect_hunt: str | None = None
+    defect_code: str | None = None
     # Bumped whenever the builder would produce different cases: a suite built by another
     # version is refused instead of silently mixing numbers from two different benchmarks.
     builder_version: int = 1
@@ -41,11 +46,16 @@ class SourceSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
         object.__setattr__(self, "leaky_packages", tuple(self.leaky_packages))
-        for label, ref in (("builder", self.builder), ("masked_paths", self.masked_paths)):
+        for label, ref in (("builder", self.builder), ("masked_paths", self.masked_paths),
+                           ("defect_hunt", self.defect_hunt)):
             if ref is not None and ref.count(":") != 1:
                 raise InputError(None, f"SourceSpec({self.name!r}).{label}",
                                  f"expected 'module:function', got {ref!r}",
                                  "name the function as 'package.module:function'")
+        if (self.defect_hunt is None) != (self.defect_code is None):
+            raise InputError(None, f"SourceSpec({self.name!r}).defect_code",
+                             "defect_hunt and defect_code go together",
+                             "give both (the hunt and the reason code it reports) or neither")
 
 
 def load_object(ref: str, *, source: str, what: str) -> Any:

@@ -2,8 +2,8 @@
 
 ``source`` reads and screens the installed bfcl-eval data, ``cases`` writes the labelled
 candidates, ``reference`` wraps ``ast_checker``, ``values`` decides near-accepted values,
-``build`` assembles the suite and ``mutants`` holds the audit's C6 operators. Only ``SPEC`` is
-imported when the source is looked up.
+``build`` assembles the suite, ``mutants`` holds the audit's C6 operators and ``defects`` its
+answer-key hunt (reason D). Only ``SPEC`` is imported when the source is looked up.
 """
 
 from monitorbench.suites.source_spec import SourceSpec
@@ -13,5 +13,6 @@ SPEC = SourceSpec(
     builder="monitorbench.sources.bfcl.build:build_bfcl_suite",
     references={"bfcl.ast_checker": "monitorbench.sources.bfcl.reference"},
     mutants="monitorbench.sources.bfcl.mutants",
+    defect_hunt="monitorbench.sources.bfcl.defects:hunt_required_omittable", defect_code="D",
     runtime="none", leaky_packages=("bfcl_eval",), builder_version=4,
 )
