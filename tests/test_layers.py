@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 LINT = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
         "sys.exit(lint_imports_command())", "--no-cache"]
@@ -33,15 +35,22 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
     assert "1 kept, 0 broken" in report, report
 
 
-def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
-    """The contract is live: a copy of the package whose bottom layer (errors) imports the top
-    stage (launch) fails, and the report names that import."""
+@pytest.mark.parametrize("module,target", [
+    ("errors", "launch.run"),                      # the bottom layer imports the top stage
+    ("audit.defects", "sources.agentdojo.source"),  # the audit imports a source plugin
+    ("sources.bfcl.mutants", "attack.mutators"),    # a source imports the attacker above it
+    ("suites.source_registry", "sources.bfcl"),     # the registry names a source statically
+])
+def test_an_upward_import_breaks_the_contract(tmp_path: Path, module: str, target: str) -> None:
+    """The contract is live: a copy of the package in which ``module`` imports ``target`` from
+    a layer above it fails, and the report names that import."""
     shutil.copytree(ROOT / "monitorbench", tmp_path / "monitorbench",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
-    errors = tmp_path / "monitorbench" / "errors.py"
-    errors.write_text(errors.read_text() + "\nimport monitorbench.launch.run  # upward\n")
+    path = tmp_path / "monitorbench" / f"{module.replace('.', '/')}.py"
+    path.write_text(path.read_text() + f"\nimport monitorbench.{target}  # upward\n")
     status, report = _lint(tmp_path, tmp_path)
     assert status == 1, report
-    assert "monitorbench.errors is not allowed to import monitorbench.launch" in report
-    assert "monitorbench.errors -> monitorbench.launch.run" in report
+    layer, above = module.split(".")[0], target.split(".")[0]
+    assert f"monitorbench.{layer} is not allowed to import monitorbench.{above}" in report
+    assert f"monitorbench.{module} -> monitorbench.{target}" in report
