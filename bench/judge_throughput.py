@@ -1,7 +1,7 @@
 """Cases per second through the bwrap sandbox, beside the same verifier called in-process.
 
 Usage: python bench/judge_throughput.py [--suite outputs/suites/bfcl] [--tasks 40]
-                                        [--parallel 2] [--backend bwrap]
+                                        [--parallel 2] [--backend bwrap] [--repeat 5]
 
 One sandbox session per task (one bwrap start), one fork per case, ``--parallel`` sessions at a
 time, as the judging loop runs them. The verifier is a realistic tool-call checker (function names,
@@ -15,7 +15,8 @@ but inside the sandbox a minimal loop (``FLOOR``) that imports the verifier once
 forks a child that calls ``verify`` and writes the value to a pipe: no rlimits, no scratch
 directory, no output capture, no wall clock, no clean-up. What the worker costs beyond that is
 the price of its per-case isolation. On a shared machine wall-clock rates move with the load, so
-the CPU per case of each path (framework + bwrap + everything inside) is printed too.
+the CPU per case of each path (framework + bwrap + everything inside) is printed too, and each
+path runs ``--repeat`` times, alternating, with its median run in the table and the spread below.
 """
 
 from __future__ import annotations
@@ -229,6 +230,11 @@ def measure(open_session, tasks, cases, parallel: int) -> Measured:
                  (_self_cpu() - cpu0 + sum(sandbox_cpu)) / n_cases)
 
 
+def median_run(ms: list[Measured]) -> Measured:
+    """The run with the median wall time (one machine's noise moves single runs by ~10%)."""
+    return sorted(ms, key=lambda m: m.seconds)[len(ms) // 2]
+
+
 def _ms(xs: list[float], q: float) -> float:
     return sorted(xs)[int(q * (len(xs) - 1))] * 1e3
 
@@ -261,6 +267,8 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=40)
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--backend", default="bwrap")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="runs of each path; the rows show each path's median run")
     args = ap.parse_args()
 
     source, tasks, cases = load(args.suite, args.tasks)
@@ -271,10 +279,14 @@ def main() -> None:
     box = make_sandbox(args.backend)
     spec = SandboxSpec(limits=Limits(wall_seconds=10, memory_mb=512))
     load_before = os.getloadavg()[0]
-    sandboxed = measure(lambda t: box.session(vdir, publics[t], spec), tasks, cases,
-                        args.parallel)
-    floor = measure(lambda t: floor_session(vdir, publics[t], spec, work / "floor.py"),
-                    tasks, cases, args.parallel)
+    runs: dict[str, list[Measured]] = {"sandboxed": [], "floor": []}
+    for _ in range(max(1, args.repeat)):  # alternated, so drifting load hits both paths alike
+        runs["sandboxed"].append(measure(lambda t: box.session(vdir, publics[t], spec), tasks,
+                                         cases, args.parallel))
+        runs["floor"].append(measure(
+            lambda t: floor_session(vdir, publics[t], spec, work / "floor.py"), tasks, cases,
+            args.parallel))
+    sandboxed, floor = (median_run(runs[k]) for k in ("sandboxed", "floor"))
     inproc_s, inproc = in_process(vdir, tasks, cases)
 
     print(f"source: {source}; {len(tasks)} tasks, {n_cases} cases; backend {box.name}; "
@@ -286,6 +298,10 @@ def main() -> None:
     fl_rate = report("bare-fork floor (same bwrap)", floor, n_cases)
     ip_rate = n_cases / inproc_s
     print(f"{'in-process (no isolation)':<30}{ip_rate:>10.1f}")
+    for k, ms in runs.items():
+        rates = sorted(n_cases / m.seconds for m in ms)
+        print(f"{k} cases/s over {len(ms)} runs: min {rates[0]:.1f}, median "
+              f"{rates[len(rates) // 2]:.1f}, max {rates[-1]:.1f}")
     print(f"floor / sandboxed: {fl_rate / sb_rate:.2f}x in cases/s, "
           f"{sandboxed.cpu_per_case / floor.cpu_per_case:.2f}x in CPU per case; "
           f"CPU-bound rate on {os.cpu_count()} free cores: sandboxed "
