@@ -43,8 +43,10 @@ _DECISIONS: OrderedDict[str, str] = OrderedDict()
 _DECISIONS_MAX = 20_000
 _MEMO_LOCK = threading.Lock()
 # Tasks are attacked on several threads. A reference that does not declare ``parallel_decisions``
-# (its decisions share in-process state, like AgentDojo's patched tool modules) decides under
-# this lock, one decision at a time; the code grader (a subprocess per decision) runs in parallel.
+# (an in-process checker nobody has shown safe to run concurrently: BFCL's AST checker,
+# AgentDojo's utility functions) decides under this lock, one decision at a time; the code grader
+# (a subprocess per decision) runs in parallel. The mutators' own replays run on every thread:
+# tests/test_attack.py checks that they query the same mutants as a one-thread search.
 _SERIAL = threading.Lock()
 
 
