@@ -283,17 +283,26 @@ def _start_case_namespace(libc) -> int:
     init = os.fork()
     if init == 0:
         try:
-            _case_init()
+            _case_init(libc)
         finally:
             os._exit(70)
     return init
 
 
-def _case_init() -> None:
+PR_SET_PDEATHSIG = 1
+
+
+def _case_init(libc) -> None:
     """Pid 1 of the cases' namespace, for the whole session: it reaps the orphans that cases
     leave behind. With no handler installed for any signal (SIGINT back at its default), the
     kernel drops every signal a case sends it; only the worker, from outside, can kill it (and
-    if it died, forks would fail and the session would restart: an infrastructure fault)."""
+    if it died, forks would fail and the session would restart: an infrastructure fault).
+
+    It dies with the worker (the kernel's parent-death signal, which comes from outside the
+    namespace and so is not dropped): it reaps forever, and a worker killed from outside while
+    the sandbox's own init could not tear the session down (a Slurm requeue signals every
+    process of the job) would otherwise leave it, and with it the sandbox, behind for good."""
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):

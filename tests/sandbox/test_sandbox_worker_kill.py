@@ -157,3 +157,66 @@ def test_unshare_backend_has_its_own_ipc_namespace(tmp_path, public_dir, spec):
         assert libc.shmget(key, 0, 0) == host, "the worker removed the host's segment"
     finally:
         libc.shmctl(host, 0, None)  # IPC_RMID
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid``, parents before their children."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def _state(pid: int) -> str:
+    """The process's state letter, or "gone"."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return "gone"
+    return stat[stat.rindex(")") + 2]
+
+
+def test_the_cases_init_never_outlives_its_worker(sandbox, tmp_path, public_dir, spec):
+    """The cases' init (pid 1 of their namespace) reaps forever, so it must die with the
+    worker that started it: otherwise a worker killed from outside (Slurm's requeue signal, the
+    OOM killer) while the sandbox's own init cannot tear the session down leaves the init, the
+    sandbox and its pids cgroup behind on the node for good. Here everything between the client
+    and the worker is stopped, so only the init's own tie to its worker can end it."""
+    import signal
+    import time
+
+    vdir = write_verifier(tmp_path, "def verify(candidate, env):\n    return 'PASS'\n")
+    with sandbox.session(vdir, public_dir, spec) as s:
+        assert s.judge(GOOD).decision == "PASS"
+        tree = [s.proc.pid, *_descendants(s.proc.pid)]
+        argv = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0") for p in tree}
+        # the worker and the init it forked run Python on worker.py (bwrap's own argv names it
+        # too, as a bind mount, but bwrap is not Python)
+        worker, init = [p for p in tree if b"python" in os.path.basename(argv[p][0])
+                        and any(a.endswith(b"worker.py") for a in argv[p])][:2]
+        assert init in _descendants(worker)
+        above = tree[: tree.index(worker)]
+        for p in above:
+            os.kill(p, signal.SIGSTOP)
+        try:
+            os.kill(worker, signal.SIGKILL)
+            deadline = time.monotonic() + 3
+            while _state(init) not in ("gone", "Z") and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _state(init) in ("gone", "Z"), "the cases' init outlived its worker"
+        finally:
+            for p in above:
+                os.kill(p, signal.SIGCONT)
