@@ -571,7 +571,7 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     untrusted code's recursion headroom, is unchanged. ``seconds`` spans fork to reaped child,
     before the clean-up, which is the worker's cost and not the case's."""
     limits = state["limits"]
-    state["cases"] = state.get("cases", 0) + 1  # a new name per case: nothing can collide
+    state["cases"] += 1  # a new scratch name per case: nothing can collide
     scratch = os.path.join(state["scratch_root"], f"case-{state['cases']}")
     os.mkdir(scratch, 0o700)
     out_r, out_w = os.pipe()
@@ -677,6 +677,7 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
         "wipe_roots": [cfg["scratch_root"], *(d for d in cfg.get("wipe_also", ())
                                               if os.path.isdir(d))],
         "ipc_libc": _libc() if cfg.get("own_ipc_namespace") else None,
+        "cases": 0,  # cases judged so far (names their scratch directories)
     }
 
 
