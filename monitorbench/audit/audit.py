@@ -1,5 +1,5 @@
-"""Audit one frozen suite: the six V4V checks, instruction fidelity (C7) and the defect hunts
-for every task.
+"""Audit one frozen suite: the six V4V checks, instruction fidelity (C7), environment fidelity
+(C8) and the defect hunts for every task.
 
 The suite is loaded without the loader's all-or-nothing hash check so that provenance (C3) can
 be judged, and reported, per task. Reference verifiers come from the registry by the id in each
@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from tqdm import tqdm
 
 from monitorbench.audit import checks, defects
+from monitorbench.audit.environment_fidelity import check_environment_fidelity
 from monitorbench.audit.fidelity import check_fidelity
 from monitorbench.audit.model import CHECKS, TaskAudit
 from monitorbench.audit.mutation import check_mutation
@@ -75,7 +76,7 @@ def _suite_hash_problem(suite: Suite) -> str | None:
 
 
 def audit_task(suite: Suite, task_id: str, repeats: int) -> TaskAudit:
-    """All seven checks and the defect hunt for one task."""
+    """All eight checks and the defect hunt for one task."""
     t0 = time.perf_counter()
     task = suite.tasks[task_id]
     reference = suite.references[task_id]
@@ -100,6 +101,8 @@ def audit_task(suite: Suite, task_id: str, repeats: int) -> TaskAudit:
     result.checks["C5"] = checks.check_baselines(task, cases)
     result.checks["C6"] = check_mutation(task, reference, cases, runs[0])
     result.checks["C7"] = check_fidelity(task, reference, cases)
+    result.checks["C8"] = check_environment_fidelity(
+        task, Path(suite.root) / "public" / task_id, cases)
     result.defects = defects.hunt(task, reference, verifier, cases)
     result.seconds = time.perf_counter() - t0
     return result

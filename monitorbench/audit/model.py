@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-CHECKS = ("C1", "C2", "C3", "C4", "C5", "C6", "C7")
+CHECKS = ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8")
 CHECK_NAMES = {"C1": "replay", "C2": "repeatability", "C3": "provenance",
                "C4": "input-label consistency", "C5": "trivial baselines", "C6": "mutation testing",
-               "C7": "instruction fidelity"}
+               "C7": "instruction fidelity", "C8": "environment fidelity"}
 # Exclusion reason codes (paper Table 7 plus one per failed check): D default-argument conflict,
-# S empty-report/parsing error, R inconsistent decisions; C1..C7 a failed check.
+# S empty-report/parsing error, R inconsistent decisions; C1..C8 a failed check.
 DEFECT_CODES = {"D": "default-argument conflict between answer key and schema",
                 "S": "grader passes without test evidence (empty report)",
                 "R": "replay or decisions not repeatable"}

@@ -48,7 +48,7 @@ def markdown(audit: SuiteAudit) -> str:
     if not audit.failed():
         lines.append("| | (none) | | |")
     lines += ["", "Reason codes: " + "; ".join(f"{k} {v}" for k, v in DEFECT_CODES.items())
-              + "; C1-C7 the failed check.", "", "## Per source", "",
+              + "; C1-C8 the failed check.", "", "## Per source", "",
               "| source | tasks | excluded | mutation configurations | operators undetected |",
               "|---|---|---|---|---|"]
     per: dict[str, list] = defaultdict(list)

@@ -1,0 +1,94 @@
+"""C8 environment fidelity: the positives of a state task hold against its environment.
+
+C7 (:mod:`monitorbench.audit.fidelity`) reads a positive against the instruction alone; C8 also
+reads the environment the candidate starts from (the state-source contract in
+:mod:`monitorbench.audit.environment`). Every positive case (``gold`` and ``valid_variant``,
+label PASS) of a ``state`` task goes through four generic checks, each a pure function of the
+public task, its initial state and the record:
+
+* ``grounding`` (:mod:`monitorbench.audit.grounding`): entity-like arguments name entities the
+  environment holds, the record read or created, or the instruction states;
+* ``temporal`` (:mod:`monitorbench.audit.temporal`): argument dates agree with the dates the
+  instruction states and with the environment's today;
+* ``format``, ``truncated_list``, ``broken_bullets``, ``copied_summary``
+  (:mod:`monitorbench.audit.formats`): stated formats met, lists whole, summaries written;
+* ``order`` (:mod:`monitorbench.audit.order_words`): a reordered variant keeps the order the
+  instruction's words fix.
+
+A finding fails the task (reason ``C8`` in ``audit.json``, evidence ``[kind] case: what``) and
+the task is never judged unless its builder fixes the case. Tasks of other types pass: their
+records carry no environment.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from monitorbench.audit.environment import StateTask, load_state_task
+from monitorbench.audit.formats import check_formats
+from monitorbench.audit.grounding import check_grounding
+from monitorbench.audit.model import CheckResult
+from monitorbench.audit.order_words import REORDER_CATEGORIES, check_order
+from monitorbench.audit.temporal import check_temporal
+from monitorbench.suites.format import Case, Task
+
+POSITIVE_GROUPS = ("gold", "valid_variant")
+KINDS = ("grounding", "temporal", "format", "truncated_list", "broken_bullets", "copied_summary",
+         "order")
+_SHOWN = 4
+
+
+@dataclass(frozen=True)
+class EnvFinding:
+    """One C8 finding: its kind, the positive case it is in, and what is wrong."""
+
+    kind: str
+    case_id: str
+    group: str
+    category: str
+    finding: str
+
+
+def case_findings(task: StateTask, case: Case, gold: Mapping | None) -> list[EnvFinding]:
+    """Every C8 finding in one positive case (``gold``: the task's gold record, for order)."""
+    record = case.candidate
+    found = [("grounding", f) for f in check_grounding(task, record)]
+    found += [("temporal", f) for f in check_temporal(task, record)]
+    found += check_formats(task.instruction, record)
+    if case.category in REORDER_CATEGORIES:
+        found += [("order", f) for f in check_order(task.instruction, record, gold)]
+    return [EnvFinding(kind, case.case_id, case.group, case.category, text)
+            for kind, text in found]
+
+
+def environment_findings(task: Task, public_dir: Path | None, cases: Sequence[Case]
+                         ) -> tuple[StateTask, list[EnvFinding]]:
+    """The state task as C8 reads it and the findings over all its positive cases."""
+    state_task = load_state_task(task, public_dir)
+    positives = [c for c in cases if c.group in POSITIVE_GROUPS and c.label == "PASS"]
+    gold = next((c.candidate for c in positives if c.group == "gold"), None)
+    return state_task, [f for c in positives for f in case_findings(state_task, c, gold)]
+
+
+def check_environment_fidelity(task: Task, public_dir: Path | None, cases: Sequence[Case]
+                               ) -> CheckResult:
+    """C8 for one task (module rules); ``public_dir`` is ``<suite>/public/<task_id>``."""
+    if task.task_type != "state":
+        return CheckResult("C8", True, f"not a state task ({task.task_type})")
+    state_task, found = environment_findings(task, public_dir, cases)
+    n_pos = sum(c.group in POSITIVE_GROUPS and c.label == "PASS" for c in cases)
+    details = {"today": state_task.today.isoformat() if state_task.today else None,
+               "initial_state": state_task.state is not None,
+               "findings": [asdict(f) for f in found],
+               "kinds": dict(sorted(Counter(f.kind for f in found).items()))}
+    if not found:
+        return CheckResult("C8", True, f"{n_pos} positive cases grounded in the environment, "
+                           f"dates, formats and order words kept", details)
+    bad = len({f.case_id for f in found})
+    shown = "; ".join(f"[{f.kind}] {f.case_id} ({f.group}): {f.finding}" for f in found[:_SHOWN])
+    kinds = ", ".join(f"{k} {n}" for k, n in details["kinds"].items())
+    return CheckResult("C8", False, f"{bad}/{n_pos} positive cases fail ({kinds}): {shown}",
+                       details)
