@@ -2,46 +2,89 @@
 
 Inside the sandbox (no network but its own loopback) :data:`LAUNCHER` listens on the
 endpoint's loopback port and pipes every connection, byte for byte, into a Unix socket bound
-into the sandbox. Outside, :class:`EndpointProxy` answers that socket: it forwards each HTTP
-request to the real endpoint, and on the way enforces the generation budget (model calls, total
-tokens, reply length), adds the configured GBNF grammar to chat-completions requests
-(``scaffold.harness.grammar``: llama.cpp-family servers constrain the reply's format to it), and
-writes every exchange to the trace as a ``model`` event. Nothing else is reachable: other ports,
-other hosts and DNS do not exist inside.
+into the sandbox. Outside, :class:`EndpointProxy` answers that socket. The harness and the model
+driving it are untrusted, so the proxy is a gate, not a pipe: it parses each request strictly
+(``http_gate``), serves only the model API call (``api_policy``: one POST per wire format, and a
+model list it answers itself), re-serialises the body it forwards with the reply cap and ``n=1``
+written in, adds the key only to that forwarded call, counts every forwarded call against the
+generation budget (model calls, total tokens) before it leaves, and writes every exchange to the
+trace as a ``model`` event and every refusal as a ``refused`` (or, past the budget, ``limit``)
+event with its reason. Other ports, other hosts and DNS do not exist inside.
 
 :class:`RunPublicServer` answers a second socket: the workspace's ``run_public.py`` sends its
 JSON arguments there and the request runs through the ``agent`` scaffold's budgeted
 ``run_public`` (``scaffolds/tools.py``), i.e. in monitorbench's sandbox, never in the harness's.
+
+Both servers run in the framework's process, so a hostile harness must not be able to grow it:
+each caps its concurrent connections (one thread each; excess connections are refused at
+once), drops a connection whose request is not complete within a read deadline, and refuses a
+request over its byte cap before reading it (:class:`ProxyLimits`).
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import socket
 import socketserver
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 from monitorbench.providers.base import estimate_tokens
+from monitorbench.generation.harnesses.api_policy import (MODELS, api_routes, capped,
+                                                          model_list, parse_object, route)
+from monitorbench.generation.harnesses.http_gate import (Head, Refused, read_body, read_head,
+                                                         write_reply)
 from monitorbench.generation.scaffolds import tools
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.traces import cap
 
 ENDPOINT_SOCK = "endpoint.sock"
 RUN_PUBLIC_SOCK = "run_public.sock"
-_REPLY_LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
-CHAT_COMPLETIONS = "/chat/completions"  # the request path (suffix) a grammar is added to
+JSON_HEADERS = (("Content-Type", "application/json"),)
+# Request headers forwarded as the harness sent them: a vendor API needs its version and beta
+# flags; framing, hop-by-hop and credential headers are the proxy's own.
+FORWARDED_HEADERS = ("accept", "user-agent", "anthropic-version", "anthropic-beta",
+                     "openai-beta")
+
+
+@dataclass(frozen=True)
+class ProxyLimits:
+    """What one harness connection may cost the framework process.
+
+    ``request_bytes`` (8 MiB): a harness request is its whole conversation; a 128k-token context
+    is about 0.5 MB of JSON, so 8 MiB is 16x headroom, and ``connections`` of them stay under
+    150 MB. ``reply_bytes`` (16 MiB): a reply is at most ``condition.max_tokens`` tokens, a few
+    hundred KB even as a verbose stream; a larger one is an endpoint fault, answered 502.
+    ``connections`` (16): harnesses open a few at a time; each is one thread here. A
+    connection whose request is not complete within ``read_seconds`` (30 s) is dropped, so
+    idle held connections free their slot. Past ``traced_refusals`` refusals in one generation
+    the rest are counted, not traced one by one (the trace stays bounded under a flood)."""
+
+    request_bytes: int = 8 << 20
+    reply_bytes: int = 16 << 20
+    connections: int = 16
+    read_seconds: float = 30.0
+    traced_refusals: int = 200
+
+
+# run_public: its arguments are a JSON object of keyword arguments (the case to run), well
+# under 1 MiB; a few calls at a time (they run one by one under the trace lock anyway).
+RUN_PUBLIC_REQUEST_BYTES = 1 << 20
+RUN_PUBLIC_CONNECTIONS = 4
 
 # Runs inside the sandbox: listen on the endpoint's port, start the harness, pipe connections.
+# At most 32 connections are piped at once (two threads each); more are closed at accept.
 LAUNCHER = r'''
 import os, socket, sys, threading
 port, sock_path, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 srv.bind(("127.0.0.1", port)); srv.listen(64)
+slots = threading.BoundedSemaphore(32)
 
 def pipe(a, b):
     try:
@@ -59,12 +102,29 @@ def pipe(a, b):
             except OSError:
                 pass
 
+def bridge(conn):
+    up = socket.socket(socket.AF_UNIX)
+    try:
+        up.connect(sock_path)
+        back = threading.Thread(target=pipe, args=(up, conn), daemon=True)
+        back.start()
+        pipe(conn, up)
+        back.join()
+    except (OSError, RuntimeError):
+        pass
+    finally:
+        conn.close(); up.close(); slots.release()
+
 def serve():
     while True:
         conn, _ = srv.accept()
-        up = socket.socket(socket.AF_UNIX); up.connect(sock_path)
-        threading.Thread(target=pipe, args=(conn, up), daemon=True).start()
-        threading.Thread(target=pipe, args=(up, conn), daemon=True).start()
+        if not slots.acquire(blocking=False):
+            conn.close()
+            continue
+        try:
+            threading.Thread(target=bridge, args=(conn,), daemon=True).start()
+        except RuntimeError:
+            conn.close(); slots.release()
 
 threading.Thread(target=serve, daemon=True).start()
 pid = os.fork()
@@ -91,14 +151,6 @@ while True:
     out += data
 print(out.decode(errors="replace"))
 '''
-
-
-class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-
-class _UnixLineServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
 
 
 def _reply_text_and_usage(raw: bytes) -> tuple[str, dict[str, float]]:
@@ -144,40 +196,147 @@ def _collect(obj: Mapping[str, Any], texts: list[str], usage: dict[str, float]) 
             texts.append(block["text"])
 
 
+class BoundedUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """A Unix-socket server with one thread per connection and at most ``slots`` of them:
+    a connection beyond that is handed to ``on_full`` and closed at once, so held-open
+    connections cannot grow the framework's threads."""
+
+    daemon_threads = True
+    request_queue_size = 64  # connections waiting to be accepted (and refused, when full)
+
+    def __init__(self, path: str, serve: Callable[[socket.socket], None], slots: int,
+                 on_full: Callable[[socket.socket], None]) -> None:
+        self.serve, self.on_full = serve, on_full
+        self.slots = threading.BoundedSemaphore(slots)
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self) -> None:
+                serve(self.request)
+
+        super().__init__(path, Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            try:
+                self.on_full(request)
+            finally:
+                self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # the thread did not start: its slot is free again
+            self.slots.release()
+            self.shutdown_request(request)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class RefusalTrace:
+    """Traces refusals under the trace lock: the first ``limit`` one by one, then one event
+    saying the rest are only counted (:meth:`summary` gives the count at the end)."""
+
+    def __init__(self, ctx: RunContext, lock: threading.Lock, limit: int) -> None:
+        self.ctx, self.lock, self.limit, self.count = ctx, lock, limit, 0
+
+    def note(self, event: str, **fields: Any) -> None:
+        with self.lock:
+            self.count += 1
+            if self.count <= self.limit:
+                self.ctx.log(event, **fields)
+            elif self.count == self.limit + 1:
+                self.ctx.log("refused", reason=f"over {self.limit} refusals: the rest are "
+                                               "counted, not traced")
+
+    def summary(self) -> None:
+        if self.count > self.limit:
+            with self.lock:
+                self.ctx.log("refused", reason=f"{self.count} refusals in all", total=self.count)
+
+
 class EndpointProxy:
-    """Forwards the harness's HTTP requests to the endpoint under the generation budget."""
+    """Forwards the harness's model calls to the endpoint under the generation budget, and
+    nothing else (module docstring)."""
 
     def __init__(self, ctx: RunContext, base_url: str, sock_path: Path,
                  trace_lock: threading.Lock, *, api_key: str | None = None,
-                 grammar: str | None = None) -> None:
+                 grammar: str | None = None, limits: ProxyLimits = ProxyLimits()) -> None:
         self.ctx = ctx
         parts = urlsplit(base_url)
         self.https = parts.scheme == "https"
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or (443 if self.https else 80)
+        self.routes = api_routes(parts.path)
         self.api_key = api_key  # added here, so the key never enters the sandbox
         self.grammar = grammar  # GBNF text added to each chat-completions request, or None
+        self.limits = limits
         self.lock = trace_lock
+        self.refusals = RefusalTrace(ctx, trace_lock, limits.traced_refusals)
         self.limit_reason: str | None = None
         # Model calls let through so far. Counted when a call is admitted, not when its reply is
         # accounted: the harness sends its next request as soon as it has the reply, which can
         # be before the serving thread has counted the previous one.
         self.admitted = 0
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # keep the framework's stderr clean
-                pass
-
-            def do_GET(self) -> None:
-                proxy.handle(self, b"")
-
-            def do_POST(self) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                proxy.handle(self, self.rfile.read(n))
-
-        self.server = _UnixHTTPServer(str(sock_path), Handler)
+        self.listed = 0  # model lists answered by the proxy itself
+        self.server = BoundedUnixServer(str(sock_path), self.serve, limits.connections,
+                                        self._full)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def serve(self, sock: socket.socket) -> None:
+        """One connection: one request, read strictly, then refused, answered or forwarded."""
+        deadline = time.monotonic() + self.limits.read_seconds
+        head: Head | None = None
+        try:
+            head, rest = read_head(sock, deadline)
+            kind = route(self.routes, head.method, head.path)
+            body = read_body(sock, head, rest, self.limits.request_bytes, deadline)
+            if kind == MODELS:
+                self._list_models(sock, head)
+                return
+            req, changed = capped(parse_object(body), kind, int(self.ctx.condition.max_tokens),
+                                  self.grammar)
+        except Refused as e:
+            self._refuse(sock, head, e)
+            return
+        self._admit_and_forward(sock, head, req, changed)
+
+    def _refuse(self, sock: socket.socket, head: Head | None, e: Refused) -> None:
+        if e.status is None and head is None:
+            return  # opened and closed without a byte: nothing was asked
+        self.refusals.note("refused", method=head.method if head else None,
+                           path=cap(head.target, 300) if head else None,
+                           http_status=e.status, reason=e.reason)
+        if e.status is not None:
+            write_reply(sock, e.status, JSON_HEADERS, _error(f"monitorbench proxy refused the "
+                                                            f"request: {e.reason}", "refused"))
+
+    def _full(self, sock: socket.socket) -> None:
+        self.refusals.note("refused", http_status=503, reason=f"over {self.limits.connections} "
+                                                              "concurrent connections")
+        write_reply(sock, 503, JSON_HEADERS, _error("monitorbench proxy: too many concurrent "
+                                                    "connections", "refused"), seconds=0.5)
+
+    def _list_models(self, sock: socket.socket, head: Head) -> None:
+        """Answered here, never forwarded; at most ``max_steps`` times per generation."""
+        with self.lock:
+            self.listed += 1
+            allowed = self.listed <= self.ctx.scaffold.max_steps
+        if not allowed:
+            self._refuse(sock, head, Refused(429, f"model list asked more than "
+                                                  f"{self.ctx.scaffold.max_steps} times"))
+            return
+        with self.lock:
+            self.ctx.log("model_list", path=head.target, answered_by="proxy")
+        write_reply(sock, 200, JSON_HEADERS, model_list(str(self.ctx.model.identity.get(
+            "model", ""))))
 
     def _over_budget(self) -> str | None:
         s = self.ctx.scaffold
@@ -187,92 +346,51 @@ class EndpointProxy:
             return f"token limit ({s.max_total_tokens} tokens)"
         return None
 
-    def _rewritten(self, path: str, body: bytes) -> tuple[bytes, Any]:
-        """The request with its reply length capped at the condition's ``max_tokens`` and, for
-        chat completions, the configured grammar set (replacing the harness's own, if any: the
-        run's configuration decides the format)."""
-        try:
-            req = json.loads(body) if body else None
-        except json.JSONDecodeError:
-            return body, None
-        if not isinstance(req, dict):
-            return body, req
-        limit = int(self.ctx.condition.max_tokens)
-        keys = [k for k in _REPLY_LIMIT_KEYS if k in req] or ["max_tokens"]
-        for k in keys:
-            req[k] = min(int(req.get(k) or limit), limit)
-        if self.grammar is not None and urlsplit(path).path.rstrip("/").endswith(CHAT_COMPLETIONS):
-            req["grammar"] = self.grammar
-        return json.dumps(req).encode(), req
-
-    def handle(self, h: BaseHTTPRequestHandler, body: bytes) -> None:
-        if h.command == "POST":
-            with self.lock:
-                reason = self._over_budget()
-                if reason is not None:
-                    self.limit_reason = reason
-                    self.ctx.log("limit", detail=reason)
-                else:
-                    self.admitted += 1
-            if reason is not None:
-                self._send(h, 400, {"Content-Type": "application/json"}, json.dumps(
-                    {"error": {"message": f"monitorbench budget exhausted: {reason}",
-                               "type": "budget_exhausted"}}).encode())
-                return
-            body, req = self._rewritten(h.path, body)
+    def _admit_and_forward(self, sock: socket.socket, head: Head, req: dict[str, Any],
+                           changed: Mapping[str, Any]) -> None:
+        with self.lock:
+            reason = self._over_budget()
+            if reason is None:
+                self.admitted += 1
+            else:
+                self.limit_reason = reason
+        if reason is not None:
+            self.refusals.note("limit", detail=reason, path=cap(head.target, 300))
+            write_reply(sock, 400, JSON_HEADERS, _error(f"monitorbench budget exhausted: "
+                                                        f"{reason}", "budget_exhausted"))
+            return
         t0 = time.monotonic()
+        status, rheaders, raw = self._forward(head, json.dumps(req).encode())
+        delivered = write_reply(sock, status, rheaders, raw)
+        self._account(head.target, req, raw, status, time.monotonic() - t0, delivered, changed)
+
+    def _forward(self, head: Head, payload: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+        """The endpoint's answer to the re-serialised request, the key added; a 502 when the
+        endpoint cannot be reached, dies mid-reply or sends more than ``reply_bytes``."""
+        headers = {k: v for k, v in head.headers.items() if k in FORWARDED_HEADERS}
+        headers["Content-Type"] = "application/json"
+        if self.api_key:
+            headers.update({"Authorization": f"Bearer {self.api_key}",
+                            "x-api-key": self.api_key})
+        cls = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
+        conn = cls(self.host, self.port, timeout=self.ctx.condition.wall_seconds)
         try:
-            cls = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
-            conn = cls(self.host, self.port, timeout=self.ctx.condition.wall_seconds)
-            headers = {k: v for k, v in h.headers.items()
-                       if k.lower() not in ("host", "content-length", "connection",
-                                            "accept-encoding", "authorization", "x-api-key")}
-            if self.api_key:
-                headers.update({"Authorization": f"Bearer {self.api_key}",
-                                "x-api-key": self.api_key})
-            conn.request(h.command, h.path, body=body or None, headers=headers)
+            conn.request("POST", head.target, body=payload, headers=headers)
             resp = conn.getresponse()
-            raw = resp.read()
-            status, rheaders = resp.status, dict(resp.getheaders())
+            raw = _read_capped(resp, self.limits.reply_bytes)
+            return resp.status, resp.getheaders(), raw
+        except (OSError, http.client.HTTPException, _ReplyTooLarge) as e:
+            # Unreachable, refused, the endpoint died mid-reply (IncompleteRead) or flooded:
+            # the harness gets a 502 it can report, and the trace records the call as failed.
+            return 502, list(JSON_HEADERS), _error(f"endpoint failed: {type(e).__name__}: {e}",
+                                                   "endpoint_failed")
+        finally:
             conn.close()
-        except (OSError, http.client.HTTPException) as e:
-            # Unreachable, refused, or the endpoint died mid-reply (IncompleteRead): the harness
-            # gets a 502 it can report, and the trace records the call as failed.
-            raw, status, rheaders = json.dumps({"error": {"message": f"endpoint failed: "
-                                                           f"{type(e).__name__}: {e}"}}
-                                               ).encode(), 502, {}
-        delivered = self._send(h, status, rheaders, raw)
-        if h.command == "POST":
-            self._account(h.path, req, raw, status, time.monotonic() - t0, delivered)
 
-    @staticmethod
-    def _send(h: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str],
-              raw: bytes) -> bool:
-        """Answer the harness; False when it hung up first (its own request timeout): the
-        endpoint's work is still accounted, the trace says it never arrived."""
-        try:
-            EndpointProxy._write(h, status, headers, raw)
-            return True
-        except (BrokenPipeError, ConnectionResetError):
-            return False
-
-    @staticmethod
-    def _write(h: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str],
-               raw: bytes) -> None:
-        h.send_response(status)
-        for k, v in headers.items():
-            if k.lower() not in ("transfer-encoding", "content-length", "connection",
-                                 "content-encoding"):
-                h.send_header(k, v)
-        h.send_header("Content-Length", str(len(raw)))
-        h.send_header("Connection", "close")
-        h.end_headers()
-        h.wfile.write(raw)
-
-    def _account(self, path: str, req: Any, raw: bytes, status: int, seconds: float,
-                 delivered: bool) -> None:
+    def _account(self, path: str, req: Mapping[str, Any], raw: bytes, status: int,
+                 seconds: float, delivered: bool, changed: Mapping[str, Any]) -> None:
         text, usage = _reply_text_and_usage(raw)
-        sent = req.get("messages") or req.get("input") if isinstance(req, dict) else None
+        sent = req.get("messages") or req.get("input")
         prompt = usage.get("prompt", float(estimate_tokens(json.dumps(sent, default=str))))
         completion = usage.get("completion", float(estimate_tokens(text)))
         with self.lock:
@@ -284,30 +402,97 @@ class EndpointProxy:
             self.ctx.log("model", path=path, sent=sent, reply=text if status < 400 else cap(
                 raw.decode(errors="replace"), 2000), http_status=status,
                 prompt_tokens=prompt, completion_tokens=completion, cached=False,
-                seconds=round(seconds, 4), delivered=delivered)
+                seconds=round(seconds, 4), delivered=delivered, capped=dict(changed))
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
+        self.refusals.summary()
+
+
+class _ReplyTooLarge(Exception):
+    pass
+
+
+def _read_capped(resp: http.client.HTTPResponse, limit: int) -> bytes:
+    """The reply body, at most ``limit`` bytes (a fixed length over it is not read at all);
+    a body cut short raises IncompleteRead as ``resp.read()`` does."""
+    if resp.length is not None:
+        if resp.length > limit:
+            raise _ReplyTooLarge(f"reply of {resp.length} bytes is over the proxy's "
+                                 f"{limit}-byte limit")
+        return resp.read()
+    out = bytearray()
+    while chunk := resp.read(65536):
+        out += chunk
+        if len(out) > limit:
+            raise _ReplyTooLarge(f"reply over the proxy's {limit}-byte limit")
+    return bytes(out)
+
+
+def _error(message: str, kind: str) -> bytes:
+    return json.dumps({"error": {"message": message, "type": kind}}).encode()
 
 
 class RunPublicServer:
-    """Answers the workspace's ``run_public.py`` through the scaffold's budgeted run_public."""
+    """Answers the workspace's ``run_public.py`` through the scaffold's budgeted run_public:
+    one request per connection, read to its end within ``RUN_PUBLIC_REQUEST_BYTES`` and the
+    read deadline, at most ``RUN_PUBLIC_CONNECTIONS`` connections at once."""
 
-    def __init__(self, ctx: RunContext, sock_path: Path, trace_lock: threading.Lock) -> None:
-        lock = trace_lock
-
-        class Handler(socketserver.StreamRequestHandler):
-            def handle(self) -> None:
-                body = self.rfile.read(1 << 20).decode("utf-8", errors="replace")
-                with lock:
-                    out = tools.run_public(ctx, body)
-                self.wfile.write(out.encode("utf-8"))
-
-        self.server = _UnixLineServer(str(sock_path), Handler)
+    def __init__(self, ctx: RunContext, sock_path: Path, trace_lock: threading.Lock, *,
+                 request_bytes: int = RUN_PUBLIC_REQUEST_BYTES,
+                 connections: int = RUN_PUBLIC_CONNECTIONS,
+                 read_seconds: float = ProxyLimits.read_seconds) -> None:
+        self.ctx, self.lock = ctx, trace_lock
+        self.request_bytes, self.read_seconds = request_bytes, read_seconds
+        self.refusals = RefusalTrace(ctx, trace_lock, ProxyLimits.traced_refusals)
+        self.server = BoundedUnixServer(str(sock_path), self.serve, connections, self._full)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def serve(self, sock: socket.socket) -> None:
+        try:
+            body = _read_to_end(sock, self.request_bytes, time.monotonic() + self.read_seconds)
+        except Refused as e:
+            self.refusals.note("run_public", status="refused", reason=e.reason)
+            _send_text(sock, f"Error: {e.reason}; nothing was executed")
+            return
+        with self.lock:
+            out = tools.run_public(self.ctx, body.decode("utf-8", errors="replace"))
+        _send_text(sock, out)
 
+    def _full(self, sock: socket.socket) -> None:
+        self.refusals.note("run_public", status="refused", reason="too many concurrent calls")
+        _send_text(sock, "Error: too many concurrent run_public calls; nothing was executed",
+                   seconds=0.5)
+
+    def close(self) -> None:
+        self.server.close()
+        self.refusals.summary()
+
+
+def _read_to_end(sock: socket.socket, limit: int, deadline: float) -> bytes:
+    """Everything the client sends before it shuts its side, at most ``limit`` bytes."""
+    out = bytearray()
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise Refused(408, "run_public request not complete within the read deadline")
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            raise Refused(408, "run_public request not complete within the read deadline")
+        except OSError as e:
+            raise Refused(None, f"connection failed while reading: {e}")
+        if not chunk:
+            return bytes(out)
+        out += chunk
+        if len(out) > limit:
+            raise Refused(413, f"run_public request over {limit} bytes")
+
+
+def _send_text(sock: socket.socket, text: str, seconds: float = 60.0) -> None:
+    try:
+        sock.settimeout(seconds)
+        sock.sendall(text.encode("utf-8"))
+    except OSError:
+        pass

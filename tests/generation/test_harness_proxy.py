@@ -1,0 +1,381 @@
+"""The endpoint proxy is the harness's only door to the model, and it counts everything.
+
+Real proxy, real Unix socket (the one bound into the harness sandbox), real loopback endpoint.
+The requests are written byte by byte in the tests and the endpoint is a scripted loopback HTTP
+server that records everything reaching it: a hostile model driving a harness sends exactly
+such hand-made requests (other paths, chunked smuggling, trailing bytes, huge bodies, held-open
+connections), which no real harness or real llama.cpp server produces on demand. What is
+asserted is what reaches the endpoint, with which headers, and what the trace records.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from gen_helpers import openai_cfg
+from monitorbench.config import ConditionConfig, ScaffoldConfig
+from monitorbench.generation.harnesses.bridge import (EndpointProxy, ProxyLimits,
+                                                      RunPublicServer)
+from monitorbench.generation.scaffolds.context import RunContext
+from monitorbench.generation.traces import read_trace
+from monitorbench.providers.factory import make_chat_model
+
+KEY = "sk-canary-5f1e"
+CAP = 32  # condition.max_tokens in these tests
+
+
+class Endpoint:
+    """Scripted loopback endpoint: records (method, path, headers, body) of every request that
+    reaches it and answers any request 200 with a chat completion (so a forwarded GET or
+    foreign POST would be visible as served); ``reply_bytes`` pads the reply."""
+
+    def __init__(self, reply_bytes: int = 0, chunked: bool = False) -> None:
+        self.seen: list[tuple[str, str, dict[str, str], bytes]] = []
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+            def _any(self) -> None:
+                n = int(self.headers.get("Content-Length") or 0)
+                outer.seen.append((self.command, self.path, dict(self.headers),
+                                   self.rfile.read(n)))
+                reply = json.dumps({"choices": [{"message": {"content": "ok" + " " * reply_bytes}}],
+                                    "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
+                                   ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for i in range(0, len(reply), 1 << 16):
+                        part = reply[i:i + (1 << 16)]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                    self.wfile.write(b"0\r\n\r\n")
+                else:
+                    self.send_header("Content-Length", str(len(reply)))
+                    self.end_headers()
+                    self.wfile.write(reply)
+
+            do_GET = do_POST = do_DELETE = do_PUT = _any
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    e = Endpoint()
+    yield e
+    e.close()
+
+
+def _ctx(task_dir, tmp_path: Path, base_url: str, max_steps: int = 30) -> RunContext:
+    task, public = task_dir
+    gen = openai_cfg(base_url)
+    return RunContext(task=task, public_dir=public, out_dir=tmp_path / "out",
+                      model=make_chat_model(gen),
+                      condition=ConditionConfig(max_tokens=CAP, wall_seconds=30),
+                      scaffold=ScaffoldConfig(name="probe", max_steps=max_steps))
+
+
+def _proxy(ctx: RunContext, base_url: str, tmp_path: Path, **limits: Any) -> EndpointProxy:
+    return EndpointProxy(ctx, base_url, tmp_path / "ep.sock", threading.Lock(), api_key=KEY,
+                         limits=ProxyLimits(**limits))
+
+
+def _raw(sock_path: Path, data: bytes, timeout: float = 10.0) -> tuple[int, bytes]:
+    """Send ``data`` as is on one connection; the status and body of the reply (0: none)."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(timeout)
+        s.connect(str(sock_path))
+        try:
+            s.sendall(data)
+        except OSError:
+            pass
+        out = b""
+        try:
+            while chunk := s.recv(65536):
+                out += chunk
+        except OSError:
+            pass
+    if not out.startswith(b"HTTP/1."):
+        return 0, out
+    head, _, body = out.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), body
+
+
+def _request(method: str, path: str, body: bytes | None = None,
+             headers: dict[str, str] | None = None) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1"]
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    if body is not None and not any(k.lower() == "content-length" for k in (headers or {})):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b"")
+
+
+def _chat(**fields: Any) -> bytes:
+    return json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                       **fields}).encode()
+
+
+def _events(ctx: RunContext, name: str) -> list[dict[str, Any]]:
+    return [e for e in read_trace(ctx.out_dir / "trace.jsonl") if e["event"] == name]
+
+
+def test_only_the_model_call_is_forwarded_and_only_it_carries_the_key(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    sock = tmp_path / "ep.sock"
+    try:
+        foreign = [_request("GET", "/v1/files"), _request("GET", "/props"),
+                   _request("GET", "/slots?fail_on_no_slot=1"),
+                   _request("POST", "/v1/embeddings", _chat()),
+                   _request("POST", "/v1/completions", _chat()),
+                   _request("POST", "/v1/chat/completions/../../../props", _chat()),
+                   _request("DELETE", "/v1/chat/completions"),
+                   _request("GET", "/v1/chat/completions"),
+                   _request("POST", "http://127.0.0.1/v1/chat/completions", _chat())]
+        codes = [_raw(sock, r)[0] for r in foreign]
+        listed = _raw(sock, _request("GET", "/v1/models"))
+        served = _raw(sock, _request("POST", "/v1/chat/completions", _chat(),
+                                     {"Authorization": "Bearer harness-own",
+                                      "Content-Type": "application/json"}))
+    finally:
+        proxy.close()
+    assert codes == [404, 404, 404, 404, 404, 404, 405, 405, 400]
+    assert listed[0] == 200 and json.loads(listed[1])["data"][0]["id"] == "scripted-model"
+    assert served[0] == 200 and json.loads(served[1])["choices"][0]["message"]["content"] == "ok"
+    assert [(m, p) for m, p, _, _ in endpoint.seen] == [("POST", "/v1/chat/completions")]
+    headers = endpoint.seen[0][2]
+    assert headers["Authorization"] == f"Bearer {KEY}" and headers["x-api-key"] == KEY
+    refused = _events(ctx, "refused")
+    assert len(refused) == len(foreign) and all(e["reason"] for e in refused)
+    assert refused[0]["method"] == "GET" and refused[0]["path"] == "/v1/files"
+    assert [e["path"] for e in _events(ctx, "model_list")] == ["/v1/models"]
+    assert len(_events(ctx, "model")) == 1
+
+
+@pytest.mark.parametrize("raw,status", [
+    # chunked framing carrying a second chat completion after the first
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 60\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n%s\r\n0\r\n\r\n" % (len(_chat()), _chat())
+     + _request("POST", "/v1/chat/completions", _chat(max_tokens=999999)), 501),
+    # bytes after the JSON object inside the declared body
+    (_request("POST", "/v1/chat/completions", _chat(max_tokens=999999) + b" {\"n\": 64}"), 400),
+    # a second request pipelined after the body
+    (_request("POST", "/v1/chat/completions", _chat())
+     + _request("POST", "/v1/chat/completions", _chat(max_tokens=999999)), 400),
+    (_request("POST", "/v1/chat/completions", b"[1, 2]"), 400),
+    (_request("POST", "/v1/chat/completions", b'{"max_tokens": NaN}'), 400),
+    (_request("POST", "/v1/chat/completions", _chat(max_tokens="999999")), 400),
+    (_request("POST", "/v1/chat/completions", _chat(),
+              {"Content-Length": "5", "content-length": "9"}), 400),
+    (_request("POST", "/v1/chat/completions", _chat(), {"Content-Encoding": "gzip"}), 415),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n" + _chat(), 411),
+])
+def test_requests_not_strictly_one_json_object_are_refused_unforwarded(
+        endpoint: Endpoint, task_dir, tmp_path: Path, raw: bytes, status: int) -> None:
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    try:
+        code, _ = _raw(tmp_path / "ep.sock", raw)
+    finally:
+        proxy.close()
+    assert code == status
+    assert endpoint.seen == []
+    assert [e["http_status"] for e in _events(ctx, "refused")] == [status]
+    assert ctx.counters["model_calls"] == 0 and proxy.admitted == 0
+
+
+def test_reply_caps_are_written_into_the_forwarded_body(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    sock = tmp_path / "ep.sock"
+    try:
+        codes = [_raw(sock, _request("POST", path, body))[0] for path, body in [
+            ("/v1/chat/completions", _chat(max_tokens=999999, n=64, stream=True)),
+            ("/v1/chat/completions", _chat(n_predict=-1, max_completion_tokens=10)),
+            ("/v1/chat/completions", _chat()),
+            ("/v1/responses", json.dumps({"input": "hi", "max_output_tokens": 10 ** 9}).encode()),
+            ("/v1/messages?beta=true", json.dumps({"messages": [], "max_tokens": 4096}).encode()),
+        ]]
+    finally:
+        proxy.close()
+    assert codes == [200] * 5
+    sent = [json.loads(b) for _, _, _, b in endpoint.seen]
+    assert sent[0]["max_tokens"] == CAP and sent[0]["n"] == 1 and sent[0]["stream"] is True
+    assert sent[1]["n_predict"] == CAP and sent[1]["max_completion_tokens"] == 10
+    assert sent[2]["max_tokens"] == CAP  # added when the harness sets none
+    assert sent[3]["max_output_tokens"] == CAP and sent[4]["max_tokens"] == CAP
+    assert [p for _, p, _, _ in endpoint.seen][3:] == ["/v1/responses", "/v1/messages?beta=true"]
+    model = _events(ctx, "model")
+    assert model[0]["capped"] == {"max_tokens": [999999, CAP], "n": [64, 1]}
+
+
+def test_the_budget_counts_every_forwarded_request_whatever_the_mix(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url, max_steps=12)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    sock = tmp_path / "ep.sock"
+    mix = [_request("POST", "/v1/chat/completions", _chat()),
+           _request("POST", "/v1/responses", json.dumps({"input": "x"}).encode()),
+           _request("POST", "/v1/messages", json.dumps({"messages": []}).encode()),
+           _request("GET", "/v1/models"), _request("GET", "/v1/files"),
+           _request("POST", "/v1/embeddings", _chat())]
+    try:
+        codes = [_raw(sock, mix[i % len(mix)])[0] for i in range(60)]
+    finally:
+        proxy.close()
+    assert len(endpoint.seen) == 12 and {m for m, _, _, _ in endpoint.seen} == {"POST"}
+    assert codes.count(200) == 12 + 10  # 12 forwarded calls and the 10 model lists
+    assert ctx.counters["model_calls"] == 12 and len(_events(ctx, "model")) == 12
+    assert len(_events(ctx, "limit")) == 30 - 12  # every API call past the budget, traced
+    assert proxy.limit_reason == "step limit (12 model calls)"
+
+
+def _rss_peak_kib() -> int:
+    status = Path("/proc/self/status").read_text()
+    key = "VmHWM:" if "VmHWM:" in status else "VmRSS:"
+    return int(next(ln for ln in status.splitlines() if ln.startswith(key)).split()[1])
+
+
+def test_an_oversize_body_is_refused_unread_and_rss_stays_bounded(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    """100 MB sent in 1 MB chunks under a declared Content-Length: answered 413 before the
+    body is read; the process's peak RSS (VmHWM, reset first where the kernel allows) grows by
+    far less than the body."""
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    size, chunk = 100 << 20, b"x" * (1 << 20)
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
+    except OSError:
+        pass
+    before = _rss_peak_kib()
+    sent = 0
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(10)
+        s.connect(str(tmp_path / "ep.sock"))
+        s.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {size}\r\n\r\n"
+                  .encode())
+        try:
+            while sent < size:
+                s.sendall(chunk)
+                sent += len(chunk)
+        except OSError:  # the proxy answered and closed: the rest is never read
+            pass
+        reply = s.recv(65536)
+    grown_mib = (_rss_peak_kib() - before) / 1024
+    proxy.close()
+    assert reply.startswith(b"HTTP/1.1 413")
+    assert sent < size  # the proxy stopped the upload instead of swallowing it
+    assert grown_mib < 20, f"peak RSS grew {grown_mib:.1f} MiB on a refused 100 MB body"
+    assert endpoint.seen == [] and "not read" in _events(ctx, "refused")[0]["reason"]
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_reply_over_the_cap_is_a_counted_502(task_dir, tmp_path: Path, chunked: bool) -> None:
+    e = Endpoint(reply_bytes=2 << 20, chunked=chunked)
+    ctx = _ctx(task_dir, tmp_path, e.base_url)
+    proxy = _proxy(ctx, e.base_url, tmp_path, reply_bytes=1 << 20)
+    try:
+        code, body = _raw(tmp_path / "ep.sock", _request("POST", "/v1/chat/completions", _chat()))
+    finally:
+        proxy.close()
+        e.close()
+    assert code == 502 and b"over the proxy's 1048576-byte limit" in body
+    assert len(e.seen) == 1 and ctx.counters["model_calls"] == 1
+    assert [m["http_status"] for m in _events(ctx, "model")] == [502]
+
+
+def _hold(sock_path: Path, n: int) -> list[socket.socket]:
+    held = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(str(sock_path))  # blocking: waits while the listen backlog is full
+        s.settimeout(10)
+        held.append(s)
+    return held
+
+
+def _dropped(held: list[socket.socket]) -> int:
+    """How many of the held connections the server has ended (EOF or a reply then EOF)."""
+    n = 0
+    for s in held:
+        try:
+            while s.recv(65536):
+                pass
+            n += 1
+        except OSError:
+            n += 1
+        finally:
+            s.close()
+    return n
+
+
+def test_held_idle_connections_neither_grow_threads_nor_outlive_the_deadline(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    threads = threading.active_count()
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path, connections=8, read_seconds=1.0)
+    runner = RunPublicServer(ctx, tmp_path / "rp.sock", proxy.lock, connections=4,
+                             read_seconds=1.0)
+    try:
+        held = _hold(tmp_path / "ep.sock", 200) + _hold(tmp_path / "rp.sock", 200)
+        time.sleep(0.3)
+        grown = threading.active_count() - threads
+        t0 = time.monotonic()
+        dropped = _dropped(held)
+        waited = time.monotonic() - t0
+        code, _ = _raw(tmp_path / "ep.sock", _request("POST", "/v1/chat/completions", _chat()))
+    finally:
+        proxy.close()
+        runner.close()
+    assert grown <= 2 + 8 + 4, f"{grown} threads for 400 held connections"
+    assert dropped == 400 and waited < 5.0  # all ended within about the 1 s deadline
+    assert code == 200  # the proxy still serves once the holders are gone
+    reasons = [e["reason"] for e in _events(ctx, "refused")]
+    assert any("concurrent connections" in r for r in reasons)
+    assert any("read deadline" in r for r in reasons)
+    assert any(e["status"] == "refused" for e in _events(ctx, "run_public"))
+
+
+def test_an_oversize_run_public_request_is_refused_without_running(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    runner = RunPublicServer(ctx, tmp_path / "rp.sock", threading.Lock(), request_bytes=1000)
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(10)
+            s.connect(str(tmp_path / "rp.sock"))
+            try:
+                s.sendall(b'{"calls": "' + b"x" * 100_000 + b'"}\n')
+                s.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            out = s.recv(65536).decode()
+    finally:
+        runner.close()
+    assert "over 1000 bytes" in out and "nothing was executed" in out
+    assert ctx.counters["executions_used"] == 0
+    assert [e["status"] for e in _events(ctx, "run_public")] == ["refused"]
