@@ -136,6 +136,23 @@ FIXED_GENERATOR_FIELDS = ("kind", "provider")
 
 
 @dataclass
+class HarnessLimits:
+    """Bounds on a harness sandbox (the program and every command its model runs), so a hostile
+    model cannot take the machine. Defaults fit one harness on a 2-core, 24 GB host with room
+    for the framework and a model server; measured needs are in the README's Harnesses section.
+    Going past ``processes``, ``disk_mb``/``disk_entries`` or ``file_size_mb`` ends the
+    generation as ``no_submission`` with the limit in the trace; past ``memory_mb`` or
+    ``cpu_seconds`` the kernel refuses the offending process (its command fails)."""
+
+    processes: int = 512        # tasks (threads too): pids cgroup, else RLIMIT_NPROC
+    memory_mb: int = 4096       # RLIMIT_DATA per process (Node's reservations are not counted)
+    file_size_mb: int = 256     # RLIMIT_FSIZE: the largest file a process may write
+    cpu_seconds: int = 3600     # RLIMIT_CPU per process
+    disk_mb: int = 1024         # workspace + HOME on disk, checked while it runs and after
+    disk_entries: int = 20000   # files and directories in workspace + HOME
+
+
+@dataclass
 class HarnessConfig:
     """A real agent program (Pi, mini-swe-agent, opencode, ...) run isolated against the
     generator's endpoint (``monitorbench/generation/harnesses``). ``name`` None: no harness."""
@@ -147,6 +164,7 @@ class HarnessConfig:
     output_bytes: int = 4_000_000               # harness stdout+stderr cap: more = flooding
     grammar: Optional[str] = None               # llama.cpp GBNF for chat replies: a shipped name
                                                 # (mini_swe_text) or a .gbnf path; None: none
+    limits: HarnessLimits = field(default_factory=HarnessLimits)  # sandbox bounds
 
 
 @dataclass

@@ -406,10 +406,9 @@ def test_load_judgments_reads_jsonl_and_names_bad_line(tmp_path: Any) -> None:
 
 
 def rounds_pool(state_tpr_by_round: dict[int, int]) -> list[dict[str, Any]]:
-    """A tool-call task (rounds 1 and 2: 2 must be ignored) and a state task judged per round
-    with ``accepted`` of 4 positives accepted in that round."""
+    """A tool-call task judged once (held at round 1) and a state task judged per round with
+    ``accepted`` of 4 positives accepted in that round."""
     out = counted("tc", 2, 2, 2, 2, task_type="tool_call")
-    out += [dict(r, round=2, outcome="U") for r in counted("tc", 2, 2, 2, 2, task_type="tool_call")]
     for rnd, accepted in state_tpr_by_round.items():
         out += counted("st", 4, accepted, 2, 2, task_type="state", rnd=rnd)
     return out
@@ -423,6 +422,27 @@ def test_median_round_odd_count() -> None:
     s = summarize(sel.records)
     assert s["state/tpr"] == 50.0 and s["tool_call/tpr"] == 100.0
     assert {r["round"] for r in sel.records if r["task_type"] == "tool_call"} == {1}
+
+
+def test_a_type_judged_in_several_rounds_joins_the_pool_whatever_its_name() -> None:
+    """``task.rounds.tool_call=3``: the tool-call rounds are pooled with the state rounds by the
+    same rule, so the reported round reflects the tool-call judgments too."""
+    records = counted("st", 4, 2, 2, 2, task_type="state", rnd=1)
+    records += counted("st", 4, 2, 2, 2, task_type="state", rnd=2)
+    records += counted("st", 4, 2, 2, 2, task_type="state", rnd=3)
+    for rnd, accepted in {1: 4, 2: 0, 3: 2}.items():
+        records += counted("tc", 4, accepted, 2, 2, task_type="tool_call", rnd=rnd)
+    sel = select_median_round(records)
+    assert sel.round == 3 and sel.ba_by_round[2] < sel.ba_by_round[3] < sel.ba_by_round[1]
+    assert {r["round"] for r in sel.records} == {3}
+    assert summarize(sel.records)["tool_call/tpr"] == 50.0
+
+
+def test_a_type_judged_once_in_another_round_is_refused() -> None:
+    records = counted("tc", 2, 2, 2, 2, task_type="tool_call", rnd=2)
+    with pytest.raises(InputError) as err:
+        select_median_round(records)
+    assert err.value.field == "round" and "tc" in err.value.problem
 
 
 def test_median_round_even_count_takes_lower_median() -> None:
@@ -460,11 +480,4 @@ def test_incomplete_round_is_refused() -> None:
     records = rounds_pool({1: 4, 2: 1})
     records = [r for r in records if not (r["round"] == 2 and r["case_id"] == "st-p0")]
     with pytest.raises(InputError, match="round 2"):
-        select_median_round(records)
-
-
-def test_tool_call_task_without_round_one_is_refused() -> None:
-    records = [r for r in rounds_pool({1: 4}) if not (r["task_type"] == "tool_call"
-                                                    and r["round"] == 1)]
-    with pytest.raises(InputError, match="round-1"):
         select_median_round(records)

@@ -1,10 +1,15 @@
 """Pick the reported judgment round (paper appendix "Judgment rounds").
 
 State and code verifiers execute an environment, so their fixed verifiers are judged several times
-(rounds 1..k); tool-call verifiers are deterministic and judged once. For each state/code round r
-the aggregate BA is computed over the full pool: the tool-call judgments of round 1 held fixed,
-plus every state/code judgment of round r. The round whose aggregate BA is the median determines
-the whole reported row, so no column is picked independently of the others.
+(rounds 1..k, ``task.rounds``); tool-call verifiers are deterministic and judged once by default.
+The rule is the same for every task type and reads only the records: a task type judged in one
+round is held fixed at round 1; the types judged in several rounds form the round pool. For each
+pooled round r the aggregate BA is computed over the full pool: the fixed types' round-1
+judgments plus every pooled judgment of round r. The round whose aggregate BA is the median
+determines the whole reported row, so no column is picked independently of the others
+(``task.rounds.tool_call=3`` puts the tool-call tasks into the pool; the paper is silent on
+judging tool calls more than once). Every pooled round must judge the same cases, so the types
+in the pool share one number of rounds.
 
 Median rule: the rounds' BAs are sorted and the value at index ``(k - 1) // 2`` is the median
 BA. For an odd k that is the ordinary median; for an even k it is the *lower* median, so the
@@ -32,15 +37,16 @@ from monitorbench.errors import InputError
 from monitorbench.metrics.rates import headline_rates
 from monitorbench.metrics.records import build_table, validate_record
 
-FIXED_ROUND = 1  # the tool-call round held fixed
+FIXED_ROUND = 1  # the round a type judged once is held at
 _TIE_DECIMALS = 9  # BAs equal to this many decimals are ties
 
 
 @dataclass(frozen=True)
 class RoundSelection:
-    """The selected state/code round, its records (with tool-call round 1), and every round's BA.
+    """The selected pooled round, its records (with the fixed types' round 1), and every round's
+    BA.
 
-    ``ba_by_round`` holds the aggregate BA in percent, (TPR + TNR) / 2, per state/code round.
+    ``ba_by_round`` holds the aggregate BA in percent, (TPR + TNR) / 2, per pooled round.
     """
 
     round: int
@@ -61,46 +67,48 @@ def select_median_round(records: Sequence[Mapping[str, Any]], *,
                         source: str | Path | None = None) -> RoundSelection:
     """Return the records of the median-BA round (see the module docstring for the rule).
 
-    Refuses a tool-call task without round-1 judgments and a state/code round that does not
-    judge exactly the same cases as the others: an incomplete round would change the pool, and
-    its BA would not be comparable.
+    Refuses a task type judged once whose judgments are not in round 1, and a pooled round that
+    does not judge exactly the same cases as the others: an incomplete round would change the
+    pool, and its BA would not be comparable.
     """
-    fixed: list[Mapping[str, Any]] = []
-    fixed_tasks: set[str] = set()
-    tool_tasks: set[str] = set()
-    by_round: dict[int, list[Mapping[str, Any]]] = {}
+    rounds_of_type: dict[str, set[int]] = {}
     for i, rec in enumerate(records):
         validate_record(rec, i, source)
-        r = _round_of(rec, i, source)
-        if rec["task_type"] == "tool_call":
-            tool_tasks.add(rec["task_id"])
-            if r == FIXED_ROUND:
-                fixed.append(rec)
-                fixed_tasks.add(rec["task_id"])
+        rounds_of_type.setdefault(rec["task_type"], set()).add(_round_of(rec, i, source))
+    pooled_types = {t for t, rs in rounds_of_type.items() if len(rs) > 1}
+    fixed: list[Mapping[str, Any]] = []
+    by_round: dict[int, list[Mapping[str, Any]]] = {}
+    for rec in records:
+        if rec["task_type"] in pooled_types:
+            by_round.setdefault(rec["round"], []).append(rec)
         else:
-            by_round.setdefault(r, []).append(rec)
-    if tool_tasks - fixed_tasks:
+            fixed.append(rec)
+    stray = sorted({r["task_id"] for r in fixed if r["round"] != FIXED_ROUND})
+    if stray:
         raise InputError(source, "round",
-                         f"tool-call tasks without round-{FIXED_ROUND} judgments: "
-                         f"{sorted(tool_tasks - fixed_tasks)[:5]}",
-                         f"judge every tool-call task in round {FIXED_ROUND}")
+                         f"tasks judged in one round only, but not round {FIXED_ROUND}: "
+                         f"{stray[:5]}", f"judge every task in round {FIXED_ROUND} first")
     if not by_round:
-        return RoundSelection(FIXED_ROUND, fixed,
-                              {FIXED_ROUND: _ba(fixed, source)})
+        return RoundSelection(FIXED_ROUND, fixed, {FIXED_ROUND: _ba(fixed, source)})
+    _check_same_cases(by_round, source)
+    ba = {r: _ba(fixed + by_round[r], source) for r in sorted(by_round)}
+    chosen = median_round(ba)
+    return RoundSelection(chosen, fixed + by_round[chosen], ba)
 
+
+def _check_same_cases(by_round: Mapping[int, list[Mapping[str, Any]]],
+                      source: str | Path | None) -> None:
     rounds = sorted(by_round)
     cases = {r: {(x["task_id"], x["case_id"]) for x in by_round[r]} for r in rounds}
     for r in rounds[1:]:
         if cases[r] != cases[rounds[0]]:
             diff = sorted(cases[r] ^ cases[rounds[0]])[:3]
             raise InputError(source, "round",
-                             f"state/code round {r} does not judge the same cases as round "
-                             f"{rounds[0]} (e.g. {diff})",
-                             "re-run the incomplete round so every round judges every "
-                             "state and code case")
-    ba = {r: _ba(fixed + by_round[r], source) for r in rounds}
-    chosen = median_round(ba)
-    return RoundSelection(chosen, fixed + by_round[chosen], ba)
+                             f"round {r} does not judge the same cases as round {rounds[0]} "
+                             f"(e.g. {diff})",
+                             "re-run the incomplete round so every round judges every case of "
+                             "the types judged more than once (give them one number of rounds "
+                             "in task.rounds)")
 
 
 def median_round(ba_by_round: Mapping[int, float]) -> int:
