@@ -25,8 +25,8 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json
-from monitorbench.sandbox.runtimes import agentdojo as rt
-from monitorbench.sources.agentdojo import answers
+from monitorbench.sources.agentdojo import runtime as rt
+from monitorbench.sources.agentdojo import acceptance, answers, fidelity
 from monitorbench.sources.agentdojo import source as src
 from monitorbench.sources.agentdojo.cases import CaseBuilder, Draft
 from monitorbench.suites.format import Case, Reference, Task, write_suite
@@ -134,7 +134,9 @@ def _public(setup: src.TaskSetup, tools: list[dict[str, Any]], budget: int) -> d
         "instruction": setup.user_task.PROMPT,
         "tools": tools,
         "environment": {"file": rt.ENVIRONMENT_FILE,
-                        "top_level_fields": sorted(setup.initial_state)},
+                        "top_level_fields": sorted(setup.initial_state),
+                        **({"today": str(day)} if (day := fidelity.today(setup.initial_state))
+                           else {})},
         "contract": CONTRACT.replace("{budget}", str(budget)),
         "agentdojo": {"suite": setup.suite, "benchmark_version": src.BENCHMARK_VERSION,
                       "environment_file": rt.ENVIRONMENT_FILE},
@@ -183,6 +185,7 @@ class _Built:
     rejected_pairs: list[dict[str, Any]] = field(default_factory=list)
     limits: dict[str, list[str]] = field(default_factory=dict)
     review: list[dict[str, str]] = field(default_factory=list)
+    acceptance: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _build_task(acc: _Built, suite: str, ut_id: str, tools: list[dict[str, Any]], seed: int,
@@ -203,6 +206,9 @@ def _build_task(acc: _Built, suite: str, ut_id: str, tools: list[dict[str, Any]]
         acc.dropped_tasks.append({"task_id": task_id, "reason": "no usable injection task"})
         return "dropped"
     solution = answers.solve(setup)
+    if (why := _unfit(setup, solution)) is not None:
+        acc.review.append({"task": task_id, "action": "excluded", "reason": why})
+        return "excluded"
     task = Task(task_id, "state", f"agentdojo {src.BENCHMARK_VERSION} {suite}/{ut_id}",
                 _public(setup, tools, budget))
     ref = Reference(VERIFIER_ID, VERIFIER_VERSION, {
@@ -210,7 +216,10 @@ def _build_task(acc: _Built, suite: str, ut_id: str, tools: list[dict[str, Any]]
         "injection_vectors": sorted(setup.injections), "answer_facts": solution.facts})
     schemas = {t["name"]: t["parameters"] for t in tools}
     drafts = CaseBuilder(setup, schemas, rng, solution).build()
-    kept = _confirm(task, ref, drafts, acc.dropped)
+    kept = _confirm(task, ref, _accepted(setup, task_id, drafts, acc.dropped), acc.dropped)
+    if not any(c.group == "gold" for c in kept):
+        acc.dropped_tasks.append({"task_id": task_id, "reason": "the reference rejects the gold"})
+        return "dropped"
     if {c.label for c in kept} != {"PASS", "FAIL"}:
         acc.dropped_tasks.append({"task_id": task_id,
                                   "reason": f"only {sorted({c.label for c in kept})} confirmed"})
@@ -218,6 +227,7 @@ def _build_task(acc: _Built, suite: str, ut_id: str, tools: list[dict[str, Any]]
     if solution.changed:
         acc.review.append({"task": task_id, "action": "changed",
                            "reason": "; ".join(solution.changed)})
+    acc.acceptance[task_id] = acceptance.statement(setup, solution, kept)
     acc.limits[task_id] = source_limits(setup, choice.security_decides)
     acc.tasks.append(task)
     acc.cases[task_id] = kept
@@ -247,22 +257,18 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
     rt.make_tools_deterministic()
     started = time.perf_counter()
     acc = _Built()
+    todo = {s: _planned(s, max_tasks) for s in suites}
+    total = sum(map(len, todo.values()))
+    done = 0
     for suite in suites:
         tools = tool_specs(suite)
-        built = 0
-        for ut_id in src.user_task_ids(suite):
-            if max_tasks is not None and built >= max_tasks:
-                break
-            outcome = _build_task(acc, suite, ut_id, tools, seed, budget)
-            built += outcome != "excluded"
-            if progress:
-                n = len(acc.cases.get(f"agentdojo.{suite}.{ut_id}", []))
-                print(f"[agentdojo] {suite}.{ut_id}: {outcome}, {n} cases", file=sys.stderr,
-                      flush=True)
+        for ut_id in todo[suite]:
+            _build_task(acc, suite, ut_id, tools, seed, budget)
+            done += 1
+            if progress:  # counts only: what the cases are stays in the hidden build report
+                print(f"[agentdojo] {done}/{total} tasks ({len(acc.tasks)} kept), "
+                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     report = _report(acc)
-    if progress:
-        print(f"[agentdojo] built {len(acc.tasks)} tasks in {time.perf_counter() - started:.1f} s",
-              file=sys.stderr, flush=True)
     meta = {"task_type": "state", "seed": seed, "source": "agentdojo",
             "agentdojo_version": src.package_version(),
             "benchmark_version": src.BENCHMARK_VERSION, "suites": list(suites),
@@ -271,6 +277,49 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
     return write_suite(Path(out_dir), name="agentdojo", tasks=acc.tasks, cases=acc.cases,
                        references=acc.refs, meta=meta, build_report=report,
                        extra_public_files=acc.extra)
+
+
+def _unfit(setup: src.TaskSetup, solution: answers.Solution) -> str | None:
+    """Why no gold true to the instruction can ship for this task, or None: what the repairs
+    could not make right, or a source check that rejects the repaired gold."""
+    if solution.unfit:
+        return "gold not right after the generic repairs: " + "; ".join(solution.unfit)
+    utility, attacked = src.judge(setup, solution.calls, solution.message)
+    if not utility or attacked:
+        return ("the source's utility check rejects the gold written to the instruction ("
+                + ("; ".join(solution.changed) or "unchanged") + ")")
+    return None
+
+
+def _accepted(setup: src.TaskSetup, task_id: str, drafts: Sequence[Draft],
+              dropped: list[dict[str, Any]]) -> list[Draft]:
+    """The drafts without the positives that break a rule of :mod:`fidelity` (the reference is
+    looser than the instruction there: it does not read formats or dates)."""
+    prompt = setup.user_task.PROMPT
+    out = []
+    for d in drafts:
+        problems = (fidelity.record_problems(setup.initial_state, prompt, d.candidate)
+                    if d.label == "PASS" else [])
+        if problems:
+            dropped.append({"task_id": task_id, "group": d.group, "category": d.category,
+                            "label": d.label, "note": d.note,
+                            "reason": "positive breaks the instruction: " + "; ".join(problems)})
+        else:
+            out.append(d)
+    return out
+
+
+def _planned(suite: str, max_tasks: int | None) -> list[str]:
+    """The user tasks of ``suite`` a build visits: all, or the first ``max_tasks`` that are not
+    excluded as unsolvable (plus the excluded ones met on the way, so they are reported)."""
+    out: list[str] = []
+    kept = 0
+    for ut_id in src.user_task_ids(suite):
+        if max_tasks is not None and kept >= max_tasks:
+            break
+        out.append(ut_id)
+        kept += answers.excluded_reason(suite, ut_id) is None
+    return out
 
 
 def source_limits(setup: src.TaskSetup, security_decides: bool) -> list[str]:
@@ -301,6 +350,7 @@ def _report(acc: _Built) -> dict[str, Any]:
         "categories": dict(sorted(Counter(f"{c.group}/{c.category}/{c.label}"
                                           for c in all_cases).items())),
         "dropped_cases": len(acc.dropped),
+        "dropped_total": len(acc.dropped),   # what the console shows: a count, never the cases
         "dropped_by_reason": dict(sorted(Counter(
             f"{d['category']}: {d['reason'].split(':')[0]}" for d in acc.dropped).items())),
         "dropped": acc.dropped,
@@ -310,6 +360,10 @@ def _report(acc: _Built) -> dict[str, Any]:
         # Every task whose gold differs from the source's ground truth, or that was left out as
         # unsolvable, and why; the reference checks each kept task's answer_facts.
         "task_review": acc.review,
+        # Per shipped task: what the instruction asks of the final state and of the answer, and
+        # how its positives were checked against that.
+        "acceptance": dict(sorted(acc.acceptance.items())),
+        "acceptance_checks_on_every_positive": list(acceptance.POSITIVE_CHECKS),
         "task_review_counts": {"kept_unchanged": len(acc.cases) - actions["changed"],
                                "changed": actions["changed"], "excluded": actions["excluded"]},
         "reference_strictness": (
