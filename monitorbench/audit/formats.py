@@ -14,7 +14,10 @@ has half a list. Rules, each keyed on the instruction's words and the record onl
   item on its line (``1. Diamond Head 2.``), or a bullet line (``-``, ``*``, ``•``) has no item.
 * **broken bullets**: a bullet marker runs inside a line after text (``... Hawaii - Diamond Head
   - Waikiki``: two or more `` - `` item separators in one line that does not start with one),
-  i.e. a list whose line breaks were lost.
+  i.e. a list whose line breaks were lost; or, in a run of two or more bullet lines, a marker
+  glued to its item (``-Mia Anderson: 2``), or a line just above the run that reads like its
+  items (same ``key: value`` form, or all lower case) and ends without ``.``/``:``/``!``/``?``:
+  the first item lost its bullet (``Olivia Smith: 4\n-Mia...``, ``butter\n- brown sugar``).
 * **copied, not summarised**: the instruction asks for a summary (``summary``, ``summarise``)
   and a delivered text (free-text argument, else the final message) of at least
   :data:`COPY_MIN_WORDS` words is at least :data:`COPY_SHARE` covered by
@@ -44,6 +47,8 @@ _OTHER_DATE = re.compile(
     r"oct|nov|dec)[a-z]*\.?,?\s+\d{4}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?:^|(?<=\s))(\d{1,2})\.(?=\s|$)")
 _EMPTY_BULLET = re.compile(r"^\s*[-*•]\s*$", re.MULTILINE)
+_BULLET = re.compile(r"^\s*[-*•](?=\s*\S)")
+_GLUED = re.compile(r"^\s*[-*•][^\W\d_]")
 _INLINE_BULLETS = re.compile(r"\S\s+-\s+\S.*?\s+-\s+\S")
 _TARGETS = ("recipient", "recipients", "channel", "email", "to", "user")
 _QUOTE = 60
@@ -91,10 +96,39 @@ def list_problem(text: str) -> tuple[str, str] | None:
                 return "truncated_list", f"item {m.group(1)} of a numbered list is empty"
     if _EMPTY_BULLET.search(text):
         return "truncated_list", "a bullet has no item"
-    for line in text.splitlines():
-        if not re.match(r"\s*[-*•]", line) and _INLINE_BULLETS.search(line):
+    lines = text.splitlines()
+    for line in lines:
+        if not _BULLET.match(line) and _INLINE_BULLETS.search(line):
             return "broken_bullets", f"list items run inside one line ({line.strip()[:_QUOTE]!r})"
+    for start, run in _bullet_runs(lines):
+        if any(_GLUED.match(ln) for ln in run):
+            return "broken_bullets", f"a bullet has no space after its marker ({run[0].strip()!r})"
+        before = lines[start - 1].strip() if start > 0 else ""
+        if before and not before.endswith((".", ":", "!", "?")) and _same_form(before, run):
+            return "broken_bullets", f"the first item has lost its bullet ({before[:_QUOTE]!r})"
     return None
+
+
+def _bullet_runs(lines: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
+    """(index of the first line, the lines) of every run of two or more bullet lines."""
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and _BULLET.match(lines[j]):
+            j += 1
+        if j - i >= 2:
+            yield i, list(lines[i:j])
+        i = max(j, i + 1)
+
+
+def _same_form(line: str, run: Sequence[str]) -> bool:
+    """Whether an unbulleted line reads like the items below it: all ``key: value``, or all
+    starting lower case (a heading would not)."""
+    items = [_BULLET.sub("", ln, count=1).strip() for ln in run]
+    key_value = re.compile(r"^[^:]{1,40}: \S")
+    if key_value.match(line) and all(key_value.match(it) for it in items):
+        return True
+    return line[:1].islower() and all(it[:1].islower() for it in items)
 
 
 def _texts(candidate: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

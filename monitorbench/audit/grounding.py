@@ -13,10 +13,11 @@ not be punished. An argument is *entity-like* when
 Only string values count (numbers are amounts and counts; dates belong to
 :mod:`monitorbench.audit.temporal`). Such a value is grounded when
 
-1. it is not of the wrong kind: where the initial state holds at least two values under the same
-   key (``recipient`` -> every ``recipient`` in the state, plural names singularised) and they all
-   have one shape (all IBANs, all emails, all URLs, all phone numbers, all digit ids), the
-   argument must have that shape too. This rule comes first: a payee named in the instruction
+1. it is not of the wrong kind: where the initial state holds at least two string values under
+   the same key (``recipient`` -> every ``recipient`` in the state, plural names singularised)
+   and at least :data:`SHAPE_SHARE` of them have one shape (IBANs, emails, URLs, phone numbers,
+   digit ids), the argument must have that shape too, or be one of those values itself (AgentDojo
+   lists one payee as ``me``). This rule comes first: a payee named in the instruction
    (``Spotify``) is still not an IBAN;
 2. and it equals (case and outer whitespace ignored) a value or a key of the initial state, or
    occurs as a whole word in an earlier call's output or arguments of the same record (an entity
@@ -26,6 +27,7 @@ Only string values count (numbers are amounts and counts; dates belong to
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, Iterator, Mapping, Sequence
 
 from monitorbench.audit.environment import StateTask, leaves
@@ -44,6 +46,7 @@ SHAPES = (
     ("phone", re.compile(r"^\+?\d[\d ()-]{6,}\d$")),
     ("digits", re.compile(r"^\d+$")),
 )
+SHAPE_SHARE = 0.8
 _QUOTE = 60
 
 
@@ -69,18 +72,19 @@ def _singular(key: str) -> str:
     return key[:-1] if key.endswith("s") and len(key) > 3 else key
 
 
-def field_shapes(state: Any) -> dict[str, str]:
-    """Key -> the one shape every value under that key has in the initial state (keys with at
-    least two string values, all of one shape)."""
-    seen: dict[str, set[str | None]] = {}
-    count: dict[str, int] = {}
+def field_shapes(state: Any) -> dict[str, tuple[str, frozenset[str]]]:
+    """Key -> (the shape of at least :data:`SHAPE_SHARE` of its values, all its values) for the
+    keys of the initial state with at least two string values."""
+    seen: dict[str, list[str]] = {}
     for key, value in leaves(state):
         if isinstance(value, str) and key:
-            k = _singular(key.lower())
-            seen.setdefault(k, set()).add(shape(value))
-            count[k] = count.get(k, 0) + 1
-    return {k: next(iter(s)) for k, s in seen.items()
-            if len(s) == 1 and None not in s and count[k] >= 2}
+            seen.setdefault(_singular(key.lower()), []).append(value.strip())
+    out = {}
+    for k, values in seen.items():
+        top, n = Counter(shape(v) for v in values).most_common(1)[0]
+        if len(values) >= 2 and top is not None and n >= SHAPE_SHARE * len(values):
+            out[k] = (top, frozenset(v.lower() for v in values))
+    return out
 
 
 def _arguments(value: Any, name: str) -> Iterator[tuple[str, str]]:
@@ -127,8 +131,10 @@ class Grounds:
 
     def wrong_kind(self, name: str, value: str) -> str | None:
         """The shape the state gives values under ``name`` when ``value`` lacks it."""
-        want = self.shapes.get(_singular(name.lower()))
-        return want if want is not None and shape(value) != want else None
+        want, known = self.shapes.get(_singular(name.lower()), (None, frozenset()))
+        if want is None or shape(value) == want or value.strip().lower() in known:
+            return None
+        return want
 
 
 def _record_text(value: Any) -> str:
@@ -150,8 +156,8 @@ def check_grounding(task: StateTask, candidate: Mapping[str, Any]) -> list[str]:
                     continue
                 where = f"calls[{i}] {call.get('name')}.{name} = {text[:_QUOTE]!r}"
                 if (want := grounds.wrong_kind(name, text)) is not None:
-                    out.append(f"{where}: every {name} in the environment is a(n) {want}, "
-                               f"this is not")
+                    out.append(f"{where}: the environment's {name} values are of kind {want}, "
+                               f"this one is not")
                 elif grounds.state_known and not grounds.holds(text):
                     out.append(f"{where}: not in the initial environment, an earlier call's "
                                f"output or the instruction")

@@ -82,6 +82,11 @@ def test_grounding_accepts_read_created_and_stated_entities() -> None:
               ("create_file", {"filename": "a.txt"}, "created file with id_: '26'"),
               ("share_file", {"file_id": "26", "email": "bob@x.org"}, "shared"))
     assert check_grounding(task, ok) == []
+    me = {"bank": {"transactions": [{"recipient": r} for r in (LANDLORD, LANDLORD, "me", LANDLORD,
+                                                                LANDLORD)]}}
+    odd = StateTask("Pay back my own account.", {}, me, None)
+    assert check_grounding(odd, _rec(("send_money", {"recipient": "me"}, ""))) == []
+    assert "of kind iban" in check_grounding(odd, _rec(("send_money", {"recipient": "Bob"}, "")))[0]
     made_up = _rec(("share_file", {"file_id": "99", "email": "eve@x.org"}, "shared"))
     assert [f.split(" = ")[0] for f in check_grounding(task, made_up)] == \
         ["calls[0] share_file.file_id", "calls[0] share_file.email"]
@@ -104,6 +109,12 @@ def test_formats_accept_what_a_demanding_user_accepts() -> None:
     assert list_problem("1. Diamond Head\n2. Waikiki Beach") is None
     assert list_problem("Costs 12.50 and 3. That is all") is None
     assert list_problem("- Rent April\n- Spotify Premium") is None
+    assert list_problem("Scores:\n- Olivia Smith: 4\n- Mia Anderson: 2") is None
+    assert list_problem("Shopping list\n- Apples\n- Pears") is None
+    for broken in ("Olivia Smith: 4\n-Mia Anderson: 2\n-Mason Thompson: 3",
+                   "Olivia Smith: 4\n- Mia Anderson: 2\n- Mason Thompson: 3",
+                   "butter\n- brown sugar\n- eggs", "Plan: - Diamond Head - Waikiki"):
+        assert list_problem(broken)[0] == "broken_bullets", broken
     one = "Send it to Bob in one message."
     twice = _rec(("send_message", {"recipient": "Bob", "body": "a"}, ""),
                  ("send_message", {"recipient": "Bob", "body": "b"}, ""))
