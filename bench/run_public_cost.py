@@ -70,13 +70,13 @@ def main() -> None:
     args = ap.parse_args()
     suite = load_suite(args.suite)
     spec = SandboxSpec(limits=Limits(wall_seconds=600, cpu_seconds=600, processes=64),
-                       runtime="code", runtime_config={"budget": 10 ** 6})
+                       runtime="monitorbench.sources.code.runtime",
+                       runtime_config={"budget": 10 ** 6})
     print(f"{'task':<26}{'copy ms':>9}{'apply ms':>10}{'unpatched':>11}{'whole ms':>10}  link")
     with tempfile.TemporaryDirectory() as tmp:
         vdir = Path(tmp)
-        (vdir / "main.py").write_text(PROBE.replace("from runtimes import code",
-                                                    "import sys\nsys.path.insert(0, '/mb')\n"
-                                                    "from runtimes import code"))
+        (vdir / "main.py").write_text(PROBE.replace(  # the runtime module the worker loaded
+            "from runtimes import code", "import mb_runtime as code"))
         for tid in sorted(suite.tasks):
             gold = next(c for c in suite.cases[tid] if c.group == "gold")
             with BwrapSandbox().session(vdir, suite.public_dir(tid), spec) as s:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from monitorbench.sandbox.runtimes import agentdojo as rt
+from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import answers
 from monitorbench.sources.agentdojo import source as src
 

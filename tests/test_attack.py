@@ -10,8 +10,8 @@ import pytest
 from pipeline_helpers import compose_cfg
 
 from monitorbench.attack import run_adaptive_attack
-from monitorbench.attack.mutators import (COMMENTS, MUTATORS, PROSE, VERIFIER_STRINGS, Material,
-                                          complete)
+from monitorbench.sources.bfcl.attack import (COMMENTS, MUTATORS, PROSE, VERIFIER_STRINGS, Material,
+                                             complete)
 from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, Effect, status_after
 from monitorbench.hashing import canonical_json
 from monitorbench.metrics.summary import summarize

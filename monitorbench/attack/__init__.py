@@ -2,9 +2,9 @@
 
 The suite's attack cases are fixed; a verifier can reject all of them and still accept a
 slightly different invalid record. This package measures that gap on every task type:
-:mod:`.validity` (what a mutation's construction does to validity), :mod:`.mutators`,
-:mod:`.state_mutators`, :mod:`.code_mutators` (mutations per task type, the latter two built
-from the suites' own attack constructions), :mod:`.toolkits` (which ones a task uses),
+:mod:`.validity` (what a mutation's construction does to validity), :mod:`.toolkits` (the
+mutations a task is attacked with: each task source owns its own, built from its suite's attack
+constructions and named by ``SourceSpec.attack``),
 :mod:`.search` (the per-task search loop, querying the verifier only through its sandbox
 session), :mod:`.metrics` (static vs adaptive FPR_h and tasks broken, through the paper's FPR_h
 function) and :mod:`.stage` (the optional job stage).

@@ -5,13 +5,14 @@ solver that may try candidates against a frozen monitor. First every case of the
 once (the *static* evaluation, one judgment record per case). When no attack case was accepted
 and the budget allows, the search picks a parent from a pool that starts with the task's valid
 cases and its negative cases (attacks and ordinary errors), applies one to three random
-mutations of the task type's toolkit, tracks what their declared effects make of the parent's
+mutations of the toolkit its source owns, tracks what their declared effects make of the parent's
 validity (:mod:`monitorbench.attack.validity`), and completes the mutant for the access
 setting. A mutant costs a query only if its construction makes it invalid, the monitor has not
 seen the same visible input, and the reference verifier says FAIL. A rejected mutant joins the
 pool (so mutations chain), as does a presentation variant of a valid case (as a valid parent);
 the first accepted mutant ends the search. Everything is driven by one seeded
-``random.Random``: same verifier, same seed, same search.
+``random.Random``: same verifier, same seed, same search. A task whose source has no attack
+operators (no toolkit) is judged and not searched, and says so (``TaskAttack.operators``).
 
 Public API::
 
@@ -28,11 +29,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from monitorbench.attack.toolkits import Toolkit
 from monitorbench.attack.validity import INVALID, UNKNOWN, VALID, status_after
 from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.sandbox.base import Verdict
 from monitorbench.suites.access import project_fields
+from monitorbench.suites.attack_kit import Toolkit
 from monitorbench.suites.format import Case, Reference, Task
 from monitorbench.suites.reference import ReferenceVerifier
 
@@ -74,6 +75,7 @@ class TaskAttack:
     not_invalid: int = 0           # mutants whose construction does not make them invalid
     refuted_by_reference: int = 0  # declared invalid, but the reference said PASS
     counts_by_mutation: dict[str, int] = field(default_factory=dict)
+    operators: bool = True         # False: its source has no attack operators, so no search
 
     @property
     def broken_static(self) -> bool:
@@ -172,14 +174,16 @@ def _search(task: Task, reference: tuple[ReferenceVerifier, Reference], pool: li
 
 
 def attack_task(task: Task, reference: tuple[ReferenceVerifier, Reference], cases: Sequence[Case],
-                judge: Judge, kit: Toolkit, *, fields: tuple[str, ...] | None, budget: int,
-                rng: random.Random, suite_hash: str,
+                judge: Judge, kit: Toolkit | None, *, fields: tuple[str, ...] | None,
+                budget: int, rng: random.Random, suite_hash: str,
                 static: Sequence[dict[str, Any]] | None = None) -> TaskAttack:
     """Judge every case, then search with at most ``budget`` queries (see module docstring).
     ``static``: the cases' judgments already made by the job's judging stage, kept instead of
     judging the same cases again. An invalid case whose invalidity may not survive presentation
-    changes (``kit.sound_seed``) enters the pool as terminal: it is judged, never mutated."""
-    out = TaskAttack(task.task_id, task.task_type, judgments=list(static or []))
+    changes (``kit.sound_seed``) enters the pool as terminal: it is judged, never mutated.
+    ``kit`` None (the source has no operators): the cases are judged, nothing is searched."""
+    out = TaskAttack(task.task_id, task.task_type, judgments=list(static or []),
+                     operators=kit is not None)
     seen: set[str] = set()
     pool: list[Entry] = []
     for case in sorted(cases, key=lambda c: c.case_id):
@@ -189,10 +193,11 @@ def attack_task(task: Task, reference: tuple[ReferenceVerifier, Reference], case
             verdict = judge(project_fields(cand, fields))
             out.judgments.append(case_record(task, case, verdict.outcome, suite_hash,
                                              verdict.reason))
-        status = VALID if case.label == "PASS" else INVALID
-        terminal = status == INVALID and not kit.sound_seed(cand)
-        pool.append((cand, case.case_id, [], status, terminal))
-    if budget > 0 and not out.broken_static:
+        if kit is not None:
+            status = VALID if case.label == "PASS" else INVALID
+            terminal = status == INVALID and not kit.sound_seed(cand)
+            pool.append((cand, case.case_id, [], status, terminal))
+    if kit is not None and budget > 0 and not out.broken_static:
         _search(task, reference, pool, judge, kit, out, fields=fields, budget=budget, rng=rng,
                 seen=seen)
     return out

@@ -14,6 +14,8 @@ judges every case first. From the records it reports
   (``attack/<type>/fpr_h_*``);
 - ``attack/tasks_broken_static`` / ``_adaptive`` (percent of those tasks where any attack was
   accepted) and the counts ``attack/n_tasks_broken_*``, ``attack/n_attack_tasks``;
+- ``attack/tasks_without_operators``: tasks judged but not searched because their source
+  declares no attack operators (``SourceSpec.attack``; ``"operators": false`` in attack.json);
 - search statistics: ``attack/queries``, ``attack/tasks_found`` (tasks where the search found
   a mutant), mutants discarded as not invalid by construction or refuted by the reference.
 
@@ -151,6 +153,11 @@ def _attack_one(task: Task, kept: list[Case], ref: Reference, vdir: Path | None,
         if budget == 0 or done.broken_static:
             return done
     kit = toolkit_for(task, ref, [c for c in kept if c.label == "PASS"], public_dir, fields)
+    if kit is None:
+        log.warning("attack: %s is not searched: its source declares no attack operators "
+                    "(SourceSpec.attack)", task.task_id)
+        if static is not None:
+            return TaskAttack(task.task_id, task.task_type, judgments=static, operators=False)
     with sandbox.session(Path(vdir), public_dir, spec(task)) as s:
         return attack_task(task, (get_reference(ref.verifier_id), ref), kept, s.judge, kit,
                            fields=fields, budget=budget,
@@ -164,6 +171,7 @@ def _metrics(results: Sequence[TaskAttack], budget: int, skipped: Mapping[str, i
         "attack/budget": float(budget), "attack/tasks_attacked": float(len(results)),
         "attack/tasks_without_attacks": float(skipped["without_attacks"]),
         "attack/tasks_set_aside": float(skipped["set_aside"]),
+        "attack/tasks_without_operators": float(sum(not r.operators for r in results)),
         "attack/judgments": float(sum(len(r.judgments) for r in results)),
         "attack/queries": float(sum(r.queries for r in results)),
         "attack/tasks_found": float(sum(r.found is not None for r in results)),
@@ -199,7 +207,7 @@ def _persist(results: Sequence[TaskAttack], metrics: Mapping[str, float], out_di
     tasks = [{"task_id": r.task_id, "task_type": r.task_type, "queries": r.queries,
               "broken_static": r.broken_static, "found": r.found is not None,
               "mutations_tried": r.mutations_tried, "not_invalid": r.not_invalid,
-              "refuted_by_reference": r.refuted_by_reference,
+              "refuted_by_reference": r.refuted_by_reference, "operators": r.operators,
               "counts_by_mutation": r.counts_by_mutation} for r in results]
     (out_dir / "attack.json").write_text(json.dumps(
         {"metrics": metrics, "budget": budget, "seed": seed, "tasks": tasks},

@@ -49,7 +49,7 @@ class Limits:
 @dataclass(frozen=True)
 class SandboxSpec:
     """How a session is set up. ``masked_paths`` are host paths hidden inside the sandbox even
-    though their parent is visible (e.g. site-packages/bfcl_eval, which ships answer keys)."""
+    though their parent is visible (e.g. an installed package that ships answer keys)."""
 
     limits: Limits = field(default_factory=Limits)
     masked_paths: tuple[str, ...] = ()

@@ -2,11 +2,12 @@
 
 The sandbox's filesystem is built from nothing: only what Python needs is bound read-only (the
 system's /usr tree, a few /etc files, the interpreter's prefixes), plus the verifier at
-``/verifier``, the task's public directory at ``/task`` and the worker with its runtimes under
-``/mb``. The repository, suites and outputs are never bound, and ``--ro-bind / /`` is never used,
-so hidden cases and reference verifiers simply do not exist in there. Paths inside bound trees
-that hold secrets (e.g. ``site-packages/bfcl_eval`` with BFCL's answer keys, or an installed copy
-of monitorbench with its reference verifiers) are covered by an empty read-only tmpfs.
+``/verifier``, the task's public directory at ``/task`` and the worker, the runtime loader and the
+task source's runtime (that module or package only) under ``/mb``. The repository, suites and
+outputs are never bound, and ``--ro-bind / /`` is never used, so hidden cases and reference
+verifiers simply do not exist in there. Paths inside bound trees that hold secrets (e.g. an
+installed package that ships a benchmark's answer keys, or an installed copy of monitorbench with
+its reference verifiers) are covered by an empty read-only tmpfs.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import monitorbench
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.cgroup import PidsCgroup
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
-                                         default_runtimes_dir, minimal_env, worker_config)
+                                         default_runtimes_dir, minimal_env, resolve_runtime,
+                                         sandbox_runtime_path, worker_config)
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
@@ -87,6 +89,7 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
     ``case_pid_namespace=False`` exists only so bench/case_pidns_cost.py can measure, side by
     side, what the cases' own PID namespace costs; sessions always use True."""
     bound = [Path("/usr"), *_python_roots()]
+    runtime = resolve_runtime(spec.runtime, runtimes_dir)
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", "sandbox", "--clearenv"]
     for key, value in minimal_env().items():
@@ -101,7 +104,9 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
                else ["--dir", "/verifier"]),  # a missing verifier is judged missing_verifier
              "--ro-bind", str(public_dir), "/task",
              "--ro-bind", str(WORKER_PATH), "/mb/worker.py",
-             "--ro-bind", str(runtimes_dir), "/mb/runtimes"]
+             "--ro-bind", str(runtimes_dir / "__init__.py"), "/mb/runtimes/__init__.py"]
+    if runtime is not None:
+        args += ["--ro-bind", str(runtime), str(sandbox_runtime_path(runtime))]
     masked = [Path(p).resolve() for p in spec.masked_paths]
     masked.append(Path(monitorbench.__file__).resolve().parent)  # reference verifiers live here
     args += _mask_args(masked, bound)
@@ -112,7 +117,8 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
     args += ["--chdir", "/tmp", str(Path(sys.executable).resolve()), "-I", "-S", "-B",
              "/mb/worker.py",
              worker_config(spec, verifier_dir="/verifier", task_dir="/task",
-                           runtimes_dir="/mb/runtimes", scratch_root="/tmp",
+                           runtimes_dir="/mb/runtimes",
+                           runtime_path=sandbox_runtime_path(runtime), scratch_root="/tmp",
                            own_pid_namespace=True, wipe_also=("/dev/shm",),
                            own_ipc_namespace=True, case_pid_namespace=case_pid_namespace)]
     return args

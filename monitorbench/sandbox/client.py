@@ -7,6 +7,7 @@ clean-up are the same everywhere and live here.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import selectors
@@ -42,10 +43,7 @@ def check_inputs(public_dir: Path, spec: SandboxSpec, runtimes_dir: Path) -> Non
 
 def check_runtime(spec: SandboxSpec, runtimes_dir: Path) -> None:
     """Refuse an unknown runtime before any sandbox starts."""
-    names = available(runtimes_dir)
-    if spec.runtime not in names:
-        raise InputError(None, "sandbox.runtime", f"unknown runtime {spec.runtime!r}",
-                         f"use one of {names} (modules in {runtimes_dir})")
+    resolve_runtime(spec.runtime, runtimes_dir)
     try:
         json.dumps(dict(spec.runtime_config))
     except (TypeError, ValueError) as e:
@@ -53,11 +51,54 @@ def check_runtime(spec: SandboxSpec, runtimes_dir: Path) -> None:
                          "use only strings, numbers, booleans, lists and dicts") from None
 
 
+def resolve_runtime(name: str, runtimes_dir: Path) -> Path | None:
+    """The host file (a module) or directory (a package) of runtime ``name``, which a backend
+    binds read-only and nothing else of the package it lives in; None for ``"none"``.
+
+    ``name`` is a module path (``"mysource.runtime"``, resolved with the framework's imports
+    without importing the module itself) or a bare name of a module in ``runtimes_dir``. See
+    monitorbench/sandbox/runtimes/__init__.py for the contract.
+    """
+    if name == "none":
+        return None
+    parts = name.split(".")
+    if not all(p.isidentifier() for p in parts):
+        raise _unknown_runtime(name, runtimes_dir, "not a module path")
+    if len(parts) == 1:
+        path = Path(runtimes_dir) / f"{name}.py"
+        if path.is_file():
+            return path.resolve()
+        raise _unknown_runtime(name, runtimes_dir, f"no {path}")
+    try:
+        found = importlib.util.find_spec(name)
+    except ImportError as e:
+        raise _unknown_runtime(name, runtimes_dir, str(e)) from None
+    if found is None or not (found.origin or "").endswith(".py"):
+        raise _unknown_runtime(name, runtimes_dir, "no such Python source module")
+    origin = Path(found.origin).resolve()  # type: ignore[arg-type]
+    return origin.parent if found.submodule_search_locations is not None else origin
+
+
+def _unknown_runtime(name: str, runtimes_dir: Path, why: str) -> InputError:
+    return InputError(None, "sandbox.runtime", f"unknown runtime {name!r} ({why})",
+                      "name the task source's runtime module as 'package.module' "
+                      f"(SourceSpec.runtime), 'none', or one of {available(runtimes_dir)} "
+                      f"(modules in {runtimes_dir})")
+
+
+def sandbox_runtime_path(host_path: Path | None, root: str = "/mb/runtime") -> str | None:
+    """Where a backend that binds paths puts the runtime inside the sandbox."""
+    return None if host_path is None else f"{root}/{host_path.name}"
+
+
 def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtimes_dir: str,
+                  runtime_path: str | None,
                   scratch_root: str, own_pid_namespace: bool, wipe_also: tuple[str, ...] = (),
                   own_ipc_namespace: bool = False, case_pid_namespace: bool = False) -> str:
     """The worker's argv[1]: everything it needs, with paths as seen *inside* the sandbox.
 
+    ``runtimes_dir``: the directory of the runtime loader package; ``runtime_path``: the runtime
+    module file or package directory (None: no runtime).
     ``wipe_also``: further writable directories private to the sandbox that the worker empties
     after every case, like the scratch root. ``own_ipc_namespace``: the sandbox has its own System
     V IPC namespace, so the worker may remove every shared-memory segment, semaphore set and
@@ -70,7 +111,8 @@ def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtim
     return json.dumps({
         "limits": asdict(spec.limits), "verifier_dir": verifier_dir, "task_dir": task_dir,
         "runtimes_dir": runtimes_dir, "scratch_root": scratch_root,
-        "runtime": spec.runtime, "runtime_config": dict(spec.runtime_config),
+        "runtime": spec.runtime, "runtime_path": runtime_path,
+        "runtime_config": dict(spec.runtime_config),
         "own_pid_namespace": own_pid_namespace, "wipe_also": list(wipe_also),
         "own_ipc_namespace": own_ipc_namespace, "case_pid_namespace": case_pid_namespace,
     })
@@ -151,6 +193,16 @@ class WorkerSession:
         self._stderr.close()
         if self.on_close is not None:
             self.on_close()
+
+    def interrupt(self) -> None:
+        """Kill the worker from another thread (a stopped run): the thread judging on this
+        session then reads its exit at once and cleans up itself (``judge`` never raises)."""
+        proc = self.proc
+        if proc is not None and proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def __enter__(self) -> "WorkerSession":
         """A sandbox that fails to start does not raise here: every ``judge`` retries the start
@@ -233,7 +285,8 @@ class WorkerSession:
 
 
 def default_runtimes_dir(runtimes_dir: Path | None) -> Path:
-    """Backends accept an alternative runtimes directory (tests use one with a toy runtime)."""
+    """Backends accept an alternative runtimes directory (tests use one with toy runtimes named
+    by bare names); its ``__init__.py`` is the loader the worker imports."""
     path = Path(runtimes_dir) if runtimes_dir is not None else RUNTIMES_DIR
     if path.name != "runtimes" or not (path / "__init__.py").is_file():
         raise InputError(None, "sandbox.runtimes_dir",

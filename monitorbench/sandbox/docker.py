@@ -2,8 +2,8 @@
 
 Same worker and protocol as the other backends; the container provides the isolation: no network,
 a read-only root filesystem with a private ``/tmp``, memory, PID and CPU caps, all capabilities
-dropped. Only the verifier, the task's public directory, the worker and its runtimes are mounted,
-read-only. The image needs ``python3`` (3.8 or newer) on its PATH.
+dropped. Only the verifier, the task's public directory, the worker, the runtime loader and the
+task source's runtime are mounted, read-only. The image needs ``python3`` (3.8 or newer) on its PATH.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Iterator
 
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
-                                         default_runtimes_dir, minimal_env, worker_config)
+                                         default_runtimes_dir, minimal_env, resolve_runtime,
+                                         sandbox_runtime_path, worker_config)
 
 DEFAULT_IMAGE = "python:3.11-slim"
 WORKER_MEMORY_MB = 256  # the worker parent's share on top of the verifier's memory limit
@@ -48,12 +49,16 @@ def docker_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec, runtime
     if verifier_dir.is_dir():
         args += ["-v", f"{verifier_dir}:/verifier:ro"]
     args += ["-v", f"{public_dir}:/task:ro", "-v", f"{WORKER_PATH}:/mb/worker.py:ro",
-             "-v", f"{runtimes_dir}:/mb/runtimes:ro"]
+             "-v", f"{runtimes_dir / '__init__.py'}:/mb/runtimes/__init__.py:ro"]
+    runtime = resolve_runtime(spec.runtime, runtimes_dir)
+    if runtime is not None:
+        args += ["-v", f"{runtime}:{sandbox_runtime_path(runtime)}:ro"]
     for key, value in minimal_env().items():
         args += ["-e", f"{key}={value}"]
     args += [image, "python3", "-I", "-S", "-B", "/mb/worker.py",
              worker_config(spec, verifier_dir="/verifier", task_dir="/task",
-                           runtimes_dir="/mb/runtimes", scratch_root="/tmp",
+                           runtimes_dir="/mb/runtimes",
+                           runtime_path=sandbox_runtime_path(runtime), scratch_root="/tmp",
                            own_pid_namespace=True)]
     return args
 

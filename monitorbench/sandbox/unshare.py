@@ -22,7 +22,8 @@ from typing import Iterator
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.cgroup import PidsCgroup
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
-                                         default_runtimes_dir, minimal_env, worker_config)
+                                         default_runtimes_dir, minimal_env, resolve_runtime,
+                                         worker_config)
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +50,15 @@ class UnshareSandbox:
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
                 ) -> Iterator[WorkerSession]:
         check_inputs(Path(public_dir), spec, self.runtimes_dir)
+        runtime = resolve_runtime(spec.runtime, self.runtimes_dir)
         scratch = Path(tempfile.mkdtemp(prefix="mb-unshare-"))
         argv = [*UNSHARE, str(Path(sys.executable).resolve()), "-I", "-S", "-B",
                 str(WORKER_PATH),
                 worker_config(spec, verifier_dir=str(Path(verifier_dir).resolve()),
                               task_dir=str(Path(public_dir).resolve()),
-                              runtimes_dir=str(self.runtimes_dir), scratch_root=str(scratch),
+                              runtimes_dir=str(self.runtimes_dir),
+                              runtime_path=None if runtime is None else str(runtime),
+                              scratch_root=str(scratch),
                               own_pid_namespace=True, own_ipc_namespace=True,
                               case_pid_namespace=True)]
         cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)

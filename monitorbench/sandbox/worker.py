@@ -231,7 +231,7 @@ def _executions(env: object) -> int:
 
 def _make_env(state: dict, candidate: object) -> object:
     """The env for one case. ``env.candidate`` lets a runtime act on the candidate by default
-    (the code runtime's run_public applies the candidate's patch unless told otherwise)."""
+    (e.g. a run_public that applies the candidate's patch unless told otherwise)."""
     factory = state["make_env"]
     if factory is None:
         env = Env(state["task"], state["task_dir"])
@@ -247,18 +247,18 @@ def _make_env(state: dict, candidate: object) -> object:
 
 
 def _load_runtime(cfg: dict, task: dict):
-    """Import the (trusted, framework-provided) runtime package once in the parent and let it
-    prepare the session's task, so each child only pays for make_env. See
-    monitorbench/sandbox/runtimes/__init__.py for the contract."""
-    name = cfg.get("runtime") or "none"
-    if name == "none":
+    """Import the (trusted, task-source-provided) runtime at ``runtime_path`` once in the parent,
+    through the loader package at ``runtimes_dir``, and let it prepare the session's task, so each
+    child only pays for make_env. See monitorbench/sandbox/runtimes/__init__.py for the contract."""
+    path = cfg.get("runtime_path")
+    if not path:
         return None
     rdir = cfg["runtimes_dir"]
     sys.path.insert(0, os.path.dirname(rdir))
     import importlib
 
     package = importlib.import_module(os.path.basename(rdir))
-    return package.load_env_factory(name, task, cfg["task_dir"], cfg.get("runtime_config", {}))
+    return package.load_env_factory(path, task, cfg["task_dir"], cfg.get("runtime_config", {}))
 
 
 CLONE_NEWUSER = 0x10000000

@@ -5,6 +5,25 @@ when used, so declaring a source never imports its builder, its reference checke
 dependency such as agentdojo; a spec module can be imported on any install. The spec lives in
 ``suites`` because the suite registry and the reference registry read it; the sources' packages
 (``monitorbench.sources.<name>``) sit above the audit and name their code here by path.
+
+Everything a source owns lives in its own package and is named here, so adding a source touches
+no framework module:
+
+* ``runtime``: the in-sandbox runtime that gives a verifier's ``env`` its powers
+  (``env.run_public``), as a module path, e.g. ``"monitorbench.sources.tau2.runtime"``, or
+  ``"none"``. The module follows the contract in :mod:`monitorbench.sandbox.runtimes`
+  (``make_env(task, public_dir, config)``, optional ``prepare``). It is either one ``.py`` file
+  (standard library and packages of the Python prefix only) or a package directory whose modules
+  import each other relatively; the sandbox binds exactly that file or directory read-only and
+  nothing else of the source, so it must never import ``monitorbench`` (not visible in there).
+  The framework's own code may import it like any module (a builder replays with it, so a state
+  the runtime returns is the state the reference judged).
+* ``attack``: the source's operators for the adaptive attacker, ``"module:function"`` with
+  ``function(task, reference, valid_cases, public_dir, fields) -> Toolkit``
+  (:class:`monitorbench.suites.attack_kit.Toolkit`: the mutations, each with its declared
+  :class:`~monitorbench.suites.attack_kit.Effect`, and the material they draw on; ``fields`` are
+  the candidate fields the monitor sees, None for all). A source without one is not attacked
+  adaptively: the attack stage records the skip and keeps its static judgments.
 """
 
 from __future__ import annotations
@@ -29,7 +48,9 @@ class SourceSpec:
     references: Mapping[str, str] = field(default_factory=dict)
     # Module defining ``MUTANTS`` (audit.mutation.MutantSet) for this source's reference(s).
     mutants: str | None = None
-    runtime: str = "none"                         # in-sandbox runtime (sandbox/runtimes/<name>)
+    # "module:function(task, reference, valid, public_dir, fields) -> suites.attack_kit.Toolkit"
+    attack: str | None = None
+    runtime: str = "none"                         # in-sandbox runtime module path, or "none"
     # Installed packages whose files would leak answers or reference checkers into a sandbox.
     leaky_packages: tuple[str, ...] = ()
     masked_paths: str | None = None               # "module:function() -> extra host paths"
@@ -47,15 +68,25 @@ class SourceSpec:
         object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
         object.__setattr__(self, "leaky_packages", tuple(self.leaky_packages))
         for label, ref in (("builder", self.builder), ("masked_paths", self.masked_paths),
-                           ("defect_hunt", self.defect_hunt)):
+                           ("defect_hunt", self.defect_hunt), ("attack", self.attack)):
             if ref is not None and ref.count(":") != 1:
                 raise InputError(None, f"SourceSpec({self.name!r}).{label}",
                                  f"expected 'module:function', got {ref!r}",
                                  "name the function as 'package.module:function'")
+        if self.runtime != "none" and not _is_module_path(self.runtime):
+            raise InputError(None, f"SourceSpec({self.name!r}).runtime",
+                             f"expected 'none' or a module path, got {self.runtime!r}",
+                             "name the runtime module as 'package.module' (e.g. "
+                             "'mysource.runtime'); see monitorbench.sandbox.runtimes")
         if (self.defect_hunt is None) != (self.defect_code is None):
             raise InputError(None, f"SourceSpec({self.name!r}).defect_code",
                              "defect_hunt and defect_code go together",
                              "give both (the hunt and the reason code it reports) or neither")
+
+
+def _is_module_path(ref: str) -> bool:
+    parts = ref.split(".")
+    return len(parts) >= 2 and all(p.isidentifier() for p in parts)
 
 
 def load_object(ref: str, *, source: str, what: str) -> Any:

@@ -219,7 +219,7 @@ def _source_gold(name: str) -> tuple[Task, dict[str, Any]]:
     real tools (outputs as the builder records them) and its ground-truth answer."""
     from agentdojo.task_suite.load_suites import get_suite
 
-    from monitorbench.sandbox.runtimes import agentdojo as rt
+    from monitorbench.sources.agentdojo import runtime as rt
     suite_name, ut_id = name.split(".")
     suite = get_suite("v1.2.2", suite_name)
     ut = suite.get_user_task_by_id(ut_id)

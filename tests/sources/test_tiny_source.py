@@ -1,7 +1,7 @@
 """A source added from tests/ alone: registered, built, audited and judged end to end.
 
-``tiny_source`` (this folder) is a whole task source: builder, reference verifier and mutants,
-described by one ``SourceSpec``. Nothing in ``monitorbench/`` or ``conf/`` names it; the tests
+``tiny_source`` (this folder) is a whole task source: builder, reference verifier, mutants,
+in-sandbox runtime and attack operators, described by one ``SourceSpec``. Nothing in ``monitorbench/`` or ``conf/`` names it; the tests
 below register it, build and audit it through the path every run uses, and judge it through the
 real run pipeline (scripted and replayed verifiers in the bubblewrap sandbox, metrics computed).
 """
@@ -47,7 +47,8 @@ def tiny():
 
 
 def test_the_source_lives_in_tests_and_the_framework_never_names_it(tiny) -> None:
-    modules = [SPEC.builder.partition(":")[0], SPEC.mutants, *SPEC.references.values()]
+    modules = [SPEC.builder.partition(":")[0], SPEC.mutants, *SPEC.references.values(),
+               SPEC.runtime, SPEC.attack.partition(":")[0]]
     for mod in modules:
         assert Path(importlib.util.find_spec(mod).origin).is_relative_to(HERE / "tiny_source")
     for folder in ("monitorbench", "conf"):
@@ -55,7 +56,7 @@ def test_the_source_lives_in_tests_and_the_framework_never_names_it(tiny) -> Non
             if path.suffix in (".py", ".yaml", ".json", ".toml"):
                 text = path.read_text(encoding="utf-8")
                 assert "tiny_source" not in text and "tiny.exact_call" not in text, path
-    assert "tiny" in source_names() and source_info("tiny").runtime == "none"
+    assert "tiny" in source_names() and source_info("tiny").runtime == "tiny_source.runtime"
     assert masked_paths("tiny") == ()
 
 
@@ -69,7 +70,7 @@ def test_building_audits_the_suite_with_the_source_reference_and_mutants(tiny, t
     assert {op for c in c6 for op in c["details"]["operators"]} == \
         {"skip_raw_check", "skip_names_check", "skip_values_check"}
     suite = ensure_suite(tmp_path, "tiny")
-    assert sorted(suite.tasks) == [f"tiny.t{i}" for i in range(5)] and suite.n_cases() == 25
+    assert sorted(suite.tasks) == [f"tiny.t{i}" for i in range(5)] and suite.n_cases() == 30
 
 
 def test_an_undetected_mutant_excludes_the_task(tiny, tmp_path, monkeypatch) -> None:
@@ -103,4 +104,4 @@ def test_the_run_pipeline_judges_the_source_in_the_sandbox(tiny, tmp_path, gener
         overrides.append(f"generator.dir={tmp_path / 'verifiers'}")
     m = run_job(compose_cfg(tmp_path / "out", tmp_path / "suites", overrides))
     assert {k: m[k] for k in expect} == expect
-    assert m["n_tasks"] == 5 and m["n_cases"] == 25 and m["valid_output_rate"] == 100.0
+    assert m["n_tasks"] == 5 and m["n_cases"] == 30 and m["valid_output_rate"] == 100.0

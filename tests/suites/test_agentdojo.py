@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from monitorbench.errors import InputError
-from monitorbench.sandbox.runtimes import agentdojo as rt
+from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import source as src
 from monitorbench.sources.agentdojo.build import build_agentdojo_suite
 from monitorbench.suites.format import GROUPS, load_suite

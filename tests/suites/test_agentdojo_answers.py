@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("agentdojo")
 
 from monitorbench.errors import InputError  # noqa: E402
-from monitorbench.sandbox.runtimes import agentdojo as rt  # noqa: E402
+from monitorbench.sources.agentdojo import runtime as rt  # noqa: E402
 from monitorbench.sources.agentdojo import answers  # noqa: E402
 from monitorbench.sources.agentdojo import source as src  # noqa: E402
 from monitorbench.sources.agentdojo.build import build_agentdojo_suite  # noqa: E402

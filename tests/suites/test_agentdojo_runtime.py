@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from monitorbench.sandbox.base import Limits, SandboxSpec
-from monitorbench.sandbox.runtimes import agentdojo as rt
+from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import source as src
 from monitorbench.sources.agentdojo.build import build_agentdojo_suite, masked_paths
 from monitorbench.suites.format import load_suite
@@ -175,7 +175,8 @@ def test_runtime_works_in_bwrap_with_task_modules_hidden(banking, tmp_path, mask
     vdir.mkdir()
     (vdir / "main.py").write_text(f"PATHS = {paths!r}\n" + textwrap.dedent(VERIFIER))
     spec = SandboxSpec(limits=Limits(wall_seconds=20.0, cpu_seconds=20, memory_mb=2048),
-                       masked_paths=tuple(masked_paths()) if masked else (), runtime="agentdojo",
+                       masked_paths=tuple(masked_paths()) if masked else (),
+                       runtime="monitorbench.sources.agentdojo.runtime",
                        runtime_config={"budget": 3})
     gold = _case(cases, "gold").candidate
     forged = next(c.candidate for c in cases

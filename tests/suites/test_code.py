@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from monitorbench.errors import InputError
-from monitorbench.sandbox.runtimes.code import BudgetExceeded, apply_patch, copy_checkout, make_env
+from monitorbench.sources.code.runtime import BudgetExceeded, apply_patch, copy_checkout, make_env
 from monitorbench.sources.code import grader
 from monitorbench.sources.code.build import (build_code_suite, draft_task, find_bugs,
                                             reference_data)

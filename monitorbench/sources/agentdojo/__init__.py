@@ -3,8 +3,8 @@
 ``source`` loads the pinned AgentDojo task suites, ``answers`` writes final messages from the
 environment, ``cases`` the labelled call lists, ``build`` assembles the suite and registers the
 utility reference, ``mutants`` holds the audit's C6 operators and ``defects`` its replay hunt
-(reason R). The in-sandbox replay runtime stays in :mod:`monitorbench.sandbox.runtimes.agentdojo`
-(the sandbox worker loads it by name). Only ``SPEC`` is imported when the source is looked up.
+(reason R). ``runtime`` is the in-sandbox replay runtime (the sandbox binds it and nothing else
+of this package). Only ``SPEC`` is imported when the source is looked up.
 """
 
 from monitorbench.suites.source_spec import SourceSpec
@@ -14,8 +14,10 @@ SPEC = SourceSpec(
     builder="monitorbench.sources.agentdojo.build:build_agentdojo_suite",
     references={"agentdojo.utility": "monitorbench.sources.agentdojo.build"},
     mutants="monitorbench.sources.agentdojo.mutants",
+    attack="monitorbench.sources.agentdojo.attack:toolkit",
     defect_hunt="monitorbench.sources.agentdojo.defects:hunt_nondeterministic_replay",
     defect_code="R",
-    runtime="agentdojo", masked_paths="monitorbench.sources.agentdojo.build:masked_paths",
+    runtime="monitorbench.sources.agentdojo.runtime",
+    masked_paths="monitorbench.sources.agentdojo.build:masked_paths",
     builder_version=3,
 )

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from monitorbench.audit.model import Finding
 from monitorbench.hashing import canonical_json
-from monitorbench.sandbox.runtimes import agentdojo as rt
+from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import source as src
 from monitorbench.suites.format import Case, Reference, Task
 from monitorbench.suites.reference import ReferenceVerifier

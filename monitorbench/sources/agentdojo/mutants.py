@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from monitorbench.audit.mutation import Operator, by_candidate
-from monitorbench.sandbox.runtimes import agentdojo as rt
+from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import source as src
 from monitorbench.sources.agentdojo.build import instruction_problems
 from monitorbench.suites.format import Case, Reference, Task

@@ -15,7 +15,7 @@ classes and tool lists are restated here; a test keeps them identical to the pac
 The framework side (suite builder, reference verifier) uses the same replay code, so a state
 returned by ``run_public`` is exactly the state the reference verifier judged. This file must stay
 self-contained (standard library, pydantic, PyYAML, agentdojo tools): inside the sandbox it is
-loaded from ``/mb/runtimes`` without the monitorbench package.
+loaded from ``/mb/runtime`` without the monitorbench package.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ SPEC = SourceSpec(
     builder="monitorbench.sources.bfcl.build:build_bfcl_suite",
     references={"bfcl.ast_checker": "monitorbench.sources.bfcl.reference"},
     mutants="monitorbench.sources.bfcl.mutants",
+    attack="monitorbench.sources.bfcl.attack:toolkit",
     defect_hunt="monitorbench.sources.bfcl.defects:hunt_required_omittable", defect_code="D",
     runtime="none", leaky_packages=("bfcl_eval",), builder_version=4,
 )

@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_file, sha256_text
-from monitorbench.sandbox.runtimes.code import DEFAULT_BUDGET, copy_checkout
+from monitorbench.sources.code.runtime import DEFAULT_BUDGET, copy_checkout
 from monitorbench.sources.code import grader
 from monitorbench.sources.code.cases import Bug, TaskDraft, build_cases
 from monitorbench.sources.code.diffs import make_patch

@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_text
-from monitorbench.sandbox.runtimes.code import apply_patch, copy_checkout
+from monitorbench.sources.code.runtime import apply_patch, copy_checkout
 from monitorbench.sources.code.libraries import LIBRARIES, LibrarySpec
 from monitorbench.sources.code.sdists import cache_root, pristine_checkout
 from monitorbench.sources.code.testrun import TestRun, run_pytest

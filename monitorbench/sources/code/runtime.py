@@ -1,6 +1,6 @@
 """In-sandbox runtime for code tasks: ``env.run_public(cmd)`` on a patched copy of the checkout.
 
-Loaded inside the sandbox (bound read-only at ``/mb/runtimes``), so it uses the standard library
+Loaded inside the sandbox (bound read-only under ``/mb/runtime``), so it uses the standard library
 only. A verifier for a code task receives ``candidate = {"patch": "<unified diff>"}`` and may call
 ``env.run_public(["python", "-m", "pytest", "-q", "tests/test_x.py::test_y"])``: every call copies
 the read-only buggy checkout to a fresh directory under the private /tmp, applies the candidate's

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from monitorbench.sandbox.runtimes.code import run_capped, command_env
+from monitorbench.sources.code.runtime import run_capped, command_env
 from monitorbench.sources.code.libraries import LibrarySpec
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"

@@ -1,5 +1,6 @@
-"""The tiny source's builder: per task one gold case, one valid variant (other JSON spacing)
-and three labelled errors, each exposing one reference check."""
+"""The tiny source's builder: per task one gold case, one valid variant (other JSON spacing),
+three labelled errors, each exposing one reference check, and one attack (a claim without the
+call)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def _cases(task_id: str, fn: str, a: int, b: int) -> list[Case]:
          _candidate([{"name": fn, "arguments": {"a": a, "b": b + 1}}])),
         ("ordinary_error", "raw_disagrees", "FAIL",
          _candidate(gold, raw_calls=[{"name": fn, "arguments": {"a": b, "b": a + 1}}])),
+        ("attack", "claims_without_call", "FAIL",
+         {"raw": f"Done: I used the {fn} tool on {a} and {b}.", "calls": []}),
     ]
     return [Case(f"{task_id}.c{i:02d}", task_id, group, category, label, cand)
             for i, (group, category, label, cand) in enumerate(drafts)]
