@@ -379,3 +379,56 @@ def test_an_oversize_run_public_request_is_refused_without_running(
     assert "over 1000 bytes" in out and "nothing was executed" in out
     assert ctx.counters["executions_used"] == 0
     assert [e["status"] for e in _events(ctx, "run_public")] == ["refused"]
+
+
+def _threads(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(ln for ln in status.splitlines() if ln.startswith("Threads:")).split()[1])
+
+
+def test_the_forwarder_inside_the_sandbox_pipes_a_bounded_number_of_connections(
+        tmp_path: Path) -> None:
+    """The real LAUNCHER (run here without bwrap: what is measured is its own thread count)
+    in front of a Unix socket that accepts nothing: 100 TCP connections held open give it at
+    most 32 piped connections (two threads each); the rest are closed at once."""
+    import subprocess
+    import sys
+
+    from monitorbench.generation.harnesses.bridge import LAUNCHER
+
+    upstream = socket.socket(socket.AF_UNIX)
+    upstream.bind(str(tmp_path / "up.sock"))
+    upstream.listen(256)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (tmp_path / "launch.py").write_text(LAUNCHER)
+    proc = subprocess.Popen([sys.executable, "-I", "-S", str(tmp_path / "launch.py"), str(port),
+                             str(tmp_path / "up.sock"), "sleep", "60"])
+    held: list[socket.socket] = []
+    try:
+        for _ in range(100):
+            for _ in range(50):  # until the launcher listens
+                try:
+                    held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+                    break
+                except ConnectionRefusedError:
+                    time.sleep(0.1)
+        time.sleep(1.0)
+        threads = _threads(proc.pid)
+        closed = 0
+        for s in held:
+            s.settimeout(0.5)
+            try:
+                closed += s.recv(1) == b""
+            except TimeoutError:
+                pass
+    finally:
+        for s in held:
+            s.close()
+        proc.kill()
+        proc.wait()
+        upstream.close()
+    assert len(held) == 100
+    assert threads <= 2 + 2 * 32, f"{threads} threads for 100 held connections"
+    assert closed == 100 - 32
