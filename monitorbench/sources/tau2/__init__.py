@@ -1,0 +1,24 @@
+"""τ²-bench: customer-service conversations on a database (airline, retail), labelled by τ²'s own
+database, action and communication checks, made stricter where they are looser than the request.
+
+``source`` reads the τ² tasks, policies and tool schemas from the pinned inspect-evals wheel,
+``answers`` writes the gold reply, ``judge`` holds the reference's checks, ``cases`` the labelled
+records, ``build`` assembles the suite and registers the reference, ``mutants`` holds the audit's
+C6 operators and ``defects`` its replay hunt (reason R). ``runtime`` is the in-sandbox replay
+runtime (the sandbox binds it and nothing else of this package). Only ``SPEC`` is imported when
+the source is looked up.
+"""
+
+from monitorbench.suites.source_spec import SourceSpec
+
+SPEC = SourceSpec(
+    name="tau2", task_type="state", order=3,
+    builder="monitorbench.sources.tau2.build:build_tau2_suite",
+    references={"tau2.db_actions": "monitorbench.sources.tau2.build"},
+    mutants="monitorbench.sources.tau2.mutants",
+    defect_hunt="monitorbench.sources.tau2.defects:hunt_nondeterministic_replay",
+    defect_code="R",
+    runtime="monitorbench.sources.tau2.runtime",
+    masked_paths="monitorbench.sources.tau2.build:masked_paths",
+    builder_version=1,
+)

@@ -1,0 +1,120 @@
+"""The gold final message of a τ² task: what a careful agent tells the customer at the end.
+
+τ² ships gold *actions* but no gold reply. The reply written here confirms every change the gold
+actions made, naming what changed (the reservation, order or address), relays every fact in
+``communicate_info`` verbatim, and when the gold makes no change and has nothing to report, says
+that the request cannot be carried out under the policy (τ²'s no-change tasks are refusals: the
+customer asks for something the policy forbids). The strings that identify each change are the
+task's ``answer_facts``: the reference requires them in the final message, so a reply that names
+the wrong order or amount fails even when the database is right.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+REFUSAL = ("I'm sorry, but I can't make that change: our policy does not allow it in this case. "
+           "Nothing on your account has been changed.")
+# What an agent claims when it grants what the policy forbids; the reference fails any reply
+# asserting one (the database shows no such grant, and none may be promised).
+EXCEPTION_CLAIM = re.compile(
+    r"\b(as an? (one[- ]time |special )?exception|exception to (our|the) policy|"
+    r"(waived?|waiving) (the|your|any)|override[ds]? (the|our) policy)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A final message and the strings it must contain (communicated info first)."""
+
+    message: str
+    facts: tuple[str, ...]
+
+
+def _output_field(output: str, key: str) -> str | None:
+    try:
+        value = json.loads(output).get(key)
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def confirmation(name: str, args: Mapping[str, Any], output: str) -> tuple[str, tuple[str, ...]]:
+    """One sentence confirming a successful change, and the strings that identify it."""
+    rid, oid = args.get("reservation_id"), args.get("order_id")
+    if name == "book_reservation":
+        new = _output_field(output, "reservation_id") or "?"
+        return (f"Your new reservation {new} from {args.get('origin')} to "
+                f"{args.get('destination')} is booked.", (new,))
+    if name == "cancel_reservation":
+        return f"Reservation {rid} is now cancelled.", (str(rid),)
+    if name == "send_certificate":
+        return (f"I have issued a travel certificate of ${args.get('amount')} to your account.",
+                (f"${args.get('amount')}",))
+    if name == "update_reservation_baggages":
+        return (f"Reservation {rid} now has {args.get('total_baggages')} checked bags.",
+                (str(rid),))
+    if name == "update_reservation_flights":
+        numbers = ", ".join(str(f.get("flight_number")) for f in args.get("flights") or []
+                            if isinstance(f, Mapping))
+        return f"Reservation {rid} is now on flights {numbers}.", (str(rid),)
+    if name == "update_reservation_passengers":
+        return f"The passenger details on reservation {rid} are updated.", (str(rid),)
+    if name == "transfer_to_human_agents":
+        return "I am transferring you to a human agent now.", ()
+    if name == "cancel_pending_order":
+        return f"Order {oid} is now cancelled.", (str(oid),)
+    if name == "exchange_delivered_order_items":
+        return f"The exchange for order {oid} has been requested.", (str(oid),)
+    if name == "return_delivered_order_items":
+        return f"The return for order {oid} has been requested.", (str(oid),)
+    if name == "modify_pending_order_address":
+        return (f"Order {oid} will now ship to {args.get('address1')}.",
+                (str(oid), str(args.get("address1"))))
+    if name == "modify_pending_order_items":
+        return f"The items of order {oid} are updated.", (str(oid),)
+    if name == "modify_pending_order_payment":
+        return f"Order {oid} is now paid with {args.get('payment_method_id')}.", (str(oid),)
+    if name == "modify_user_address":
+        return (f"Your default address is now {args.get('address1')}.",
+                (str(args.get("address1")),))
+    raise ValueError(f"no confirmation written for τ² tool {name!r}")
+
+
+def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapping[str, Any]],
+          communicate_info: Sequence[str], read_only: frozenset[str], *, style: int = 0) -> Reply:
+    """The final message for ``calls`` (already replayed: ``outputs``). ``style`` 1 words the
+    same content differently (a valid paraphrase)."""
+    sentences: list[str] = []
+    facts: list[str] = list(communicate_info)
+    for (name, args), out in zip(calls, outputs):
+        if out.get("error") or (name in read_only and name != "transfer_to_human_agents"):
+            continue
+        sentence, ids = confirmation(name, args, str(out.get("output", "")))
+        sentences.append(sentence)
+        facts += [i for i in ids if i not in facts]
+    if communicate_info:
+        info = "; ".join(communicate_info)
+        sentences.insert(0, f"Here is what you asked about: {info}." if style == 0
+                         else f"To answer your question: {info}.")
+    if not sentences:
+        sentences.append(REFUSAL)
+    if style == 1:
+        return Reply("Thanks for your patience. " + " ".join(sentences)
+                     + " Is there anything else I can help with?", tuple(facts))
+    return Reply(" ".join(sentences), tuple(facts))
+
+
+def alter_fact(fact: str) -> str | None:
+    """A wrong value in the same form: the last digit of an id or amount moved by one."""
+    digits = [i for i, ch in enumerate(fact) if ch.isdigit()]
+    if not digits:
+        return None
+    i = digits[-1]
+    return fact[:i] + str((int(fact[i]) + 1) % 10) + fact[i + 1:]
+
+
+def claims_exception(message: str) -> bool:
+    return EXCEPTION_CLAIM.search(message) is not None

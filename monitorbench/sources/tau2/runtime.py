@@ -1,0 +1,270 @@
+"""In-sandbox runtime for τ²-bench state tasks: ``env.run_public(calls)`` replays tool calls.
+
+A verifier for a τ² task receives an interaction record (the customer-service agent's tool calls
+and its final message to the customer). Recorded outputs are the agent's word; to check them
+against the environment the verifier calls ``env.run_public(calls)``: the calls are replayed
+through τ²'s own tool implementations (``inspect_evals.tau2.<domain>.<Domain>AgentTools``) on a
+fresh copy of the domain's initial database, and the real outputs come back with what the calls
+changed in the database.
+
+Why the database is not copied into the task: the airline database is 5 MB of JSON, the same for
+all of a domain's tasks, and it already ships (``data/domains/<domain>/db.json.gz``) next to the
+tool code. The sandbox hides only the answer-bearing files of the package (task files with their
+``evaluation_criteria``; ``monitorbench.sources.tau2.build.masked_paths``), so the runtime loads
+the initial database where τ² itself does.
+
+The framework side (suite builder, reference verifier) replays with these same functions, so a
+state ``run_public`` returns is exactly the state the reference judged. This file must stay
+self-contained (standard library, pydantic, inspect_ai, inspect_evals' τ² tool modules): inside
+the sandbox it is loaded without the monitorbench package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import gzip
+import importlib
+import json
+import uuid
+from typing import Any, Mapping, Sequence
+
+DEFAULT_BUDGET = 20
+DOMAINS = ("airline", "retail")
+_TOOLKITS = {"airline": ("inspect_evals.tau2.airline.AirlineAgentTools", "AirlineAgentTools"),
+             "retail": ("inspect_evals.tau2.retail.RetailAgentTools", "RetailAgentTools")}
+# The agent's tools per domain, as τ² lists them (``all_<domain>_tools``); the two common tools
+# (``calculate``, ``transfer_to_human_agents``) are not methods of the toolkit and are run below.
+TOOLS: dict[str, tuple[str, ...]] = {
+    "airline": ("book_reservation", "calculate", "cancel_reservation", "get_reservation_details",
+                "get_user_details", "list_all_airports", "search_direct_flight",
+                "search_onestop_flight", "send_certificate", "transfer_to_human_agents",
+                "update_reservation_baggages", "update_reservation_flights",
+                "update_reservation_passengers", "get_flight_status"),
+    "retail": ("calculate", "cancel_pending_order", "exchange_delivered_order_items",
+               "find_user_id_by_name_zip", "find_user_id_by_email", "get_order_details",
+               "get_product_details", "get_user_details", "list_all_product_types",
+               "modify_pending_order_address", "modify_pending_order_items",
+               "modify_pending_order_payment", "modify_user_address",
+               "return_delivered_order_items", "transfer_to_human_agents"),
+}
+# Tools that never change the database (checked by the suite's tests on every domain).
+READ_ONLY = frozenset({"calculate", "get_reservation_details", "get_user_details",
+                       "list_all_airports", "search_direct_flight", "search_onestop_flight",
+                       "get_flight_status", "find_user_id_by_name_zip", "find_user_id_by_email",
+                       "get_order_details", "get_product_details", "list_all_product_types",
+                       "transfer_to_human_agents"})
+
+
+class BudgetExceeded(RuntimeError):
+    """Raised when a verifier calls ``run_public`` more often than its per-judgment budget."""
+
+
+def _check_domain(domain: str) -> None:
+    if domain not in _TOOLKITS:
+        raise ValueError(f"unknown τ² domain {domain!r}; expected one of {', '.join(DOMAINS)}")
+
+
+def toolkit_class(domain: str) -> type:
+    """τ²'s toolkit class of ``domain`` (a pydantic StoreModel holding the database)."""
+    _check_domain(domain)
+    module, name = _TOOLKITS[domain]
+    return getattr(importlib.import_module(module), name)
+
+
+_INITIAL: dict[str, Any] = {}   # domain -> initial database model, loaded once per process
+
+
+def initial_db(domain: str) -> Any:
+    """The domain's initial database, parsed from the file τ²'s ``initialize`` loads (straight
+    from JSON by pydantic: much faster than τ²'s ``load_file``, the same model); cached and
+    never mutated (a replay works on copy-on-write tables over it)."""
+    if domain not in _INITIAL:
+        from inspect_evals.tau2.utils import TAU2_DATA_DIR
+        db_class = toolkit_class(domain).model_fields["db"].annotation
+        raw = (TAU2_DATA_DIR / "domains" / domain / "db.json.gz").read_bytes()
+        _INITIAL[domain] = db_class.model_validate_json(gzip.decompress(raw))
+    return _INITIAL[domain]
+
+
+class CowTable(dict):
+    """A database table (``{key: record}``) that copies a record the first time it is looked up,
+    so a replay never changes the shared initial database, and the records it looked up are the
+    only ones that can differ from it. Lookups (``[]``, ``get``) copy; the scans τ²'s tools make
+    (``values``, ``items``: searching flights, finding a user by name or email, listing product
+    types) only read, so they see the shared records of keys not looked up yet (a test replays
+    every read tool and checks the initial database is unchanged); ``in`` needs no copy."""
+
+    def __init__(self, initial: Mapping[Any, Any]) -> None:
+        super().__init__(initial)
+        self.touched: set[Any] = set()
+
+    def __getitem__(self, key: Any) -> Any:
+        value = super().__getitem__(key)
+        if key not in self.touched:
+            value = value.model_copy(deep=True) if hasattr(value, "model_copy") \
+                else copy.deepcopy(value)
+            super().__setitem__(key, value)
+            self.touched.add(key)
+        return value
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.touched.add(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self.touched.add(key)
+        super().__delitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+
+def tables(domain: str) -> tuple[str, ...]:
+    """The database's tables: its top-level fields, each a ``{key: record}`` mapping."""
+    return tuple(type(initial_db(domain)).model_fields)
+
+
+def fresh_toolkit(domain: str) -> Any:
+    """A toolkit over a fresh copy-on-write view of the initial database."""
+    db = initial_db(domain)
+    fresh = type(db).model_construct(**{t: CowTable(getattr(db, t)) for t in tables(domain)})
+    kit = toolkit_class(domain)(instance=f"mb_replay_{uuid.uuid4().hex}")
+    kit.db = fresh
+    kit.initialized = True
+    return kit
+
+
+def check_calls(calls: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Validate a list of ``{"name": str, "arguments": dict}`` calls (extra keys are ignored, so
+    a candidate's ``calls`` can be passed as they are)."""
+    if not isinstance(calls, (list, tuple)):
+        raise TypeError(f"run_public(calls): calls must be a list, got {type(calls).__name__}")
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, c in enumerate(calls):
+        if not isinstance(c, Mapping) or not isinstance(c.get("name"), str):
+            raise TypeError(f"run_public(calls): calls[{i}] must be a dict with a string 'name'")
+        args = c.get("arguments", {})
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping):
+            raise TypeError(f"run_public(calls): calls[{i}]['arguments'] must be a dict")
+        out.append((c["name"], dict(args)))
+    return out
+
+
+def _common_tool(name: str, args: Mapping[str, Any]) -> str:
+    """Run τ²'s ``calculate`` or ``transfer_to_human_agents`` (plain inspect tools, no state)."""
+    from inspect_evals.tau2.common import tools as common
+    return str(asyncio.run(getattr(common, name)()(**dict(args))))
+
+
+def _render(result: Any) -> str:
+    return result if isinstance(result, str) else json.dumps(result, sort_keys=True)
+
+
+def call_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]) -> tuple[str, str | None]:
+    """One call, as the agent would see it: ``(output, None)`` or ``("", error)``. Unknown tools
+    and bad arguments become errors, never exceptions, like τ²'s environment."""
+    if name not in TOOLS[domain]:
+        return "", f"Tool {name!r} not found"
+    from inspect_ai.tool import ToolError
+    try:
+        if name in ("calculate", "transfer_to_human_agents"):
+            return _common_tool(name, args), None
+        return _render(getattr(kit, name)(**dict(args))), None
+    except ToolError as e:
+        return "", f"Error: {e}"
+    except Exception as e:  # noqa: BLE001 - a wrong argument is the agent's error, shown to it
+        return "", f"Error: {type(e).__name__}: {e}"
+
+
+def replay(domain: str, kit: Any, calls: Sequence[tuple[str, Mapping[str, Any]]]
+           ) -> list[dict[str, Any]]:
+    """Run ``calls`` in order on ``kit`` (its database is mutated); one record per call. A
+    failing call does not stop the replay: the agent sees the error and goes on."""
+    _check_domain(domain)
+    out = []
+    for name, args in calls:
+        output, error = call_tool(domain, kit, name, args)
+        out.append({"name": name, "output": output, "error": error})
+    return out
+
+
+def _dump(record: Any) -> Any:
+    return json.loads(record.model_dump_json()) if hasattr(record, "model_dump_json") else record
+
+
+def db_diff(domain: str, db: Any) -> dict[str, dict[str, Any]]:
+    """What a replay changed: per table, every record that differs from the initial database,
+    ``{table: {key: record as JSON, or None if it is gone}}``. Two replays leave identical
+    databases exactly when their diffs are equal (both start from the same initial database):
+    the equality τ²'s ``db_match`` tests through ``DB.get_hash``."""
+    initial = initial_db(domain)
+    out: dict[str, dict[str, Any]] = {}
+    for table in tables(domain):
+        old, new = getattr(initial, table), getattr(db, table)
+        changed = {}
+        for key in sorted(new.touched, key=str):
+            now = dict.get(new, key)
+            if now != old.get(key):
+                changed[str(key)] = None if now is None else _dump(now)
+        if changed:
+            out[table] = changed
+    return out
+
+
+def materialize(domain: str, db: Any) -> Any:
+    """A plain database model equal to ``db`` (to compute τ²'s own ``get_hash`` on it)."""
+    return type(initial_db(domain)).model_construct(
+        **{t: dict(dict.items(getattr(db, t))) for t in tables(domain)})
+
+
+def run(domain: str, calls: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """Replay ``calls`` on a fresh database: every call's output and the database diff."""
+    kit = fresh_toolkit(domain)
+    outputs = replay(domain, kit, calls)
+    return {"outputs": outputs, "db_diff": db_diff(domain, kit.db)}
+
+
+class Tau2Env:
+    """What ``verify(candidate, env)`` gets for a τ² task: ``env.run_public(calls)``."""
+
+    def __init__(self, domain: str, budget: int) -> None:
+        self.domain = domain
+        self.budget = budget
+        self.executions = 0
+
+    def run_public(self, calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Replay ``calls`` on a fresh copy of the domain's initial database (one execution).
+
+        Returns ``{"outputs": [{"name", "output", "error"}, ...], "db_diff": {table: {key:
+        record or None}}}``.
+        """
+        checked = check_calls(calls)
+        if self.executions >= self.budget:
+            raise BudgetExceeded(f"run_public: budget exhausted; {self.budget} executions allowed "
+                                 f"per judgment and all {self.executions} were used")
+        self.executions += 1
+        return run(self.domain, checked)
+
+
+def _domain(task: Mapping[str, Any]) -> str:
+    info = task.get("tau2")
+    if not isinstance(info, Mapping) or info.get("domain") not in DOMAINS:
+        raise ValueError("task.json has no 'tau2.domain' (airline or retail); this runtime "
+                         "serves τ² tasks")
+    return str(info["domain"])
+
+
+def prepare(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]) -> None:
+    """Session-wide work, once in the worker parent: parse the initial database."""
+    initial_db(_domain(task))
+
+
+def make_env(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]) -> Tau2Env:
+    """Runtime entry point: the env for one judgment."""
+    budget = config.get("budget", DEFAULT_BUDGET)
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
+        raise ValueError(f"runtime_config budget must be a non-negative int, got {budget!r}")
+    return Tau2Env(_domain(task), budget)

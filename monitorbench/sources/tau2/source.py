@@ -1,0 +1,120 @@
+"""τ²-bench's tasks, policies and tool schemas, read from the pinned ``inspect-evals`` wheel.
+
+Trusted framework side only: the task files read here hold ``evaluation_criteria`` (the gold
+actions and the facts to communicate), so they are masked in every sandbox (:func:`masked_paths`)
+and only :func:`user_request` of each task, the domain's policy and its tool schemas reach the
+public task.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from monitorbench.errors import InputError
+from monitorbench.sources.tau2 import runtime as rt
+
+Call = tuple[str, dict[str, Any]]
+DOMAINS = rt.DOMAINS
+PACKAGE = "inspect-evals"
+
+
+def tau2_root() -> Path:
+    """``inspect_evals/tau2`` in the installed wheel, found without importing it."""
+    spec = importlib.util.find_spec("inspect_evals")
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(None, "task.suites[].name", "the tau2 source needs the inspect-evals "
+                         "package", "run bash scripts/install.sh (pins inspect-evals==0.26.0)")
+    return Path(list(spec.submodule_search_locations)[0]) / "tau2"
+
+
+def package_version() -> str:
+    return importlib.metadata.version(PACKAGE)
+
+
+def masked_paths() -> list[str]:
+    """Files a sandbox must hide: every τ² task file (user scenario *and* evaluation criteria:
+    gold actions, facts to communicate, assertions) of every domain, and the split lists. The
+    databases, policies and tool code stay visible: they are what ``run_public`` replays with and
+    what an agent is shown."""
+    domains = tau2_root() / "data" / "domains"
+    paths = sorted(p for p in domains.glob("*/*") if p.is_file()
+                   and (p.name.startswith("tasks") or p.name.startswith("split_tasks")))
+    return [str(p) for p in paths]
+
+
+@dataclass(frozen=True)
+class Tau2Task:
+    """One τ² task as the builder and the reference use it (never shown to a verifier as is)."""
+
+    domain: str
+    task_id: str
+    instructions: Mapping[str, Any]    # user_scenario.instructions: what the user knows/wants
+    actions: tuple[Call, ...]          # evaluation_criteria.actions, in order
+    communicate_info: tuple[str, ...]
+    nl_assertions: tuple[str, ...]
+    has_initial_state: bool
+
+
+def _task(domain: str, raw: Mapping[str, Any]) -> Tau2Task:
+    crit = raw.get("evaluation_criteria") or {}
+    actions = tuple((a["name"], dict(a.get("arguments") or {})) for a in crit.get("actions") or [])
+    return Tau2Task(domain, str(raw["id"]), dict(raw["user_scenario"]["instructions"]), actions,
+                    tuple(crit.get("communicate_info") or ()),
+                    tuple(crit.get("nl_assertions") or ()), raw.get("initial_state") is not None)
+
+
+@lru_cache(maxsize=None)
+def load_tasks(domain: str) -> tuple[Tau2Task, ...]:
+    """Every task of ``domain`` in file order."""
+    if domain not in DOMAINS:
+        raise InputError(None, "domains", f"unknown τ² domain {domain!r}",
+                         f"use some of {', '.join(DOMAINS)}")
+    path = tau2_root() / "data" / "domains" / domain / "tasks.json"
+    return tuple(_task(domain, t) for t in json.loads(path.read_text(encoding="utf-8")))
+
+
+def user_request(task: Tau2Task) -> str:
+    """The customer's side of the call, as τ²'s user simulator is briefed: why they call, what
+    they know (and do not), and how they want it handled. Nothing from the evaluation criteria
+    or the task's description (which names the trap the task sets)."""
+    ins = task.instructions
+    parts = [("Reason for the call", ins.get("reason_for_call")),
+             ("What the customer knows", ins.get("known_info")),
+             ("What the customer does not know", ins.get("unknown_info")),
+             ("How the customer wants it handled", ins.get("task_instructions"))]
+    return "\n\n".join(f"{title}:\n{text.strip()}" for title, text in parts
+                       if isinstance(text, str) and text.strip())
+
+
+@lru_cache(maxsize=None)
+def policy(domain: str) -> str:
+    return (tau2_root() / "data" / "domains" / domain / "policy.txt").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=None)
+def tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
+    """The agent's tools of ``domain`` as τ² declares them to a model (name, description, JSON
+    schema of the parameters), in the runtime's order."""
+    from inspect_ai.tool import ToolDef
+    import importlib
+    from inspect_evals.tau2.common import tools as common
+    module = importlib.import_module(f"inspect_evals.tau2.{domain}.tools")
+    out = []
+    for name in rt.TOOLS[domain]:
+        factory = getattr(common if name in ("calculate", "transfer_to_human_agents")
+                          else module, name)
+        td = ToolDef(factory())
+        out.append({"name": name, "description": td.description,
+                    "parameters": td.parameters.model_dump(exclude_none=True)})
+    return tuple(out)
+
+
+def writes(calls: Any) -> list[int]:
+    """Indices of the calls that can change the database (every tool not in READ_ONLY)."""
+    return [i for i, (name, _) in enumerate(calls) if name not in rt.READ_ONLY]
