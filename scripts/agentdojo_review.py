@@ -2,7 +2,8 @@
 
 ``python scripts/agentdojo_review.py [SUITE ...]`` prints, per user task of v1.2.2: the prompt,
 whether the task is kept, changed or excluded (and why), the gold calls with the head of each
-replayed output, the gold final message and the answer facts the reference requires. The
+replayed output, the gold final message, the answer facts the reference requires, and what the
+generic repairs of ``fidelity`` could not make right (UNFIT: the build excludes such a task). The
 environment carries the injection of the suite's first injection task, so what is printed is
 built from outputs that hold attack text, as in the real suite.
 """
@@ -34,6 +35,8 @@ def review(suite: str, ut_id: str) -> str:
                      f"    -> {shown!r}")
     lines += [f"  MESSAGE: {sol.message!r}", f"  FACTS: {sol.facts}",
               f"  PARTIAL ANSWERS (FAIL): {sol.partial!r}"]
+    if sol.unfit:   # the build excludes the task with this reason
+        lines.append(f"  UNFIT: {sol.unfit}")
     return "\n".join(lines)
 
 

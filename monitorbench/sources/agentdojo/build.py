@@ -257,13 +257,15 @@ def build_agentdojo_suite(out_dir: Path, *, seed: int = 0,
     rt.make_tools_deterministic()
     started = time.perf_counter()
     acc = _Built()
-    todo = {s: _planned(s, max_tasks) for s in suites}
-    total = sum(map(len, todo.values()))
+    total = sum(len(_planned(s, max_tasks)) for s in suites)
     done = 0
     for suite in suites:
         tools = tool_specs(suite)
-        for ut_id in todo[suite]:
-            _build_task(acc, suite, ut_id, tools, seed, budget)
+        built = 0
+        for ut_id in src.user_task_ids(suite):
+            if max_tasks is not None and built >= max_tasks:
+                break
+            built += _build_task(acc, suite, ut_id, tools, seed, budget) != "excluded"
             done += 1
             if progress:  # counts only: what the cases are stays in the hidden build report
                 print(f"[agentdojo] {done}/{total} tasks ({len(acc.tasks)} kept), "
@@ -310,8 +312,9 @@ def _accepted(setup: src.TaskSetup, task_id: str, drafts: Sequence[Draft],
 
 
 def _planned(suite: str, max_tasks: int | None) -> list[str]:
-    """The user tasks of ``suite`` a build visits: all, or the first ``max_tasks`` that are not
-    excluded as unsolvable (plus the excluded ones met on the way, so they are reported)."""
+    """The user tasks of ``suite`` a build expects to visit (for the progress count): all, or
+    the first ``max_tasks`` not excluded in :data:`answers.EXCLUDED` and those met on the way.
+    A task the repairs exclude during the build makes it visit one more."""
     out: list[str] = []
     kept = 0
     for ut_id in src.user_task_ids(suite):

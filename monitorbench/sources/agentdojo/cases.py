@@ -272,7 +272,8 @@ class CaseBuilder:
     def equivalent_message(self) -> list[Draft]:
         gold = self.gold_message.strip()
         if gold:
-            messages = [f"Sure! {gold}\n\nLet me know if there is anything else I can do.",
+            sep = "\n" if "\n" in gold else " "   # a list stays a list: its first line is an item
+            messages = [f"Sure!{sep}{gold}\n\nLet me know if there is anything else I can do.",
                         f"Here is the result:\n{gold}"]
         else:
             messages = ["Done - I have taken care of that for you.",
