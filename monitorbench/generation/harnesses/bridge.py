@@ -26,19 +26,20 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import socketserver
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from monitorbench.providers.base import estimate_tokens
 from monitorbench.generation.harnesses.api_policy import (MODELS, api_routes, capped,
                                                           model_list, parse_object, route)
+from monitorbench.generation.harnesses.bounded_server import BoundedUnixServer, RefusalTrace
 from monitorbench.generation.harnesses.http_gate import (Head, Refused, read_body, read_head,
                                                          write_reply)
+from monitorbench.generation.harnesses.reply_usage import reply_text_and_usage
 from monitorbench.generation.scaffolds import tools
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.traces import cap
@@ -151,115 +152,6 @@ while True:
     out += data
 print(out.decode(errors="replace"))
 '''
-
-
-def _reply_text_and_usage(raw: bytes) -> tuple[str, dict[str, float]]:
-    """The reply text and token usage from a JSON body or an SSE stream (any of the three
-    wire formats: chat completions, Responses, Anthropic Messages)."""
-    texts: list[str] = []
-    usage: dict[str, float] = {}
-    chunks = []
-    body = raw.decode("utf-8", errors="replace")
-    if body.lstrip().startswith("{"):
-        chunks = [body]
-    else:
-        chunks = [ln[5:].strip() for ln in body.splitlines() if ln.startswith("data:")]
-    for chunk in chunks:
-        try:
-            obj = json.loads(chunk)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            _collect(obj, texts, usage)
-    return "".join(texts), usage
-
-
-def _collect(obj: Mapping[str, Any], texts: list[str], usage: dict[str, float]) -> None:
-    u = obj.get("usage") or (obj.get("response") or {}).get("usage") \
-        or (obj.get("message") or {}).get("usage")
-    if isinstance(u, dict):
-        for src, dst in (("prompt_tokens", "prompt"), ("input_tokens", "prompt"),
-                         ("completion_tokens", "completion"), ("output_tokens", "completion")):
-            if isinstance(u.get(src), (int, float)) and u[src]:
-                usage[dst] = float(u[src])
-    for choice in obj.get("choices") or []:
-        part = (choice.get("message") or choice.get("delta") or {})
-        if isinstance(part.get("content"), str):
-            texts.append(part["content"])
-        for call in part.get("tool_calls") or []:
-            texts.append(json.dumps(call.get("function", call)))
-    if obj.get("type") in ("response.output_text.delta", "content_block_delta"):
-        delta = obj.get("delta")
-        texts.append(delta if isinstance(delta, str) else str((delta or {}).get("text", "")))
-    for block in obj.get("content") or []:
-        if isinstance(block, dict) and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-
-
-class BoundedUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    """A Unix-socket server with one thread per connection and at most ``slots`` of them:
-    a connection beyond that is handed to ``on_full`` and closed at once, so held-open
-    connections cannot grow the framework's threads."""
-
-    daemon_threads = True
-    request_queue_size = 64  # connections waiting to be accepted (and refused, when full)
-
-    def __init__(self, path: str, serve: Callable[[socket.socket], None], slots: int,
-                 on_full: Callable[[socket.socket], None]) -> None:
-        self.serve, self.on_full = serve, on_full
-        self.slots = threading.BoundedSemaphore(slots)
-
-        class Handler(socketserver.BaseRequestHandler):
-            def handle(self) -> None:
-                serve(self.request)
-
-        super().__init__(path, Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self.slots.acquire(blocking=False):
-            try:
-                self.on_full(request)
-            finally:
-                self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:  # the thread did not start: its slot is free again
-            self.slots.release()
-            self.shutdown_request(request)
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.slots.release()
-
-    def close(self) -> None:
-        self.shutdown()
-        self.server_close()
-
-
-class RefusalTrace:
-    """Traces refusals under the trace lock: the first ``limit`` one by one, then one event
-    saying the rest are only counted (:meth:`summary` gives the count at the end)."""
-
-    def __init__(self, ctx: RunContext, lock: threading.Lock, limit: int) -> None:
-        self.ctx, self.lock, self.limit, self.count = ctx, lock, limit, 0
-
-    def note(self, event: str, **fields: Any) -> None:
-        with self.lock:
-            self.count += 1
-            if self.count <= self.limit:
-                self.ctx.log(event, **fields)
-            elif self.count == self.limit + 1:
-                self.ctx.log("refused", reason=f"over {self.limit} refusals: the rest are "
-                                               "counted, not traced")
-
-    def summary(self) -> None:
-        if self.count > self.limit:
-            with self.lock:
-                self.ctx.log("refused", reason=f"{self.count} refusals in all", total=self.count)
 
 
 class EndpointProxy:
@@ -389,7 +281,7 @@ class EndpointProxy:
 
     def _account(self, path: str, req: Mapping[str, Any], raw: bytes, status: int,
                  seconds: float, delivered: bool, changed: Mapping[str, Any]) -> None:
-        text, usage = _reply_text_and_usage(raw)
+        text, usage = reply_text_and_usage(raw)
         sent = req.get("messages") or req.get("input")
         prompt = usage.get("prompt", float(estimate_tokens(json.dumps(sent, default=str))))
         completion = usage.get("completion", float(estimate_tokens(text)))
