@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -18,6 +17,7 @@ from monitorbench.config import (GeneratorConfig, GeneratorKind, OpenAIGenerator
 from monitorbench.errors import InputError
 from monitorbench.generation.base import ERROR, GenerationResult, Generator, cache_key
 from monitorbench.generation.baselines import ScriptedGenerator
+from monitorbench.generation.harnesses.safe_files import discard
 from monitorbench.generation.replay import ReplayGenerator
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
 from monitorbench.suites.format import Task
@@ -83,13 +83,13 @@ class GenerationCache:
         (tmp / "result.json").write_text(json.dumps(stored.to_json(), indent=1))
         if result.status == ERROR:
             failed = self.root / ".failed" / key
-            shutil.rmtree(failed, ignore_errors=True)
             failed.parent.mkdir(exist_ok=True)
+            discard(failed)  # moved aside first: an entry that cannot be removed never blocks
             os.replace(tmp, failed)
             return _relocate(stored, failed, src=Path("."))
         result = _relocate(stored, final, src=Path("."))
         if final.exists():
-            shutil.rmtree(tmp, ignore_errors=True)  # another job finished it first
+            discard(tmp)  # another job finished it first
         else:
             os.replace(tmp, final)
         return result

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from monitorbench.generation.harnesses.install import Package
+from monitorbench.generation.harnesses.safe_files import files_matching
 from monitorbench.generation.harnesses.sandbox import HOME
 from monitorbench.generation.harnesses.spec import Event, Harness, HarnessRun, jsonl
 from monitorbench.generation.traces import cap
@@ -44,7 +45,7 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     an API error ends as an ``is_error`` "success" already traced from the transcript)."""
     yield from _transcript_events(home)
     if output_log.is_file():
-        for line in jsonl(output_log):
+        for line in jsonl(output_log, output_log.parent):
             kind = line.get("subtype")
             if line.get("type") == "result" and line.get("is_error") and kind != "success":
                 why = "; ".join(str(e) for e in line.get("errors") or []) \
@@ -54,8 +55,8 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
 
 def _transcript_events(home: Path) -> Iterable[Event]:
     """Tool uses, tool results and API error messages of the session transcripts."""
-    for transcript in sorted((home / CONFIG_DIR / "projects").glob("**/*.jsonl")):
-        for entry in jsonl(transcript):
+    for transcript in files_matching(home / CONFIG_DIR / "projects", ".jsonl"):
+        for entry in jsonl(transcript, home):
             msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
             for block in msg.get("content") or [] if isinstance(msg.get("content"), list) else []:
                 if not isinstance(block, dict):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterable
 
 from monitorbench.generation.harnesses.install import Package
+from monitorbench.generation.harnesses.safe_files import files_matching
 from monitorbench.generation.harnesses.sandbox import HOME, WORKSPACE
 from monitorbench.generation.harnesses.spec import Event, Harness, HarnessRun, jsonl
 from monitorbench.generation.traces import cap
@@ -38,8 +39,8 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """Rollout items -> trace events: function/tool calls (``tool``), their outputs, and a
     turn that ended in an error (``error``: the endpoint refused a request, e.g. monitorbench's
     budget, or the stream broke), after which codex exits 1 whatever it had written."""
-    for rollout in sorted((home / CODEX_DIR / "sessions").glob("**/*.jsonl")):
-        for item in jsonl(rollout):
+    for rollout in files_matching(home / CODEX_DIR / "sessions", ".jsonl"):
+        for item in jsonl(rollout, home):
             payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
             kind = payload.get("type")
             if kind in ("function_call", "custom_tool_call", "local_shell_call"):

@@ -13,17 +13,17 @@ for the same program, version, model and reply format.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
-from monitorbench.config import GeneratorConfig, ScaffoldConfig
+from monitorbench.config import GeneratorConfig, HarnessLimits, ScaffoldConfig
 from monitorbench.errors import InputError
 from monitorbench.hashing import sha256_text
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
+from monitorbench.generation.harnesses import safe_files
 from monitorbench.generation.harnesses.bridge import (ENDPOINT_SOCK, LAUNCHER, RUN_PUBLIC_SOCK,
                                                       EndpointProxy, RunPublicServer)
 from monitorbench.generation.harnesses.install import Package, ensure_installed, install_record
@@ -44,8 +44,9 @@ from monitorbench.suites.format import Task
 # Bump when what this module or a harness's command makes of the same run changes (prompt
 # assembly, delivery rules, budget enforcement, a harness's flags), so cached verifiers made under
 # the old rules are not reused. 2: a main.py written before a limit is delivered with the limit;
-# 3: Claude Code runs with bypassPermissions (under acceptEdits it could not run Bash).
-HARNESS_SCAFFOLD_VERSION = 3
+# 3: Claude Code runs with bypassPermissions (under acceptEdits it could not run Bash); 4: the
+# sandbox's limits, and links, special files and oversize files are never read or delivered.
+HARNESS_SCAFFOLD_VERSION = 4
 OUTPUT_LOG = "harness_output.log"  # the harness's stdout+stderr, up to the cap
 INSIDE_PORT = 18080  # where the harness finds an endpoint whose own port is privileged (https)
 GRAMMARS_DIR = Path(__file__).parent / "grammars"  # shipped GBNF grammars, by file stem
@@ -134,14 +135,26 @@ class HarnessGenerator:
                                 ctx.public_dir, self.scaffold_cfg.run_public_budget)
         with tempfile.TemporaryDirectory(prefix="mbh.", dir="/tmp") as tmp:  # short socket paths
             outcome, limit = self._run(ctx, install_dir, workspace, home, prompt, Path(tmp))
-        for event, fields in self.native_events(home, ctx.out_dir / OUTPUT_LOG):
-            if event == "format_error":
-                ctx.counters["format_errors"] += 1
-            if event == "limit":  # the harness stopped itself at its own limit
-                limit = limit or str(fields.get("limit"))
-            ctx.log(event, native=True, **fields)
+        _contain(ctx, workspace, home, self.scaffold_cfg.harness.limits, outcome)
+        limit = self._native_events(ctx, home, limit)
         ctx.counters["steps"] = ctx.counters["model_calls"]
         return _deliver(ctx, workspace, outcome, limit)
+
+    def _native_events(self, ctx: RunContext, home: Path, limit: str | None) -> str | None:
+        """Trace the harness's native trajectory; a file the readers refuse (a link, a FIFO,
+        over the size cap) or cannot parse ends the reading with an ``error`` event, never the
+        job. Returns the run's limit, or the harness's own when it stopped itself at one."""
+        try:
+            for event, fields in self.native_events(home, ctx.out_dir / OUTPUT_LOG):
+                if event == "format_error":
+                    ctx.counters["format_errors"] += 1
+                if event == "limit":  # the harness stopped itself at its own limit
+                    limit = limit or str(fields.get("limit"))
+                ctx.log(event, native=True, **fields)
+        except Exception as e:  # hostile content: record it, deliver what the workspace holds
+            ctx.log("error", native=True, detail=f"native trajectory not read: "
+                                                 f"{type(e).__name__}: {e}"[:1000])
+        return limit
 
     def _run(self, ctx: RunContext, install_dir: Path, workspace: Path, home: Path,
              prompt: str, tmp: Path) -> tuple[RunOutcome, str | None]:
@@ -163,9 +176,12 @@ class HarnessGenerator:
         try:
             mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py")
             full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv)
+            limits = self.scaffold_cfg.harness.limits
             outcome = run_bounded(full, ctx.out_dir / OUTPUT_LOG,
                                   wall_seconds=float(self.gen_cfg.condition.wall_seconds),
-                                  output_bytes=int(self.scaffold_cfg.harness.output_bytes))
+                                  output_bytes=int(self.scaffold_cfg.harness.output_bytes),
+                                  limits=limits,
+                                  over_disk=lambda: over_disk(workspace, home, limits))
         finally:
             proxy.close()
             runner.close()
@@ -179,18 +195,53 @@ def _deliver(ctx: RunContext, workspace: Path, outcome: RunOutcome, limit: str |
     ctx.log("harness_exit", returncode=outcome.returncode, reason=outcome.reason,
             seconds=outcome.seconds, output_tail=outcome.output_tail[-1500:])
     if outcome.reason:
-        ctx.log("limit", limit=outcome.reason, detail=f"harness stopped: {outcome.reason}")
+        ctx.log("limit", limit=outcome.reason.split(":")[0],
+                detail=f"harness stopped: {outcome.reason}")
         return ctx.finish(NO_SUBMISSION, f"{outcome.reason}: harness stopped after "
                                          f"{outcome.seconds:.0f} s")
-    if not collect_verifier(workspace, ctx.verifier_dir):
-        shutil.rmtree(ctx.verifier_dir, ignore_errors=True)
+    missing = collect_verifier(workspace, ctx.verifier_dir)
+    if missing:
+        safe_files.discard(ctx.verifier_dir)
         why = f"; {limit}" if limit else ""
-        return ctx.finish(NO_SUBMISSION, f"no main.py in the workspace (harness exit "
-                                         f"{outcome.returncode}{why})")
+        return ctx.finish(NO_SUBMISSION, f"{missing} (harness exit {outcome.returncode}{why})")
     ctx.write_draft((ctx.verifier_dir / "main.py").read_text(encoding="utf-8", errors="replace"))
     at_limit = f"{limit}; " if limit else ""
     return ctx.finish(SUBMITTED, f"{at_limit}main.py delivered (harness exit "
                                  f"{outcome.returncode})")
+
+
+def _contain(ctx: RunContext, workspace: Path, home: Path, limits: HarnessLimits,
+             outcome: RunOutcome) -> None:
+    """After the run, before anything reads what the harness left: over the disk limit, its
+    workspace and HOME are emptied (nothing of it is kept, or cached); then links, special
+    files, files cut off at the file-size limit and over-deep trees are removed
+    (``safe_files.sanitize``), each removal traced, a cut-off file ending the run as
+    ``file_size_limit``."""
+    if not outcome.reason:
+        outcome.reason = over_disk(workspace, home, limits)
+    if outcome.reason.startswith("disk_limit"):
+        for d in (workspace, home):
+            safe_files.discard(d)
+            d.mkdir()
+    for d in (workspace, home):
+        for note in safe_files.sanitize(d, file_cap=limits.file_size_mb << 20):
+            ctx.log("removed", detail=f"{d.name}/{note}")
+            if "file-size limit" in note and not outcome.reason:
+                outcome.reason = (f"file_size_limit: {d.name}/{note.split(':')[0]} reached "
+                                  f"{limits.file_size_mb} MB")
+
+
+def over_disk(workspace: Path, home: Path, limits: HarnessLimits) -> str:
+    """'' while workspace and HOME stay within ``limits``' disk size and entry count, else the
+    ``disk_limit`` reason."""
+    used = entries = 0
+    for d in (workspace, home):
+        b, n = safe_files.usage(d, max_entries=limits.disk_entries + 1)
+        used, entries = used + b, entries + n
+    if used > limits.disk_mb << 20 or entries > limits.disk_entries:
+        return (f"disk_limit: workspace and HOME hold {used >> 20} MB in {entries} entries "
+                f"(limits {limits.disk_mb} MB, {limits.disk_entries} entries)")
+    return ""
 
 
 def build_harness_generator(gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConfig, *,

@@ -10,10 +10,12 @@ artifact."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Iterable
 
+from monitorbench.generation.harnesses import safe_files
 from monitorbench.generation.harnesses.install import Package
 from monitorbench.generation.harnesses.sandbox import HOME
 from monitorbench.generation.harnesses.spec import Event, Harness, HarnessRun
@@ -47,10 +49,10 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     (``tool_result``), each reply it rejected (``format_error``), the exit status it
     recorded (``native_exit``) and, when that is one of its own limits, a ``limit``."""
     path = home / TRAJECTORY
-    if not path.is_file():
+    if not os.path.lexists(path):
         return
     try:
-        traj = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        traj = json.loads(safe_files.read_text(path, home))
     except json.JSONDecodeError as e:
         yield "error", {"detail": f"mini-swe-agent trajectory unreadable: {e}"}
         return

@@ -17,9 +17,11 @@ says which."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Iterable
 
+from monitorbench.generation.harnesses import safe_files
 from monitorbench.generation.harnesses.install import Package
 from monitorbench.generation.harnesses.pi import message_events
 from monitorbench.generation.harnesses.sandbox import HOME, WORKSPACE
@@ -95,13 +97,15 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """Transcript messages -> trace events (tool calls as ``read``/``tool``, tool results,
     assistant errors), then the result envelope's error when the run did not end ``ok``."""
     transcript = home / TRANSCRIPT
-    for entry in jsonl(transcript) if transcript.is_file() else []:
+    for entry in jsonl(transcript, home) if os.path.lexists(transcript) else []:
         msg = entry.get("message") if entry.get("type") == "message" else None
         if isinstance(msg, dict):
             yield from message_events(msg, "openclaw")
+    if not os.path.lexists(home / RESULT):
+        return
     try:
-        envelope = json.loads((home / RESULT).read_text(encoding="utf-8", errors="replace"))
-    except (OSError, json.JSONDecodeError):
+        envelope = json.loads(safe_files.read_text(home / RESULT, home))
+    except json.JSONDecodeError:
         return
     if isinstance(envelope, dict) and envelope.get("status") not in (None, "ok"):
         yield "error", {"detail": f"openclaw: {envelope.get('status')}: "

@@ -44,7 +44,7 @@ def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """JSON events -> trace events: tool uses (``tool``/``read``) and errors (``error``)."""
     if not output_log.is_file():
         return
-    for ev in jsonl(output_log):
+    for ev in jsonl(output_log, output_log.parent):
         part = ev.get("part") if isinstance(ev.get("part"), dict) else {}
         if ev.get("type") == "tool_use":
             tool = str(part.get("tool"))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterable
 
 from monitorbench.generation.harnesses.install import Package
+from monitorbench.generation.harnesses.safe_files import files_matching
 from monitorbench.generation.harnesses.sandbox import HOME
 from monitorbench.generation.harnesses.spec import Event, Harness, HarnessRun, jsonl, write_json
 from monitorbench.generation.traces import cap
@@ -41,8 +42,8 @@ def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
 def native_events(home: Path, output_log: Path) -> Iterable[Event]:
     """Session entries -> trace events: tool calls (``read``/``tool``), tool results, and
     assistant errors (a broken stream Pi itself reports only here)."""
-    for session in sorted((home / SESSIONS).glob("**/*.jsonl")):
-        for entry in jsonl(session):
+    for session in files_matching(home / SESSIONS, ".jsonl"):
+        for entry in jsonl(session, home):
             msg = entry.get("message") if entry.get("type") == "message" else None
             if not isinstance(msg, dict):
                 continue

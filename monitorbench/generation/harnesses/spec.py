@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from monitorbench.config import ConditionConfig, ScaffoldConfig
+from monitorbench.generation.harnesses import safe_files
 from monitorbench.generation.harnesses.install import Package
 
 Event = tuple[str, dict[str, Any]]
@@ -47,11 +48,13 @@ def write_json(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(obj, indent=1))
 
 
-def jsonl(path: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSON-lines file; lines that do not parse are skipped (a harness
-    killed mid-write leaves a torn last line)."""
+def jsonl(path: Path, root: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file the harness wrote under ``root``; lines that do not
+    parse are skipped (a harness killed mid-write leaves a torn last line). Read as hostile
+    (:func:`safe_files.read_text`): a link, a FIFO or an oversize file raises
+    :class:`safe_files.Refused`, which the generator records."""
     out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in safe_files.read_text(path, root).splitlines():
         try:
             obj = json.loads(line)
         except json.JSONDecodeError:

@@ -3,9 +3,12 @@ comes out (``main.py`` and the helper files the harness wrote beside it)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from pathlib import Path
 
+from monitorbench.generation.harnesses import safe_files
 from monitorbench.generation.harnesses.bridge import RUN_PUBLIC_SCRIPT
 from monitorbench.generation.harnesses.sandbox import WORKSPACE
 from monitorbench.generation.prompts import oneshot_messages, templates
@@ -44,20 +47,29 @@ def prepare_workspace(workspace: Path, public_dir: Path, version: str) -> None:
     (workspace / RUN_PUBLIC_FILE).write_text(RUN_PUBLIC_SCRIPT)
 
 
-def collect_verifier(workspace: Path, verifier_dir: Path) -> bool:
-    """Copy ``main.py`` and the helper files the harness wrote into ``verifier_dir``. False
-    when there is no ``main.py`` (nothing is delivered then)."""
-    main = workspace / "main.py"
-    if not main.is_file() or main.is_symlink():
-        return False
+def collect_verifier(workspace: Path, verifier_dir: Path) -> str:
+    """Copy ``main.py`` and the helper files the harness wrote into ``verifier_dir``; '' when
+    delivered, else why nothing is (no ``main.py``, or one that is a link, not a regular file, or
+    over :data:`HELPER_MAX_BYTES`). Read as hostile (``safe_files``): links are never followed,
+    only regular files are opened, the walk is bounded in depth and entries."""
+    if not os.path.lexists(workspace / "main.py"):
+        return "no main.py in the workspace"
+    try:
+        main = safe_files.read_bytes(workspace / "main.py", workspace, HELPER_MAX_BYTES)
+    except safe_files.Refused as e:
+        return f"main.py refused: {e}"
     verifier_dir.mkdir(parents=True, exist_ok=True)
-    for p in sorted(workspace.rglob("*")):
-        rel = p.relative_to(workspace)
-        if rel.parts[0] in PROVIDED or any(part.startswith(".") or part == "__pycache__"
-                                           for part in rel.parts):
+    (verifier_dir / "main.py").write_bytes(main)
+    for e in safe_files.walk(workspace, max_depth=16):
+        parts = e.rel.parts
+        if parts == ("main.py",) or parts[0] in PROVIDED or e.path.suffix not in HELPER_SUFFIXES \
+                or any(p.startswith(".") or p == "__pycache__" for p in parts) \
+                or not stat.S_ISREG(e.mode) or e.size > HELPER_MAX_BYTES:
             continue
-        if p.is_file() and not p.is_symlink() and p.suffix in HELPER_SUFFIXES \
-                and p.stat().st_size <= HELPER_MAX_BYTES:
-            (verifier_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(p, verifier_dir / rel)
-    return True
+        try:
+            data = safe_files.read_bytes(e.path, workspace, HELPER_MAX_BYTES)
+        except safe_files.Refused:
+            continue
+        (verifier_dir / e.rel).parent.mkdir(parents=True, exist_ok=True)
+        (verifier_dir / e.rel).write_bytes(data)
+    return ""

@@ -1,0 +1,267 @@
+"""A hostile model inside the harness sandbox takes nothing: not the key, not the machine, and
+nothing it plants crashes, hangs or leaks into the framework.
+
+The first tests run a probe program (python3) in the real harness sandbox (bwrap, proxy, pids
+cgroup, rlimits): a real harness runs exactly such commands when its model asks, and a probe
+can do each hostile thing on demand and report what it saw. The planted-file tests read with
+the real Pi reader. ``test_real_harness_under_attack`` then drives the real Pi and
+mini-swe-agent with a scripted endpoint whose replies are those same commands
+(``hostile_endpoint.py``); every check is made from outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gen_helpers import needs_bwrap, openai_cfg, spec_for
+from hostile_endpoint import CANARY, canary_free
+from monitorbench.config import ConditionConfig, HarnessConfig, HarnessLimits, ScaffoldConfig
+from monitorbench.generation.base import ERROR, NO_SUBMISSION, SUBMITTED, GenerationResult
+from monitorbench.generation.factory import GenerationCache
+from monitorbench.generation.harnesses import pi
+from monitorbench.generation.harnesses.generator import HarnessGenerator
+from monitorbench.generation.harnesses.install import Package
+from monitorbench.generation.harnesses.spec import Harness, HarnessRun
+from monitorbench.generation.traces import read_trace
+from monitorbench.providers.factory import make_chat_model
+from monitorbench.sandbox.bwrap import BwrapSandbox
+
+KEY_ENV = "MB_HOSTILE_TEST_KEY"
+SMALL = HarnessLimits(processes=64, memory_mb=512, file_size_mb=8, cpu_seconds=60,
+                      disk_mb=64, disk_entries=5000)
+
+
+@pytest.fixture(autouse=True)
+def canary_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run here has the framework's API key set to the canary."""
+    monkeypatch.setenv(KEY_ENV, CANARY)
+
+
+def _probe(code: str, native=lambda home, log: iter(())) -> Harness:
+    def command(run: HarnessRun) -> tuple[list[str], dict[str, str]]:
+        (run.home / "probe.py").write_text(code)
+        return ["python3", "/home/harness/probe.py"], {}
+
+    return Harness(name="probe", package=Package("npm", "probe", "0"), reach="test program",
+                   command=command, native_events=native)
+
+
+def _generator(harness: Harness, base_url: str, tmp: Path, limits: HarnessLimits = SMALL,
+               wall: float = 60.0) -> HarnessGenerator:
+    gen = openai_cfg(base_url)
+    gen.api_key_env = KEY_ENV
+    gen.condition = ConditionConfig(max_tokens=64, wall_seconds=wall)
+    scaffold = ScaffoldConfig(name="probe", max_steps=3, run_public_budget=2,
+                              harness=HarnessConfig(name="probe", limits=limits))
+    g = HarnessGenerator(harness, make_chat_model(gen), gen, scaffold,
+                         api_key=os.environ.get(KEY_ENV), sandbox=None, spec_for=None,
+                         install_root=tmp / "harnesses")
+    (tmp / "harnesses" / "probe-0").mkdir(parents=True, exist_ok=True)
+    (tmp / "harnesses" / "probe-0" / "install.json").write_text(json.dumps(
+        {"harness": "probe", "package": "probe@0", "install_seconds": 0.0}))
+    return g
+
+
+def _seen(out: Path) -> dict:
+    return json.loads((out / "harness_output.log").read_text().splitlines()[-1])
+
+
+SNOOP = r'''
+import json, os
+found = []
+for pid in os.listdir("/proc"):
+    for what in ("environ", "cmdline"):
+        try:
+            data = open(f"/proc/{pid}/{what}", "rb").read()
+        except OSError:
+            continue
+        if b"CANARY" in data:
+            found.append(f"{pid}/{what}")
+env1 = open("/proc/1/environ", "rb").read().split(b"\0")
+names = sorted(e.split(b"=")[0].decode() for e in env1 if e)
+print(json.dumps({"found": found, "pid1_env": names}))
+'''
+
+
+@needs_bwrap
+def test_no_secret_in_the_harness_sandbox(chat_server, task_dir, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The framework's key (and any other variable of its environment) is in no process's
+    environ or cmdline inside; bwrap, pid 1, holds only PATH and LANG (and PWD)."""
+    monkeypatch.setenv("MB_OTHER_SECRET", CANARY)
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    _generator(_probe(SNOOP), server.base_url, tmp_path).generate(task, public, tmp_path / "o")
+    seen = _seen(tmp_path / "o")
+    assert seen["found"] == []
+    assert set(seen["pid1_env"]) <= {"LANG", "PATH", "PWD"}  # PWD: the cgroup step's shell
+    assert canary_free(tmp_path / "o")
+
+
+@needs_bwrap
+def test_no_secret_in_the_verifier_sandbox(tmp_path: Path, task_dir, runtimes_dir: Path) -> None:
+    """The same for the verifier (and run_public) sandbox: a verifier scanning /proc finds no
+    variable of the framework's environment."""
+    _, public = task_dir
+    vdir = tmp_path / "v"
+    vdir.mkdir()
+    (vdir / "main.py").write_text(
+        "import os\n"
+        "def verify(candidate, env):\n"
+        "    for pid in os.listdir('/proc'):\n"
+        "        for what in ('environ', 'cmdline'):\n"
+        "            try:\n"
+        "                if b'CANARY' in open(f'/proc/{pid}/{what}', 'rb').read():\n"
+        "                    return 'FAIL'\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "    return 'PASS'\n")
+    with BwrapSandbox(runtimes_dir).session(vdir, public, spec_for("echo")(None)) as s:
+        assert s.judge({"call": {}}).decision == "PASS"
+
+
+FORK_ALLOC_BIG = r'''
+import json, os, subprocess, time
+out = {}
+pids = []
+try:
+    for _ in range(400):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30); os._exit(0)
+        pids.append(pid)
+except OSError as e:
+    out["fork_error"] = e.strerror
+out["forked"] = len(pids)
+for p in pids:
+    os.kill(p, 9)
+    os.waitpid(p, 0)
+try:
+    block = bytearray(1536 << 20)
+    out["alloc"] = "succeeded"
+except MemoryError:
+    out["alloc"] = "refused"
+done = subprocess.run("head -c 2G /dev/zero > /workspace/big.bin", shell=True)
+out["big_rc"] = done.returncode
+open("/workspace/main.py", "w").write("def verify(candidate, env):\n    return 'PASS'\n")
+print(json.dumps(out))
+'''
+
+
+@needs_bwrap
+def test_processes_memory_and_file_size_are_bounded(chat_server, task_dir,
+                                                    tmp_path: Path) -> None:
+    """A fork bomb stops at the process limit, a 1.5 GB allocation is refused, a 2 GB file
+    stops at the file-size limit and is not kept; the run ends as no_submission with the limit
+    in the trace."""
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    g = _generator(_probe(FORK_ALLOC_BIG), server.base_url, tmp_path)
+    result = g.generate(task, public, tmp_path / "o")
+    seen = _seen(tmp_path / "o")
+    assert seen["forked"] < SMALL.processes and seen["fork_error"]
+    assert seen["alloc"] == "refused"
+    assert seen["big_rc"] != 0
+    assert not (tmp_path / "o" / "workspace" / "big.bin").exists()
+    assert result.status == NO_SUBMISSION
+    limits = [e["limit"] for e in read_trace(result.trace_path) if e["event"] == "limit"]
+    assert limits and limits[0] in ("process_limit", "file_size_limit"), result.detail
+
+
+FILL_DISK = r'''
+import os
+for i in range(20):
+    with open(f"/workspace/f{i}.bin", "wb") as f:
+        f.write(os.urandom(7 << 20))
+import time; time.sleep(20)
+'''
+
+
+@needs_bwrap
+def test_disk_limit_stops_the_run_and_keeps_nothing(chat_server, task_dir,
+                                                    tmp_path: Path) -> None:
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    result = _generator(_probe(FILL_DISK), server.base_url, tmp_path).generate(
+        task, public, tmp_path / "o")
+    assert result.status == NO_SUBMISSION and result.detail.startswith("disk_limit"), result.detail
+    assert list((tmp_path / "o" / "workspace").iterdir()) == []
+
+
+PLANT = r'''
+import os
+d = "/home/harness/sessions"
+os.makedirs(d)
+os.symlink(os.environ["SECRET_FILE"], f"{d}/a-link.jsonl")
+os.mkfifo(f"{d}/b-fifo.jsonl")
+os.symlink("/nowhere/at/all", f"{d}/c-dangling.jsonl")
+open(f"{d}/d-real.jsonl", "w").write('{"type": "message", "message": {"role": "assistant", '
+    '"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": "ls"}}]}}\n')
+p = "/workspace/deep"
+os.makedirs(p)
+os.chdir(p)
+for _ in range(1100):
+    os.mkdir("d"); os.chdir("d")
+open("/workspace/main.py", "w").write("X = 1\n" * 250_000)
+'''
+
+
+@needs_bwrap
+def test_planted_files_are_never_followed(chat_server, task_dir, tmp_path: Path) -> None:
+    """A symlink to a host file, a FIFO and a dangling link in Pi's session directory, 1,100-deep
+    directories and a 1.5 MB main.py: the run ends as no_submission naming the size cap, the
+    host file's content is nowhere, nothing hangs, and the kept directory holds no link, FIFO or
+    deep tree."""
+    secret = tmp_path / "host_secret.txt"
+    secret.write_text('{"type": "message", "message": {"role": "assistant", "content": '
+                      '[{"type": "toolCall", "name": "HOSTSECRET", "arguments": {}}]}}\n')
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    harness = _probe(PLANT.replace('os.environ["SECRET_FILE"]', repr(str(secret))),
+                     native=pi.native_events)
+    result = _generator(harness, server.base_url, tmp_path).generate(task, public, tmp_path / "o")
+    assert result.status == NO_SUBMISSION
+    assert "main.py refused" in result.detail and "over the cap" in result.detail
+    text = result.trace_path.read_text()
+    assert "HOSTSECRET" not in text
+    assert '"harness_tool": "bash"' in text  # the real session file was read
+    kept = [p for p, dirs, files in os.walk(tmp_path / "o") for _ in [0]]
+    assert max(len(Path(p).relative_to(tmp_path / "o").parts) for p in kept) < 80
+    for p, dirs, files in os.walk(tmp_path / "o"):
+        for name in dirs + files:
+            assert not os.path.islink(os.path.join(p, name)), name
+
+
+class _Failing:
+    identity = {"kind": "failing"}
+
+    def generate(self, task, public_dir: Path, out_dir: Path) -> GenerationResult:
+        d = out_dir / "deep"
+        d.mkdir()
+        os.chdir(d)
+        try:
+            for _ in range(1100):
+                os.mkdir("d")
+                os.chdir("d")
+        finally:
+            os.chdir(out_dir.parent.parent)
+        raise RecursionError("generator bug")
+
+
+def test_failed_cache_entry_never_blocks_the_next_run(task_dir, tmp_path: Path) -> None:
+    """A failed generation that left a 1,100-deep tree is kept under .failed; the next run of the
+    same configuration replaces it instead of dying in rmtree."""
+    task, public = task_dir
+    cwd = os.getcwd()
+    try:
+        cache = GenerationCache(tmp_path / "cache")
+        for _ in range(2):
+            result = cache.get_or_generate(_Failing(), task, public)
+            assert result.status == ERROR and "RecursionError" in result.detail
+    finally:
+        os.chdir(cwd)
+    assert len(list((tmp_path / "cache" / ".failed").iterdir())) == 1
