@@ -46,33 +46,39 @@ def main(argv: list[str]) -> int:
 
 
 def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
-    """Task ids of the suite built with default options (the one ``score`` loads)."""
-    from monitorbench.suites.format import load_suite
-    from monitorbench.audit.prepare import build_suite
-    from monitorbench.suites.registry import check_builder_version, source_info, suite_dir
+    """Task ids of a source's built suites (the default build and its slices, e.g. the 12
+    AgentDojo tasks of ``task=mixed_small``), or of one slice named by its directory
+    (``agentdojo-<hash>``); the ids ``score --task`` takes, which finds them in the same place."""
+    from monitorbench.audit.prepare import build_suite, load_built
+    from monitorbench.suites.locate import built_dirs, split_dir_name
+    from monitorbench.suites.registry import source_info
 
-    source_info(name)                      # an unknown suite name fails here, listing the known
-    root = suite_dir(suites_dir, name, {})
-    if not root.exists():
+    source, slice_dir = split_dir_name(name)
+    source_info(source)                    # an unknown suite name fails here, listing the known
+    roots = [suites_dir / slice_dir] if slice_dir else built_dirs(suites_dir, source)
+    if slice_dir and not (roots[0] / "manifest.json").is_file():
+        raise InputError(roots[0], "--suite", f"no built suite {slice_dir!r}",
+                         "`monitorbench list suites` lists the built ones")
+    if not roots:
         if not build:
-            raise InputError(root, "--suite", f"suite {name!r} is not built yet",
-                             f"build it: `monitorbench build {name}` (or add --build); "
+            raise InputError(suites_dir / source, "--suite", f"suite {source!r} is not built yet",
+                             f"build it: `monitorbench build {source}` (or add --build); "
                              "bfcl takes about half a minute")
-        build_suite(suites_dir, name, progress=sys.stderr.isatty())
-    check_builder_version(root, name)
-    suite = load_suite(root)
-    for task_id in sorted(suite.tasks):
-        print(task_id)
-    print(f"{len(suite.tasks)} tasks in {root}", file=sys.stderr)
+        roots = [build_suite(suites_dir, source, progress=sys.stderr.isatty())]
+    for root in roots:
+        suite = load_built(root, source)
+        for task_id in sorted(suite.tasks):
+            print(task_id)
+        print(f"{len(suite.tasks)} tasks in {root}", file=sys.stderr)
 
 
 def list_suites(suites_dir: Path) -> None:
     """Every task source, with the suite directories built from it under ``suites_dir``."""
+    from monitorbench.suites.locate import built_dirs
     from monitorbench.suites.source_registry import source_names
 
     for name in source_names():
-        built = sorted(p.name for p in suites_dir.glob(f"{name}*")
-                       if p.is_dir() and (p.name == name or p.name.startswith(f"{name}-")))
+        built = [p.name for p in built_dirs(suites_dir, name)]
         state = f"built: {', '.join(built)}" if built else f"not built (monitorbench build {name})"
         print(f"{name:<10} {state}")
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from monitorbench.audit.prepare import ensure_suite
+from monitorbench.audit.prepare import ensure_suite, load_built
 from monitorbench.compose import CONF, group_options
 from monitorbench.config import AccessConfig, MonitorKind, PathsConfig, SandboxConfig
 from monitorbench.errors import InputError, MonitorbenchError
@@ -41,6 +41,7 @@ from monitorbench.pipeline.score import score
 from monitorbench.sandbox.base import SandboxSpec, Verdict
 from monitorbench.suites.access import AccessView
 from monitorbench.suites.format import Case, Suite, Task
+from monitorbench.suites.locate import dir_holding, split_dir_name
 
 EXAMPLES = """examples:
   monitorbench score my_verifier --task bfcl.simple_python_12
@@ -143,8 +144,7 @@ def _prepare(args: argparse.Namespace) -> Scoring:
     if not (args.verifier_dir / "main.py").is_file():
         raise InputError(args.verifier_dir / "main.py", None, "verifier has no main.py",
                          "a verifier is a directory whose main.py defines verify(candidate, env)")
-    suite_name = args.suite or args.task.split(".", 1)[0]
-    suite = ensure_suite(Path(args.suites_dir), suite_name)
+    suite_name, suite = _suite_for(Path(args.suites_dir), args.suite, args.task)
     if args.task not in suite.tasks:
         near = [t for t in suite.tasks if args.task.split(".")[-1] in t][:5]
         raise InputError(suite.root / "manifest.json", "tasks", f"no task {args.task!r}",
@@ -176,6 +176,21 @@ def load_error(sandbox: Any, verifier_dir: Path, s: Scoring) -> str | None:
     if not s.cases:
         return None
     with tempfile.TemporaryDirectory(prefix="monitorbench-probe-") as tmp:
+def _suite_for(suites_dir: Path, suite_arg: str | None, task_id: str) -> tuple[str, Suite]:
+    """The source name and the suite to score on: ``--suite`` may name a built slice
+    (``agentdojo-<hash>``); otherwise the built suite or slice that holds the task, and only when
+    none does, the source's default suite (built on first use)."""
+    name, slice_dir = split_dir_name(suite_arg or task_id.split(".", 1)[0])
+    held = suites_dir / slice_dir if slice_dir else dir_holding(suites_dir, name, task_id)
+    if held is None:
+        return name, ensure_suite(suites_dir, name)
+    if not (held / "manifest.json").is_file():
+        raise InputError(held, "--suite", f"no built suite {held.name!r}",
+                         f"list the built ones with `monitorbench list suites --suites-dir "
+                         f"{suites_dir}`")
+    return name, load_built(held, name)
+
+
         probe = Path(tmp) / "verifier"
         shutil.copytree(verifier_dir, probe, symlinks=True)
         (probe / "main.py").rename(probe / f"{_PROBE_TARGET}.py")

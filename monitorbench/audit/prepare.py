@@ -18,7 +18,7 @@ from monitorbench.audit.exclusions import write_exclusions
 from monitorbench.audit.model import CHECKS
 from monitorbench.audit.report import write_report
 from monitorbench.suites import registry
-from monitorbench.suites.format import Suite
+from monitorbench.suites.format import Suite, load_suite
 
 log = logging.getLogger(__name__)
 
@@ -51,4 +51,36 @@ def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, An
                   ) -> list[Suite]:
     """:func:`ensure_suite` for several suites, the missing ones built and audited
     concurrently (one spawned process each)."""
-    return registry.ensure_suites(suites_root, wanted, check=audit_built)
+    return [require_audit(s)
+            for s in registry.ensure_suites(suites_root, wanted, check=audit_built)]
+
+
+def require_audit(suite: Suite) -> Suite:
+    """The suite, if its ``audit.json`` is there and audited exactly these files.
+
+    The audit decides which tasks are judged, so it is part of the suite's identity: a suite
+    whose audit was deleted would silently judge the tasks it excluded, under the same run key.
+    """
+    path = Path(suite.root) / AUDIT_FILE
+    body = read_exclusions(suite.root)
+    fix = (f"run `monitorbench audit suite={suite.name}` (writes {AUDIT_FILE}), or remove "
+           f"{suite.root} so the next run rebuilds and audits it")
+    if body is None:
+        raise InputError(path, None, "the suite has no audit: the V4V audit decides which of "
+                         "its tasks may be judged", fix)
+    if body.get("suite_hash") != suite.suite_hash:
+        raise InputError(path, "suite_hash", f"the audit is of suite {body.get('suite_hash')!r}, "
+                         f"the manifest says {suite.suite_hash!r}", fix)
+    return suite
+
+
+def load_built(root: Path, name: str) -> Suite:
+    """A suite already built at ``root`` (the default build or a slice of source ``name``),
+    checked as :func:`ensure_suite` checks it: builder version, manifest and audit."""
+    registry.check_builder_version(root, name)
+    return require_audit(load_suite(root))
+
+
+def audit_hash(suite: Suite) -> str:
+    """The sha256 of the suite's ``audit.json`` (its exclusions), part of a run's key."""
+    return sha256_file(Path(suite.root) / AUDIT_FILE)
