@@ -432,3 +432,33 @@ def test_the_forwarder_inside_the_sandbox_pipes_a_bounded_number_of_connections(
     assert len(held) == 100
     assert threads <= 2 + 2 * 32, f"{threads} threads for 100 held connections"
     assert closed == 100 - 32
+
+
+@pytest.mark.parametrize("extra,status", [(["-H", "Expect: 100-continue"], 200),
+                                          (["-H", "Transfer-Encoding: chunked"], 501)])
+def test_a_real_http_client_is_served_or_refused(endpoint: Endpoint, task_dir, tmp_path: Path,
+                                                 extra: list[str], status: int) -> None:
+    """curl, a real client: a body announced with ``Expect: 100-continue`` is asked for at
+    once (curl would otherwise wait a second) and served; curl's own chunked upload is
+    refused."""
+    import shutil
+    import subprocess
+
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    (tmp_path / "body.json").write_bytes(_chat(note="x" * 100_000))
+    try:
+        out = subprocess.run(["curl", "-sv", "--unix-socket", str(tmp_path / "ep.sock"),
+                              "-o", "/dev/null", "-w", "%{http_code}", "--data-binary",
+                              f"@{tmp_path / 'body.json'}", *extra,
+                              "http://localhost/v1/chat/completions"],
+                             capture_output=True, text=True, timeout=30)
+    finally:
+        proxy.close()
+    assert out.stdout == str(status)
+    assert len(endpoint.seen) == (status == 200)
+    if status == 200:
+        assert "HTTP/1.1 100 Continue" in out.stderr
+        assert json.loads(endpoint.seen[0][3])["note"] == "x" * 100_000

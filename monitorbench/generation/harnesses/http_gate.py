@@ -134,6 +134,11 @@ def read_body(sock: socket.socket, head: Head, rest: bytes, max_bytes: int,
         raise Refused(400, f"{len(rest) - n} bytes follow the {n}-byte body (one request per "
                            "connection)")
     body = bytearray(rest)
+    if len(body) < n and h.get("expect", "").lower() == "100-continue":
+        try:  # the client waits for it before it sends the body
+            sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        except OSError as e:
+            raise Refused(None, f"connection failed while reading: {e}")
     while len(body) < n:
         chunk = _recv(sock, deadline, min(1 << 20, n - len(body)))
         if not chunk:
