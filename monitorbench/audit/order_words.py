@@ -6,8 +6,10 @@ A variant built by swapping two calls whose data do not depend on each other
 the same. Conservatively, only what the words say explicitly counts:
 
 * the instruction is cut into ordered segments at order words: ``then``, ``after that``,
-  ``afterwards``, ``after doing so``, ``finally``, ``lastly``, ``before`` (not opening a
-  sentence: "Before X, do Y" runs backwards), ``first`` opening a sentence or clause,
+  ``afterwards``, ``after doing so``, ``finally`` and ``lastly`` opening a sentence or clause,
+  ``before`` followed by ``you``, ``doing`` or an ``-ing`` verb (not a noun: "a meeting before
+  lunch"; not opening a sentence: "Before X, do Y" runs backwards), ``first`` opening a sentence
+  or clause,
   ``next`` opening a sentence, and ``once you have ... ,`` (the condition before the comma is an
   earlier segment than what follows it). A bare ``after`` ("do Y after X") is not used. An
   instruction that asks for its numbered parts "in the order (they are) given" (or "in this
@@ -31,7 +33,8 @@ from monitorbench.hashing import canonical_json
 REORDER_CATEGORIES = frozenset({"reorder_independent"})
 _CUTS = re.compile(
     r"\b(?:and )?then\b|\bafter (?:that|this|doing (?:so|that|this))\b|\bafterwards\b|"
-    r"\bfinally\b|\blastly\b|(?<![.!?]\s)(?<!^)\bbefore\b|"
+    r"(?:^|(?<=[.!?,:;]\s))(?:finally|lastly)\b|"
+    r"(?<![.!?]\s)(?<!^)\bbefore (?=you\b|doing\b|\w+ing\b)|"
     r"(?:^|(?<=[.!?,:;]\s)|(?<=please\s))first\b|(?:^|(?<=[.!?]\s))next\b", re.IGNORECASE)
 _ONCE = re.compile(r"\b(?:once|when|after) (?:you(?:'ve| have)|that(?:'s| is)|it(?:'s| is)|"
                    r"this is)\b[^,.;]*,", re.IGNORECASE)

@@ -124,6 +124,8 @@ def test_formats_accept_what_a_demanding_user_accepts() -> None:
 def test_order_words_are_read_conservatively() -> None:
     assert len(segments("Send A to Bob. Post B to general.")) == 1   # no order words
     assert len(segments("Post B after you send A.")) == 1            # bare "after": not used
+    assert len(segments("I have a meeting before lunch. I finally got it.")) == 1
+    assert len(segments("Send A before you post B. Finally, tell me.")) == 3
     parts = segments("Do these in the order they are given: 1. Post B. 2. Send A.")
     assert len(parts) == 3
     gold = _rec(("post_message", {"channel": "general", "body": "B"}, ""),
