@@ -13,6 +13,9 @@ turns each user task's ground truth into a solution a demanding user would accep
 * ``facts`` lists the values that answer must contain (case and whitespace ignored); they go
   into the task's hidden ``reference.json`` so the reference verifier checks it.
 
+Then, for every task, the generic repairs of :mod:`monitorbench.sources.agentdojo.fidelity`
+(payees as IBANs, dates in the year the instruction and the clock mean, stated formats, whole
+lists); what they cannot make right is in ``Solution.unfit`` and the build excludes the task.
 Tasks whose environment cannot support any valid solution are in ``EXCLUDED`` with the reason.
 Every one of the 97 user tasks of v1.2.2 was reviewed (prompt, gold calls, gold answer; printed
 by ``scripts/agentdojo_review.py``); the ones not named in ``_BUILDERS`` have ground truths that

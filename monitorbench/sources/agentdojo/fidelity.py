@@ -208,11 +208,15 @@ def fix_bullets(text: str) -> str:
     return "\n".join([first, *(re.sub(r"^(\s*)-(?=\S)", r"\1- ", ln) for ln in lines[1:])])
 
 
-_EMPTY_ITEM = re.compile(r"(?:^|\s)(\d{1,2})\.\s*(?=\d{1,2}\.(?:\s|$)|$)")
+_EMPTY_ITEM = re.compile(r"(?:^|\s)(\d{1,2})\.(?!\d)(?=\s*(?:\d{1,2}\.(?!\d)|$))")
 
 
 def empty_items(text: str) -> list[str]:
-    """The numbers of numbered answer items with nothing after them (``"1. Diamond Head 2."``)."""
+    """The numbers of numbered answer items with nothing after them (``"1. Diamond Head 2."``).
+    Only in a numbered answer (an item ``1.`` opens a line): ``"rated 4.2."`` or ``"... is 4."``
+    are no items."""
+    if not re.search(r"(?m)^\s*1\.(?!\d)", text):
+        return []
     return [m.group(1) for m in _EMPTY_ITEM.finditer(text)]
 
 
