@@ -462,3 +462,24 @@ def test_a_real_http_client_is_served_or_refused(endpoint: Endpoint, task_dir, t
     if status == 200:
         assert "HTTP/1.1 100 Continue" in out.stderr
         assert json.loads(endpoint.seen[0][3])["note"] == "x" * 100_000
+
+
+def test_excess_connections_are_refused_at_once_while_run_public_holds_the_trace_lock(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    """run_public runs under the trace lock (tens of seconds in the sandbox); refusing a
+    connection over the cap must not wait for it, or accepting stalls."""
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path, connections=2, read_seconds=5.0)
+    try:
+        with proxy.lock:  # as RunPublicServer holds it while the sandbox runs
+            held = _hold(tmp_path / "ep.sock", 20)
+            replies = []
+            for s in held[2:]:
+                s.settimeout(3)
+                replies.append(s.recv(12))
+        for s in held:
+            s.close()
+    finally:
+        proxy.close()
+    assert replies == [b"HTTP/1.1 503"] * 18
+    assert any(e.get("total") == 18 for e in _events(ctx, "refused"))  # counted at the end

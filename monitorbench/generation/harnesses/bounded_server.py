@@ -59,21 +59,31 @@ class BoundedUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServ
 
 class RefusalTrace:
     """Traces refusals under the trace lock: the first ``limit`` one by one, then one event
-    saying the rest are only counted (:meth:`summary` gives the count at the end)."""
+    saying the rest are only counted (:meth:`summary` gives the count at the end). The
+    accepting thread notes without waiting (``wait=False``): while ``run_public`` holds the
+    trace lock it counts instead, so accepting never stalls behind a sandbox run."""
 
     def __init__(self, ctx: RunContext, lock: threading.Lock, limit: int) -> None:
-        self.ctx, self.lock, self.limit, self.count = ctx, lock, limit, 0
+        self.ctx, self.lock, self.limit = ctx, lock, limit
+        self.count = 0  # refusals noted under the lock
+        self.untraced = 0  # refusals counted while the lock was busy (accepting thread only)
 
-    def note(self, event: str, **fields: Any) -> None:
-        with self.lock:
+    def note(self, event: str, *, wait: bool = True, **fields: Any) -> None:
+        if not self.lock.acquire(blocking=wait):
+            self.untraced += 1
+            return
+        try:
             self.count += 1
             if self.count <= self.limit:
                 self.ctx.log(event, **fields)
             elif self.count == self.limit + 1:
                 self.ctx.log("refused", reason=f"over {self.limit} refusals: the rest are "
                                                "counted, not traced")
+        finally:
+            self.lock.release()
 
     def summary(self) -> None:
-        if self.count > self.limit:
+        if self.count > self.limit or self.untraced:
+            total = self.count + self.untraced
             with self.lock:
-                self.ctx.log("refused", reason=f"{self.count} refusals in all", total=self.count)
+                self.ctx.log("refused", reason=f"{total} refusals in all", total=total)

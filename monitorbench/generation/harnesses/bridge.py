@@ -211,8 +211,8 @@ class EndpointProxy:
                                                             f"request: {e.reason}", "refused"))
 
     def _full(self, sock: socket.socket) -> None:
-        self.refusals.note("refused", http_status=503, reason=f"over {self.limits.connections} "
-                                                              "concurrent connections")
+        self.refusals.note("refused", wait=False, http_status=503,
+                           reason=f"over {self.limits.connections} concurrent connections")
         write_reply(sock, 503, JSON_HEADERS, _error("monitorbench proxy: too many concurrent "
                                                     "connections", "refused"), seconds=0.5)
 
@@ -352,7 +352,8 @@ class RunPublicServer:
         _send_text(sock, out)
 
     def _full(self, sock: socket.socket) -> None:
-        self.refusals.note("run_public", status="refused", reason="too many concurrent calls")
+        self.refusals.note("run_public", wait=False, status="refused",
+                           reason="too many concurrent calls")
         _send_text(sock, "Error: too many concurrent run_public calls; nothing was executed",
                    seconds=0.5)
 
