@@ -63,7 +63,7 @@ def markdown(audit: SuiteAudit) -> str:
         lines.append(f"| {src} | {len(ts)} | {sum(not t.passed for t in ts)} | {configs} | "
                      + (", ".join(f"{k} ({v} tasks)" for k, v in sorted(missed.items())) or "none")
                      + " |")
-    lines += fidelity_section(audit)
+    lines += fidelity_section(audit) + environment_section(audit)
     return "\n".join(lines) + "\n"
 
 
@@ -81,6 +81,24 @@ def fidelity_section(audit: SuiteAudit) -> list[str]:
                                                   for a in asked))
         lines += [f"  - {f['case_id']} ({f['group']}): {_cell(f['finding'], 200)}"
                   for f in c7.details.get("findings", [])[:10]]
+    return lines
+
+
+def environment_section(audit: SuiteAudit) -> list[str]:
+    """Markdown lines: C8's per-kind task counts, then every finding of each flagged task."""
+    flagged = [t for t in audit.tasks if "C8" in t.checks and not t.checks["C8"].passed]
+    kinds: dict[str, int] = defaultdict(int)
+    for t in flagged:
+        for k in t.checks["C8"].details.get("kinds", {}):
+            kinds[k] += 1
+    lines = ["", "## Environment fidelity (C8)", "",
+             f"{len(flagged)} of {len(audit.tasks)} tasks flagged"
+             + (": " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) if kinds else "")
+             + "."]
+    for t in flagged:
+        lines.append(f"\n- `{t.task_id}`:")
+        lines += [f"  - [{f['kind']}] {f['case_id']} ({f['group']}/{f['category']}): "
+                  f"{_cell(f['finding'], 200)}" for f in t.checks["C8"].details["findings"][:10]]
     return lines
 
 

@@ -34,11 +34,11 @@ def audited(tmp_path_factory: pytest.TempPathFactory):
         unregister_source(SPEC.name)
     report = json.loads((root / "audit" / "report.json").read_text())
     excluded = json.loads((root / "audit.json").read_text())["excluded"]
-    return {t["task_id"]: t for t in report["tasks"]}, {e["task_id"]: e for e in excluded}
+    return {t["task_id"]: t for t in report["tasks"]}, {e["task_id"]: e for e in excluded}, root
 
 
 def test_each_planted_defect_is_caught_with_its_kind_and_excludes_the_task(audited) -> None:
-    tasks, excluded = audited
+    tasks, excluded, _ = audited
     for task_id, kind in PLANTED.items():
         if kind is None:
             continue
@@ -47,10 +47,14 @@ def test_each_planted_defect_is_caught_with_its_kind_and_excludes_the_task(audit
         reasons = [r for r in excluded[task_id]["reasons"] if r["code"] == "C8"]
         assert reasons and f"[{kind}]" in reasons[0]["evidence"], excluded[task_id]
         assert "environment fidelity" in reasons[0]["evidence"]
+    md = (audited[2] / "audit" / "report.md").read_text()
+    section = md.split("## Environment fidelity (C8)")[1]
+    assert f"{len(PLANTED) - 1} of {len(PLANTED)} tasks flagged" in section
+    assert all(f"`{t}`" in section for t, kind in PLANTED.items() if kind)
 
 
 def test_the_clean_task_passes_every_check(audited) -> None:
-    tasks, excluded = audited
+    tasks, excluded, _ = audited
     clean = tasks["tiny_state.clean"]
     assert clean["passed"] and "tiny_state.clean" not in excluded, clean["reasons"]
     assert clean["checks"]["C8"]["details"]["findings"] == []
