@@ -16,7 +16,8 @@ the same. Conservatively, only what the words say explicitly counts:
   order") is also cut before each number ``1.``, ``2.``...;
 * a call belongs to the one segment that mentions it most: one point per word of its tool name
   in the segment (``send_money`` -> ``send``, ``money``; light stemming, generic words like
-  ``get`` left out) and two per argument value (3+ characters) the segment quotes. A tie or no
+  ``get`` left out) and two per argument value (3+ characters) the segment quotes (an ISO date
+  counts when the segment names its month and day: ``May 15th, 2024``). A tie or no
   mention leaves the call unplaced, and an unplaced call is never flagged;
 * a finding when, in a positive of category ``reorder_independent``, a call of a later segment
   now runs before a call of an earlier one, and the gold ran them the other way round (with no
@@ -28,6 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+from monitorbench.audit.environment import parse_day
+from monitorbench.audit.temporal import mentioned_days
 from monitorbench.hashing import canonical_json
 
 REORDER_CATEGORIES = frozenset({"reorder_independent"})
@@ -69,7 +72,10 @@ def _score(call: Mapping[str, Any], segment: str) -> int:
     score = sum(w in words for w in name)
     args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
     values = [v for v in args.values() if isinstance(v, str) and len(v.strip()) >= 3]
-    return score + 2 * sum(v.strip().lower() in segment.lower() for v in values)
+    days = mentioned_days(segment)
+    return score + 2 * sum(v.strip().lower() in segment.lower()
+                           or ((d := parse_day(v)) is not None and (d.month, d.day) in days)
+                           for v in values)
 
 
 def place(call: Mapping[str, Any], parts: Sequence[str]) -> int | None:

@@ -58,6 +58,17 @@ def stated_dates(text: str) -> list[date]:
     return [d for d in out if d is not None]
 
 
+_MONTH_DAY = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.IGNORECASE)
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH, re.IGNORECASE)
+
+
+def mentioned_days(text: str) -> set[tuple[int, int]]:
+    """(month, day) of every date a text mentions, with or without its year."""
+    out = {(int(m), int(d)) for _, m, d in _ISO.findall(text)}
+    out |= {(_month(m), int(d)) for m, d in _MONTH_DAY.findall(text)}
+    return out | {(_month(m), int(d)) for d, m in _DAY_MONTH.findall(text)}
+
+
 def _argument_dates(value: Any, name: str) -> Iterator[tuple[str, date]]:
     if isinstance(value, str):
         for m in _ISO.finditer(value):

@@ -138,3 +138,7 @@ def test_order_words_are_read_conservatively() -> None:
     instruction = "Do these in the order they are given: 1. Post B to general. 2. Send money."
     assert len(check_order(instruction, swapped, gold)) == 1
     assert check_order("Post B to general and send money.", swapped, gold) == []
+    reads = _rec(("get_events", {"day": "2024-05-15"}, "[]"), ("get_channels", {}, "[]"))
+    late = {"calls": reads["calls"][::-1], "final_message": ""}
+    dated = "Do these in the order they are given: 1. What is on May 15th? 2. Get the channels."
+    assert len(check_order(dated, late, reads)) == 1
