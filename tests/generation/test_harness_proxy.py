@@ -229,7 +229,9 @@ def test_reply_caps_are_written_into_the_forwarded_body(
     assert sent[3]["max_output_tokens"] == CAP and sent[4]["max_tokens"] == CAP
     assert [p for _, p, _, _ in endpoint.seen][3:] == ["/v1/responses", "/v1/messages?beta=true"]
     model = _events(ctx, "model")
-    assert model[0]["capped"] == {"max_tokens": [999999, CAP], "n": [64, 1]}
+    assert model[0]["capped"] == {"model": ["m", "scripted-model"], "max_tokens": [999999, CAP],
+                                  "n": [64, 1]}
+    assert {b["model"] for b in sent} == {"scripted-model"}  # "m" or none: the configured one
 
 
 def test_the_budget_counts_every_forwarded_request_whatever_the_mix(

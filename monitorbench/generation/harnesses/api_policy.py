@@ -9,7 +9,7 @@ the model list is answered by the proxy itself from the configured model name (s
 clients probe it), without contacting the endpoint.
 
 The body the proxy forwards is its own re-serialisation of a strictly parsed JSON object, with
-the reply cap set (every length field a server may honour, llama.cpp's ``n_predict`` included,
+the configured model named, the reply cap set (every length field a server may honour, llama.cpp's ``n_predict`` included,
 clamped to ``condition.max_tokens``, ``max_tokens`` added when none is given) and every
 multiple-completion field forced to 1. Streaming is allowed: it changes the reply's framing,
 not its length.
@@ -69,13 +69,17 @@ def parse_object(body: bytes) -> dict[str, Any]:
     return obj
 
 
-def capped(req: dict[str, Any], kind: str, limit: int, grammar: str | None
+def capped(req: dict[str, Any], kind: str, limit: int, grammar: str | None, model: str
            ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-    """The request to forward and what was changed (field -> [asked, sent]): reply-length
-    fields clamped to ``limit`` (set when absent), multiple-completion fields set to 1, and
-    for chat completions the configured GBNF grammar (replacing the harness's own: the run's
-    configuration decides the reply's format)."""
+    """The request to forward and what was changed (field -> [asked, sent]): the configured
+    model (every harness is told it; another name could pick a costlier model behind the same
+    key), reply-length fields clamped to ``limit`` (set when absent), multiple-completion
+    fields set to 1, and for chat completions the configured GBNF grammar (replacing the
+    harness's own: the run's configuration decides the reply's format)."""
     out, changed = dict(req), {}
+    if out.get("model") != model:
+        changed["model"] = [out.get("model"), model]
+        out["model"] = model
     present = [k for k in REPLY_CAP_KEYS if k in out] or ["max_tokens"]
     for k in present:
         asked = out.get(k)

@@ -170,6 +170,7 @@ class EndpointProxy:
         self.api_key = api_key  # added here, so the key never enters the sandbox
         self.grammar = grammar  # GBNF text added to each chat-completions request, or None
         self.limits = limits
+        self.model = str(ctx.model.identity.get("model", ""))  # the one model calls may name
         self.lock = trace_lock
         self.refusals = RefusalTrace(ctx, trace_lock, limits.traced_refusals)
         self.limit_reason: str | None = None
@@ -194,7 +195,7 @@ class EndpointProxy:
                 self._list_models(sock, head)
                 return
             req, changed = capped(parse_object(body), kind, int(self.ctx.condition.max_tokens),
-                                  self.grammar)
+                                  self.grammar, self.model)
         except Refused as e:
             self._refuse(sock, head, e)
             return
@@ -227,8 +228,7 @@ class EndpointProxy:
             return
         with self.lock:
             self.ctx.log("model_list", path=head.target, answered_by="proxy")
-        write_reply(sock, 200, JSON_HEADERS, model_list(str(self.ctx.model.identity.get(
-            "model", ""))))
+        write_reply(sock, 200, JSON_HEADERS, model_list(self.model))
 
     def _over_budget(self) -> str | None:
         s = self.ctx.scaffold
