@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -47,6 +48,13 @@ def main(cfg: DictConfig) -> float | None:
     except MonitorbenchError as e:
         log.error("%s", e)
         sys.exit(2)
+    except KeyboardInterrupt as e:  # Ctrl-C: the job stopped, its MLflow run is KILLED
+        print(str(e) or "interrupted; run the same command again to resume (finished work is "
+              "kept)", file=sys.stderr, flush=True)
+        # Everything is on disk: skip the collection of the whole heap at interpreter exit
+        # (seconds with the suites, MLflow and SQLAlchemy loaded), so Ctrl-C ends at once.
+        gc.freeze()
+        sys.exit(130)
     return metrics.get("ba_norm")
 
 

@@ -31,7 +31,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
 from monitorbench import config as schema_module
 from monitorbench.config import (FIXED_GENERATOR_FIELDS, GENERATOR_SCHEMAS, RENAMED_KEYS,
-                                 MonitorbenchConfig, register_configs)
+                                 MonitorbenchConfig, check_limits, register_configs)
 from monitorbench.errors import InputError
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -116,7 +116,8 @@ def unknown_keys(node: Any, prefix: str = "") -> Iterator[str]:
 
 def check_keys(cfg: DictConfig) -> None:
     """Refuse a composed config holding a key the schema does not define (e.g. ``+generatr=x``),
-    or a generator whose ``kind``/``provider`` was overridden away from what its schema fixes."""
+    or a generator whose ``kind``/``provider`` was overridden away from what its schema fixes,
+    or a limit no run could use (:func:`monitorbench.config.check_limits`)."""
     for key in unknown_keys(cfg):
         parent = key.rpartition(".")[0]
         node = OmegaConf.select(cfg, parent) if parent else cfg
@@ -133,6 +134,7 @@ def check_keys(cfg: DictConfig) -> None:
                              f"{getattr(fixed, 'value', fixed)}",
                              "pick the generator that has it (generator=NAME) instead of "
                              f"overriding generator.{name}")
+    check_limits(cfg)
 
 
 _KEY_ERROR_IN_YAML = re.compile(r"In '(?P<file>[^']+)': ConfigKeyError raised while composing "

@@ -310,6 +310,86 @@ class MonitorbenchConfig:
     attack: AttackConfig = field(default_factory=AttackConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
+    # An identical job (same run key) already running: refuse with one line (False) or wait
+    # for it and then reuse its judgments (True). Not in the run key.
+    wait_for_lock: bool = False
+
+
+# Every numeric setting of the schema and the least value that makes sense: "> 0" (a wall clock,
+# a memory or CPU limit), ">= 1" (a count of workers, rounds, samples) or ">= 0" (retries,
+# budgets). Keys are dotted paths; "*" stands for one key (a task type, a limit). A numeric field
+# missing here fails tests/test_config.py, so a new limit cannot skip the check.
+LIMIT_RULES: dict[str, str] = {
+    "sandbox.limits.*": "> 0", "sandbox.type_limits.*.*": "> 0", "sandbox.workers": ">= 1",
+    "task.max_tasks_per_type": ">= 1", "task.rounds.*": ">= 1", "task.infra_retries": ">= 0",
+    "task.max_infra_failure_pct": ">= 0", "access.judge_budget": ">= 0",
+    "attack.budget": ">= 0", "scaffold.max_steps": ">= 1", "scaffold.run_public_budget": ">= 0",
+    "scaffold.self_test_limit": ">= 0", "scaffold.max_total_tokens": ">= 1",
+    "scaffold.harness.context_window": ">= 1", "scaffold.harness.output_bytes": "> 0",
+    "scaffold.harness.limits.*": "> 0", "generator.condition.max_tokens": ">= 1",
+    "generator.condition.wall_seconds": "> 0", "generator.condition.temperature": ">= 0",
+    "generator.condition.top_p": "> 0", "generator.request.timeout_seconds": "> 0",
+    "generator.request.retries": ">= 0", "generator.request.concurrency": ">= 1",
+    "tracking.timeout_s": "> 0", "tracking.retries": ">= 0",
+}
+# Numbers that are not limits (any value is valid).
+NOT_LIMITS = ("seed", "task.sample_seed", "attack.seed", "generator.condition.seed")
+_BOUNDS = {"> 0": (0, False, "a positive number"), ">= 1": (1, True, "at least 1"),
+           ">= 0": (0, True, "0 or more")}
+
+
+def limit_rule(key: str) -> str | None:
+    """The rule of the numeric setting ``key`` (dotted), or None when it is no limit."""
+    parts = key.split(".")
+    for pattern, rule in LIMIT_RULES.items():
+        pat = pattern.split(".")
+        if len(pat) == len(parts) and all(p in ("*", k) for p, k in zip(pat, parts)):
+            return rule
+    return None
+
+
+def numeric_settings(node: Any, prefix: str = "") -> list[tuple[str, float]]:
+    """Every numeric leaf (not bool) of a config as plain containers: (dotted key, value)."""
+    if isinstance(node, dict):
+        return [kv for k, v in node.items()
+                for kv in numeric_settings(v, f"{prefix}{k}.")]
+    if isinstance(node, (int, float)) and not isinstance(node, bool):
+        return [(prefix[:-1], node)]
+    return []
+
+
+def check_limits(config: Any) -> None:
+    """Refuse a limit or budget that no run could use (``sandbox.limits.wall_seconds=-1``,
+    ``sandbox.workers=0``, ``task.infra_retries=-1``): one :class:`InputError` naming the key,
+    at compose time, before any suite, model or sandbox starts. ``config``: the composed
+    DictConfig (interpolations are left to their targets) or the typed config."""
+    from dataclasses import asdict, is_dataclass
+
+    from omegaconf import DictConfig, OmegaConf
+
+    from monitorbench.errors import InputError
+
+    if isinstance(config, DictConfig):
+        config = OmegaConf.to_container(config, resolve=False)
+    elif is_dataclass(config):
+        config = asdict(config)
+    for key, value in numeric_settings({k: v for k, v in config.items() if k != "hydra"}):
+        rule = limit_rule(key)
+        if rule is None:
+            continue
+        least, inclusive, words = _BOUNDS[rule]
+        if value > least or (inclusive and value == least):
+            continue
+        raise InputError(None, key, f"{value} is not a valid value: it must be {words}",
+                         f"set {key} to {words} (e.g. {key}={_example(key, least)})")
+
+
+def _example(key: str, least: int) -> Any:
+    """The schema's default for ``key`` where it has one (a sensible value), else the least."""
+    node: Any = MonitorbenchConfig()
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, dict) else getattr(node, part, None)
+    return node if isinstance(node, (int, float)) and node > least - 1 else max(least, 1)
 
 
 def register_configs() -> None:

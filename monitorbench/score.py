@@ -88,12 +88,24 @@ def build_parser(prog: str = "monitorbench score") -> argparse.ArgumentParser:
                     help="access setting, as the access= config group names it "
                          "(default raw_parsed, the paper's)")
     ap.add_argument("--backend", default="bwrap", help="sandbox backend: bwrap|unshare|docker")
-    ap.add_argument("--wall-seconds", type=float, default=None,
+    ap.add_argument("--wall-seconds", type=_positive_seconds, default=None,
                     help="per-case wall clock (default: 10 s; 300 s for code tasks)")
     ap.add_argument("--show-failures", action="store_true",
                     help="print each candidate the verifier got wrong, as it saw it")
     ap.add_argument("--json", action="store_true", help="one JSON object per case")
     return ap
+
+
+def _positive_seconds(text: str) -> float:
+    """``--wall-seconds``: the same rule as ``sandbox.limits.wall_seconds`` in a run."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds "
+                                         "(e.g. --wall-seconds 10)")
+    return value
 
 
 def main(argv: list[str] | None = None, prog: str = "monitorbench score") -> int:
@@ -103,6 +115,9 @@ def main(argv: list[str] | None = None, prog: str = "monitorbench score") -> int
     except MonitorbenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `... | head`: the reader left; later writes go nowhere, quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def access_config(name: str) -> AccessConfig:
@@ -161,21 +176,6 @@ def _prepare(args: argparse.Namespace) -> Scoring:
     return Scoring(suite, task, view, cases, hidden, spec, access.name)
 
 
-def compile_error(main_py: Path) -> str | None:
-    """Why ``main.py`` does not compile, or None; compiled in a separate interpreter."""
-    r = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", _COMPILE, str(main_py)],
-                       capture_output=True, text=True, timeout=120)
-    if r.returncode == 0:
-        return None
-    return (r.stdout.strip() or r.stderr.strip().splitlines()[-1]) + " (main.py does not compile)"
-
-
-def load_error(sandbox: Any, verifier_dir: Path, s: Scoring) -> str | None:
-    """Why the verifier's module does not load or lacks ``verify``, or None: its module-level
-    code runs once in the sandbox (a copy whose main.py imports the real one)."""
-    if not s.cases:
-        return None
-    with tempfile.TemporaryDirectory(prefix="monitorbench-probe-") as tmp:
 def _suite_for(suites_dir: Path, suite_arg: str | None, task_id: str) -> tuple[str, Suite]:
     """The source name and the suite to score on: ``--suite`` may name a built slice
     (``agentdojo-<hash>``); otherwise the built suite or slice that holds the task, and only when
@@ -191,6 +191,21 @@ def _suite_for(suites_dir: Path, suite_arg: str | None, task_id: str) -> tuple[s
     return name, load_built(held, name)
 
 
+def compile_error(main_py: Path) -> str | None:
+    """Why ``main.py`` does not compile, or None; compiled in a separate interpreter."""
+    r = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", _COMPILE, str(main_py)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode == 0:
+        return None
+    return (r.stdout.strip() or r.stderr.strip().splitlines()[-1]) + " (main.py does not compile)"
+
+
+def load_error(sandbox: Any, verifier_dir: Path, s: Scoring) -> str | None:
+    """Why the verifier's module does not load or lacks ``verify``, or None: its module-level
+    code runs once in the sandbox (a copy whose main.py imports the real one)."""
+    if not s.cases:
+        return None
+    with tempfile.TemporaryDirectory(prefix="monitorbench-probe-") as tmp:
         probe = Path(tmp) / "verifier"
         shutil.copytree(verifier_dir, probe, symlinks=True)
         (probe / "main.py").rename(probe / f"{_PROBE_TARGET}.py")

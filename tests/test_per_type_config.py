@@ -58,7 +58,8 @@ def test_the_run_key_keeps_its_old_shape_so_earlier_runs_resume() -> None:
         "limits": asdict(conf.sandbox.limits),
         "code_limits": asdict(conf.sandbox.type_limits["code"]),
         "backend": conf.sandbox.backend, "suites": ["h"]}))[:20]
-    assert run_key(conf, identity, sel) == before  # type: ignore[arg-type]
+    # (the suites' audits joined the key later: without them it is the key from before)
+    assert run_key(conf, identity, sel, with_audits=False) == before  # type: ignore[arg-type]
     # a setting the old fields could not express gets a key of its own
     other = typed_config(compose_config(["task.rounds.state=1"]))
-    assert run_key(other, identity, sel) != before  # type: ignore[arg-type]
+    assert run_key(other, identity, sel, with_audits=False) != before  # type: ignore[arg-type]

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.audit.audit import audit_suite
-from monitorbench.audit.exclusions import write_exclusions
+from monitorbench.audit.exclusions import AUDIT_FILE, read_exclusions, write_exclusions
 from monitorbench.audit.model import CHECKS
 from monitorbench.audit.report import write_report
+from monitorbench.errors import InputError
+from monitorbench.hashing import sha256_file
 from monitorbench.suites import registry
 from monitorbench.suites.format import Suite, load_suite
 
@@ -43,8 +45,9 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
 
 def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None
                  ) -> Suite:
-    """Load the frozen suite, building and auditing it first if it does not exist yet."""
-    return registry.ensure_suite(suites_root, name, options, check=audit_built)
+    """Load the frozen suite, building and auditing it first if it does not exist yet; a
+    built suite without its audit, or with another suite's, is refused (:func:`require_audit`)."""
+    return require_audit(registry.ensure_suite(suites_root, name, options, check=audit_built))
 
 
 def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, Any] | None]]

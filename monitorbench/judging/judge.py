@@ -8,16 +8,24 @@ A sandbox error is infrastructure, not the verifier: the case is retried in a fr
 every attempt is persisted, and one that persists is left for the metrics to count as an
 infrastructure failure (never charged to the verifier) and for the run to check against its
 threshold.
+
+Judging stops early, without waiting for queued tasks, when it cannot usefully go on: on Ctrl-C
+(KeyboardInterrupt in the main thread), when one task finds the sandbox broken, or when the
+infrastructure failures already exceed what the run's threshold allows of its whole plan (the run
+would fail anyway). Queued tasks are cancelled and running sandbox workers are killed, so the
+threads return within about a second; every judgment made so far is already in the store, and a
+verdict that only says the worker was killed by this stop is not written.
 """
 
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from monitorbench.errors import MonitorbenchError
 from monitorbench.judging.records import Judgment, JudgmentKey, Outcome, UReason
@@ -31,6 +39,8 @@ log = logging.getLogger(__name__)
 # Cases in a row that fail every attempt before judging stops: one bad case is retried and
 # recorded, but a run of them means the backend itself is broken.
 _MAX_FAILED_IN_A_ROW = 5
+# Seconds a stopped run waits for its running tasks to notice (their workers are killed at once).
+_STOP_GRACE = 1.5
 
 
 @dataclass
@@ -95,11 +105,48 @@ class SandboxBrokenError(RuntimeError):
     not a case, is broken, and judging the rest would only pile up infrastructure failures."""
 
 
+class _Stop:
+    """What a run's judging threads share to stop together: the flag they check between cases,
+    the sessions open now (killed when it is set), and the count of persisted infrastructure
+    failures against the most the run's threshold allows (None: no limit)."""
+
+    def __init__(self, max_failures: int | None = None) -> None:
+        self.event = threading.Event()
+        self.max_failures = max_failures
+        self.failures = 0
+        self._lock = threading.Lock()
+        self._open: set[_Sessions] = set()
+
+    @property
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+    def track(self, sessions: "_Sessions", open_now: bool) -> None:
+        with self._lock:
+            (self._open.add if open_now else self._open.discard)(sessions)
+        if open_now and self.is_set:
+            sessions.interrupt()
+
+    def failed(self) -> bool:
+        """Count one persisted infrastructure failure; True when the run can no longer pass."""
+        with self._lock:
+            self.failures += 1
+            return self.max_failures is not None and self.failures > self.max_failures
+
+    def set(self) -> None:
+        """Stop: no new case starts, and every running worker is killed now."""
+        self.event.set()
+        with self._lock:
+            running = list(self._open)
+        for sessions in running:
+            sessions.interrupt()
+
+
 class _Sessions:
     """The task's current sandbox session, replaced by a fresh one after a sandbox error."""
 
-    def __init__(self, job: TaskJob, open_session: OpenSession) -> None:
-        self._job, self._open = job, open_session
+    def __init__(self, job: TaskJob, open_session: OpenSession, stop: _Stop) -> None:
+        self._job, self._open, self._stop = job, open_session, stop
         self._stack: ExitStack | None = None
         self._session: SandboxSession | None = None
 
@@ -108,9 +155,17 @@ class _Sessions:
             stack = ExitStack()
             self._session = stack.enter_context(self._open(self._job))
             self._stack = stack
+            self._stop.track(self, True)
         return self._session
 
+    def interrupt(self) -> None:
+        """Kill the session's worker from another thread; the judging thread sees it exit."""
+        kill = getattr(self._session, "interrupt", None)
+        if kill is not None:
+            kill()
+
     def drop(self) -> None:
+        self._stop.track(self, False)
         stack, self._stack, self._session = self._stack, None, None
         if stack is not None:
             try:
@@ -121,9 +176,10 @@ class _Sessions:
 
 
 def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentStore,
-                retries: int) -> bool:
+                retries: int, stop: _Stop) -> bool | None:
     """Judge one case; a sandbox error is persisted and retried in a fresh session up to
-    ``retries`` times. Returns True when it persisted (an infrastructure failure)."""
+    ``retries`` times. Returns True when it persisted (an infrastructure failure), None when
+    the run was stopped meanwhile (nothing written: the worker was killed by the stop)."""
     for attempt in range(1, retries + 2):
         try:
             verdict = sessions.get().judge(job.view.project(case.candidate))
@@ -135,6 +191,8 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
         if verdict.reason != UReason.sandbox_error:
             store.append(judgment(job, case, verdict))
             return False
+        if stop.is_set:
+            return None
         log.warning("sandbox error on %s/%s (attempt %d of %d): %s", job.task.task_id,
                     case.case_id, attempt, retries + 1, verdict.detail[:300])
         store.append(judgment(job, case, replace(
@@ -144,15 +202,17 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
 
 
 def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
-               retries: int = 2) -> int:
+               retries: int = 2, stop: _Stop | None = None) -> int:
     """Judge the cases of one task that the store lacks; returns how many were judged.
 
     A sandbox error (worker died, sandbox failed to start, IPC broken) is retried with a fresh
     session; one that persists stays in the store as ``sandbox_error``, which the metrics count
-    as an infrastructure failure and never charge to the verifier.
+    as an infrastructure failure and never charged to the verifier. ``stop`` (from
+    :func:`judge_all`) ends the task between cases, or mid-case by killing its worker.
     """
+    stop = stop or _Stop()
     pending = [c for c in job.cases if _key(job, c) not in store]
-    if not pending:
+    if not pending or stop.is_set:
         return 0
     if not job.verifier_hash:  # no verifier (a model judge has a hash but no directory)
         for case in pending:
@@ -161,11 +221,19 @@ def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
                 detail="no verifier was submitted")))
         store.sync()
         return len(pending)
-    sessions = _Sessions(job, open_session)
-    in_a_row = 0
+    sessions = _Sessions(job, open_session, stop)
+    in_a_row = judged = 0
     try:
         for case in pending:
-            in_a_row = in_a_row + 1 if _judge_case(job, case, sessions, store, retries) else 0
+            failed = _judge_case(job, case, sessions, store, retries, stop)
+            if failed is None:
+                break
+            judged += 1
+            in_a_row = in_a_row + 1 if failed else 0
+            if failed and stop.failed():
+                stop.set()
+            if stop.is_set:
+                break
             if in_a_row >= _MAX_FAILED_IN_A_ROW:
                 raise SandboxBrokenError(
                     f"the sandbox failed on {in_a_row} cases in a row of task "
@@ -176,23 +244,66 @@ def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
     finally:
         sessions.drop()
         store.sync()
-    return len(pending)
+    return judged
 
 
 def judge_all(jobs: Sequence[TaskJob], store: JudgmentStore, open_session: OpenSession, *,
-              workers: int = 2, retries: int = 2,
+              workers: int = 2, retries: int = 2, max_infra_failure_pct: float | None = None,
               progress: Callable[[int], None] | None = None) -> int:
     """Judge every job, ``workers`` sessions at a time; returns the number of new judgments.
 
     ``retries``: fresh-session retries of a case whose sandbox failed (see :func:`judge_task`).
+    ``max_infra_failure_pct``: the run's threshold (:func:`check_infra_failures`); once the
+    persisted infrastructure failures exceed that share of *all* the jobs' cases the run fails
+    whatever the rest gives, so the queued tasks are cancelled at once and
+    :class:`InfraFailureError` is raised. An error in any task or a KeyboardInterrupt stops the
+    others the same way (see the module docstring) and is re-raised.
     """
+    n_cases = sum(len(j.cases) for j in jobs)
+    stop = _Stop(None if max_infra_failure_pct is None
+                 else int(max_infra_failure_pct * n_cases / 100.0))
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    futures = [pool.submit(judge_task, job, store, open_session, retries=retries, stop=stop)
+               for job in jobs]
     total = 0
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(judge_task, job, store, open_session, retries=retries)
-                   for job in jobs]
-        for fut in futures:
+    try:
+        for fut in _as_done(futures, stop):
             n = fut.result()
             total += n
             if progress:
                 progress(n)
+    except BaseException:
+        _stop_all(pool, futures, stop)
+        raise
+    pool.shutdown()
+    if stop.is_set:
+        raise InfraFailureError(
+            f"{stop.failures} of the {n_cases} cases of this run hit sandbox errors that "
+            f"persisted after {retries} retries in a fresh sandbox, already above the limit of "
+            f"{max_infra_failure_pct}% (task.max_infra_failure_pct), so its queued tasks were "
+            "cancelled. These are infrastructure failures, not the verifier's (see the "
+            "warnings above). Fix the sandbox (sandbox.backend, machine load, memory) and "
+            "re-run: only the failed and cancelled cases are judged, every other judgment is "
+            "reused")
     return total
+
+
+def _as_done(futures: list[Future[int]], stop: _Stop) -> Iterator[Future[int]]:
+    """The futures as they finish; the first that raises is yielded at once (its result()
+    re-raises), and once ``stop`` is set the unfinished ones are cancelled."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+        yield from done
+        if stop.is_set:
+            for fut in pending:
+                fut.cancel()
+            pending = {f for f in pending if not f.cancelled()}
+
+
+def _stop_all(pool: ThreadPoolExecutor, futures: list[Future[int]], stop: _Stop) -> None:
+    """Cancel queued tasks, kill running workers, and give running tasks a moment to return
+    (a task stops between cases; a killed worker ends its case at once)."""
+    stop.set()
+    pool.shutdown(wait=False, cancel_futures=True)
+    wait([f for f in futures if not f.cancelled()], timeout=_STOP_GRACE)

@@ -5,6 +5,9 @@ file is fsynced after every task (it survives the machine going down up to the l
 On start the store reads what is there, repairs a torn last line left by a kill, validates every
 other line once (a bad one is an InputError naming the file, the line and the field), and reports
 which judgments exist, so a resumed run judges only what is missing and never duplicates one.
+A repaired line is reported once (the repair removes it); a write that fails (a full disk) is a
+:class:`StoreWriteError` naming the file, since everything written before it is kept and a
+re-run resumes from there.
 The line format is :meth:`Judgment.to_dict` as sorted-key JSON, unchanged since before the
 records were typed, so a run directory written by an older version still resumes.
 """
@@ -12,15 +15,29 @@ records were typed, so a run directory written by an older version still resumes
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from pathlib import Path
 from typing import Iterator
 
-from monitorbench.errors import InputError
+from monitorbench.errors import InputError, MonitorbenchError
 from monitorbench.judging.records import RECORD_FIELDS, Judgment, JudgmentKey
 
-__all__ = ["JudgmentStore", "RECORD_FIELDS"]
+__all__ = ["JudgmentStore", "RECORD_FIELDS", "StoreWriteError"]
+
+log = logging.getLogger(__name__)
+
+
+class StoreWriteError(MonitorbenchError):
+    """A judgment could not be written (disk full, quota, I/O error)."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(
+            f"cannot write judgments to {path}: {error.strerror or error} (errno {error.errno}). "
+            "Every judgment written before is kept and a torn last line is repaired on "
+            "resume, so it is safe to free space and run the same command again: only the "
+            "missing cases are judged")
 
 
 class JudgmentStore:
@@ -60,6 +77,8 @@ class JudgmentStore:
             pos = good_end = nl + 1
         if good_end < len(data):
             self.repaired_bytes = len(data) - good_end
+            log.warning("%s: removed a torn last line (%d bytes) left by a killed run; that "
+                        "case is judged again", self.path, self.repaired_bytes)
             with open(self.path, "r+b") as f:
                 f.truncate(good_end)
                 f.flush()
@@ -94,18 +113,29 @@ class JudgmentStore:
         with self._lock:
             if j.key in self._records:
                 return
-            self._fh.write(line)
-            self._fh.flush()
+            try:
+                self._fh.write(line)
+                self._fh.flush()
+            except OSError as e:
+                raise StoreWriteError(self.path, e) from e
             self._keep(j)
 
     def sync(self) -> None:
         with self._lock:
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
+            try:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            except OSError as e:
+                raise StoreWriteError(self.path, e) from e
 
     def close(self) -> None:
-        self.sync()
-        self._fh.close()
+        try:
+            self.sync()
+        finally:
+            try:
+                self._fh.close()
+            except OSError:  # the same failure sync just reported
+                pass
 
     def __iter__(self) -> Iterator[Judgment]:
         return iter(self.records())

@@ -2,8 +2,10 @@
 
 State that must survive a kill lives under ``outputs/runs/<run_key>/``, where ``run_key`` hashes
 everything that determines the judgments (generator identity, access, task selection, sandbox
-limits, suite hashes). A re-run of the same configuration, or a resumed one, finds the same
-directory and judges only what is missing; generations come from the content-addressed cache.
+limits, suite hashes and the hashes of their audits). A re-run of the same configuration, or a
+resumed one, finds the same directory and judges only what is missing; generations come from the
+content-addressed cache. One job at a time holds a run directory (:mod:`monitorbench.launch.
+run_lock`): an identical job started meanwhile refuses, or waits with ``wait_for_lock=true``.
 
 The stages shared with ``monitorbench score`` and the audit (selection, sandbox spec, judging
 jobs, scoring) live in :mod:`monitorbench.pipeline`; this module runs them in order for a job,
@@ -22,8 +24,9 @@ from typing import Any, Mapping
 from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.audit.exclusions import apply_exclusions
-from monitorbench.audit.prepare import ensure_suites
-from monitorbench.config import GeneratorConfig, MonitorbenchConfig, MonitorKind
+from monitorbench.audit.prepare import audit_hash, ensure_suites
+from monitorbench.config import (GeneratorConfig, MonitorbenchConfig, MonitorKind,
+                                 check_limits)
 from monitorbench.errors import InputError
 from monitorbench.generation.base import GenerationResult, verifier_hash
 from monitorbench.generation.factory import (GenerationCache, generate_all,
@@ -33,6 +36,7 @@ from monitorbench.judging.judge import OpenSession, judge_all
 from monitorbench.judging.model_judge import open_model_judge
 from monitorbench.judging.records import GenStatus, Judgment
 from monitorbench.judging.store import JudgmentStore
+from monitorbench.launch.run_lock import adopt_judgments, interrupted_hint, run_lock
 from monitorbench.pipeline import prepare
 from monitorbench.pipeline.judge import JobPlan, collect, plan_jobs, sandbox_sessions
 from monitorbench.pipeline.prepare import Selection, Specs, typed_config
@@ -58,8 +62,12 @@ def limits_from(cfg: DictConfig | MonitorbenchConfig, task_type: str) -> Limits:
     return prepare.limits_for(typed_config(cfg).sandbox, task_type)
 
 
-def run_key(conf: MonitorbenchConfig, identity: Mapping[str, Any], sel: Selection) -> str:
-    """What determines the judgments; same key → same run directory → resume and reuse."""
+def run_key(conf: MonitorbenchConfig, identity: Mapping[str, Any], sel: Selection, *,
+            with_audits: bool = True) -> str:
+    """What determines the judgments; same key → same run directory → resume and reuse.
+
+    The suites' audits are part of it (they decide which tasks are scored); ``with_audits=False``
+    gives the key of the versions before, whose judgments a new run directory adopts."""
     task = {k: v for k, v in asdict(conf.task).items()
             if k not in _NOT_IN_KEY}  # how failures are handled changes no judgment
     limits = {"limits": asdict(conf.sandbox.limits),
@@ -68,6 +76,8 @@ def run_key(conf: MonitorbenchConfig, identity: Mapping[str, Any], sel: Selectio
         "generator": dict(identity), "access": asdict(conf.access), **_as_before(task, limits),
         "backend": conf.sandbox.backend,
         "suites": sorted({s.suite_hash for s in sel.suite_of.values()}),
+        **({"audits": sorted({audit_hash(s) for s in sel.suite_of.values()})}
+           if with_audits else {}),
     }))[:20]
 
 
@@ -96,6 +106,7 @@ def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, f
     from monitorbench.tracking.job import JobRun
 
     conf = typed_config(cfg)  # the one conversion to the typed schema
+    check_limits(conf)        # entry points check at compose time; the Python API here
     # The MLflow run opens first, so a job that fails anywhere (the server included) leaves a
     # FAILED run with the error, and the UI shows the job RUNNING for as long as it works.
     with (JobRun(cfg, parent_run_id) if conf.tracking.enabled else nullcontext()) as tracker, \
@@ -135,18 +146,21 @@ def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any) -> dict
     gen = _generate(conf, sel, sandbox, specs, tracker)
     key = run_key(conf, gen.identity, sel)
     run_dir = Path(conf.paths.outputs) / "runs" / key
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-    plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of)
-    judgments, counts = _judge(conf, plan, run_dir, _opener(conf, gen, sandbox, specs), tracker)
-    records, metrics = score(judgments, several_rounds=any(
-        prepare.rounds_for(conf.task, t.task_type) > 1 for t in sel.tasks))
-    metrics.update(counts)
-    metrics.update(_job_metrics(plan, gen))
-    metrics["seconds_total"] = round(time.time() - t_start, 3)
-    if conf.attack.adaptive:
-        metrics.update(_attack(conf, sel, plan, gen, sandbox, specs, run_dir, records))
-    _finish(cfg, run_dir, key, metrics, records, gen, tracker)
+    with run_lock(run_dir, wait=conf.wait_for_lock), interrupted_hint(run_dir):
+        adopt_judgments(run_dir, run_dir.parent / run_key(conf, gen.identity, sel,
+                                                          with_audits=False))
+        (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+        plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of)
+        judgments, counts = _judge(conf, plan, run_dir, _opener(conf, gen, sandbox, specs),
+                                   tracker)
+        records, metrics = score(judgments, several_rounds=any(
+            prepare.rounds_for(conf.task, t.task_type) > 1 for t in sel.tasks))
+        metrics.update(counts)
+        metrics.update(_job_metrics(plan, gen))
+        metrics["seconds_total"] = round(time.time() - t_start, 3)
+        if conf.attack.adaptive:
+            metrics.update(_attack(conf, sel, plan, gen, sandbox, specs, run_dir, records))
+        _finish(cfg, run_dir, key, metrics, records, gen, tracker)
     return metrics
 
 
@@ -197,11 +211,15 @@ def _judge(conf: MonitorbenchConfig, plan: JobPlan, run_dir: Path, open_session:
     store = JudgmentStore(run_dir / "judgments.jsonl")
     already = len(store)
     t0 = time.time()
-    with _progress(len(plan.jobs), "judging", "task-rounds", tracker) as bar:
-        new = judge_all(plan.jobs, store, open_session, workers=int(conf.sandbox.workers),
-                        retries=int(conf.task.infra_retries), progress=lambda n: bar.update())
+    try:
+        with _progress(len(plan.jobs), "judging", "task-rounds", tracker) as bar:
+            new = judge_all(plan.jobs, store, open_session, workers=int(conf.sandbox.workers),
+                            retries=int(conf.task.infra_retries),
+                            max_infra_failure_pct=float(conf.task.max_infra_failure_pct),
+                            progress=lambda n: bar.update())
+    finally:
+        store.close()
     seconds = time.time() - t0
-    store.close()
     counts: dict[str, float] = {"judgments_new": new, "judgments_reused": already,
                                 "seconds_judging": round(seconds, 3)}
     if new and seconds > 0:
@@ -251,25 +269,31 @@ def _attack(conf: MonitorbenchConfig, sel: Selection, plan: JobPlan, gen: Genera
         budget=int(conf.attack.budget), seed=int(conf.attack.seed),
         out_dir=run_dir / "attack",
         fields_for=lambda t: view_for(conf.access, t.task_type).fields, judged=judged,
-        workers=int(conf.sandbox.workers))
+        workers=int(conf.sandbox.workers), search_reject_all=bool(conf.attack.search_reject_all))
 
 
 def _finish(cfg: DictConfig, run_dir: Path, key: str, metrics: dict[str, float],
             records: list[dict[str, Any]], gen: Generated, tracker: Any) -> None:
     """Track stage: metrics and the judgments table into the run directory, the MLflow run
     finished, and the job's summary printed."""
-    from monitorbench.tracking.console import job_summary
+    from monitorbench.tracking.console import job_summary, point_hydra_dir, type_counts
     from monitorbench.tracking.job import run_name
 
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
     _write_table(records, run_dir / "judgments.csv")
-    log.info("run_key %s: %d tasks scored, %d judgments (%d new)", key,
-             int(metrics.get("n_tasks", 0)), len(records), int(metrics["judgments_new"]))
+    # records are the scored judgments (one round per task); new/reused count every round
+    log.info("run_key %s: %d tasks scored on %d judgments; judged now %d, reused %d (all "
+             "rounds)", key, int(metrics.get("n_tasks", 0)), len(records),
+             int(metrics["judgments_new"]), int(metrics["judgments_reused"]))
     if tracker is not None:
         tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
                        generations=gen.generations)
-    print(job_summary(run_name(cfg), metrics, str(run_dir),
-                      tracker.ui_hint() if tracker is not None else None), flush=True)
+    hint = tracker.ui_hint() if tracker is not None else None
+    print(job_summary(run_name(cfg), {**metrics, **type_counts(records)}, str(run_dir), hint),
+          flush=True)
+    point_hydra_dir(str(run_dir), hint)
+    if tracker is not None:
+        tracker.close_out()   # one line when the MLflow store was or went away
 
 
 def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:

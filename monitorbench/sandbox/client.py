@@ -25,7 +25,10 @@ from monitorbench.sandbox.decision import cap, verdict_from_answer
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR, available
 
 WORKER_PATH = Path(__file__).resolve().parent / "worker.py"
-START_TIMEOUT = 60.0     # seconds for the sandbox to come up (a cold bwrap + Python start ~0.1 s)
+# Seconds for the sandbox to come up (a cold bwrap + Python start ~0.1 s; the heaviest runtime
+# import, agentdojo's, a few seconds on a loaded 2-core machine). One that takes longer is an
+# infrastructure failure and is retried; waiting longer would cost minutes per case on a hung one.
+START_TIMEOUT = 10.0
 ANSWER_GRACE = 5.0       # seconds beyond the per-case wall clock before the worker counts as hung
 ANSWER_CAP = 4 << 20     # bytes of one answer line; a worker answer is small by construction
 
@@ -193,6 +196,16 @@ class WorkerSession:
         self._stderr.close()
         if self.on_close is not None:
             self.on_close()
+
+    def interrupt(self) -> None:
+        """Kill the worker from another thread (a stopped run): the thread judging on this
+        session then reads its exit at once and cleans up itself (``judge`` never raises)."""
+        proc = self.proc
+        if proc is not None and proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def interrupt(self) -> None:
         """Kill the worker from another thread (a stopped run): the thread judging on this
