@@ -74,7 +74,7 @@ def resolve_runtime(name: str, runtimes_dir: Path) -> Path | None:
         raise _unknown_runtime(name, runtimes_dir, f"no {path}")
     try:
         found = importlib.util.find_spec(name)
-    except ImportError as e:
+    except (ImportError, ValueError) as e:  # ValueError: imported with no __spec__
         raise _unknown_runtime(name, runtimes_dir, str(e)) from None
     if found is None or not (found.origin or "").endswith(".py"):
         raise _unknown_runtime(name, runtimes_dir, "no such Python source module")
@@ -196,16 +196,6 @@ class WorkerSession:
         self._stderr.close()
         if self.on_close is not None:
             self.on_close()
-
-    def interrupt(self) -> None:
-        """Kill the worker from another thread (a stopped run): the thread judging on this
-        session then reads its exit at once and cleans up itself (``judge`` never raises)."""
-        proc = self.proc
-        if proc is not None and proc.returncode is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
 
     def interrupt(self) -> None:
         """Kill the worker from another thread (a stopped run): the thread judging on this
