@@ -207,6 +207,16 @@ class WorkerSession:
             except (ProcessLookupError, PermissionError):
                 pass
 
+    def interrupt(self) -> None:
+        """Kill the worker from another thread (a stopped run): the thread judging on this
+        session then reads its exit at once and cleans up itself (``judge`` never raises)."""
+        proc = self.proc
+        if proc is not None and proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def __enter__(self) -> "WorkerSession":
         """A sandbox that fails to start does not raise here: every ``judge`` retries the start
         and reports ``sandbox_error`` if it fails again, so a run records it and goes on."""
