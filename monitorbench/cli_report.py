@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--experiment", required=True, help="experiment name, e.g. main")
     ap.add_argument("--sweep", default="latest", help="`latest` or a sweep parent run id")
     ap.add_argument("--out", type=Path, default=None,
-                    help="output directory (default outputs/reports/<experiment>)")
+                    help="output directory (default outputs/reports/<experiment>/<sweep run id>)")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     ap.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     ap.add_argument("--mlflow-ui-url", default=None,

@@ -289,6 +289,9 @@ class TrackingConfig:
     enabled: bool = True
     tracking_uri: Optional[str] = None         # None: $MLFLOW_TRACKING_URI, else local store
     experiment_name: Optional[str] = None      # None: the +experiment name
+    timeout_s: float = 5.0        # per MLflow request; judging never waits longer on tracking
+    retries: int = 1              # per MLflow request, after the first try
+    when_down: str = "fail"       # server down at the start: "fail" (one line) or "log_later"
 
 
 @dataclass

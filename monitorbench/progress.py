@@ -1,9 +1,10 @@
 """Progress of long stages (suite builds, generation, judging), for a person and for MLflow.
 
 On a terminal it is a tqdm bar with rate and ETA. When stderr is not a terminal (a log file, a
-Slurm job, CI), bars would fill the log with carriage returns, so one line is logged every
-``interval`` seconds instead, plus a last one. Either way an optional ``on_update(done)`` sink
-(the job's MLflow run) is fed at most every ``interval`` seconds and at the end.
+Slurm job, ``tee``), a bar would write every update into the log, so one line is logged each
+time another ``step_pct`` percent is done (10 lines for a whole stage), plus a last one. Either
+way an optional ``on_update(done)`` sink (the job's MLflow run) is fed at most every
+``interval`` seconds and at the end.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ class Progress:
 
     def __init__(self, total: int, desc: str, *, unit: str = "it", interval: float = 5.0,
                  on_update: Callable[[int], None] | None = None,
-                 tty: bool | None = None) -> None:
+                 tty: bool | None = None, step_pct: float = 10.0) -> None:
         self.total, self.desc, self.unit, self.interval = total, desc, unit, interval
+        self.step_pct = step_pct
         self.done = 0
+        self._logged_pct = 0.0   # the last percentage a non-TTY line was logged at
         self.on_update = on_update
         self._lock = threading.Lock()
         self._start = self._last = time.monotonic()
@@ -40,9 +43,13 @@ class Progress:
             if self._bar is not None:
                 self._bar.update(n)
             now = time.monotonic()
+            if self._bar is None and self.total and \
+                    100.0 * self.done / self.total >= self._logged_pct + self.step_pct:
+                self._logged_pct = 100.0 * self.done / self.total // self.step_pct * self.step_pct
+                log.info("%s", self.line(now))
             if now - self._last >= self.interval:
                 self._last = now
-                self._report(now)
+                self._feed()
 
     def line(self, now: float) -> str:
         """``judging: 120/400 cases (30%), 12.0 cases/s, ETA 23 s``."""
@@ -54,9 +61,7 @@ class Progress:
         return (f"{self.desc}: {self.done}/{self.total} {self.unit}{pct}, "
                 f"{rate:.1f} {self.unit}/s{eta}")
 
-    def _report(self, now: float) -> None:
-        if self._bar is None:
-            log.info("%s", self.line(now))
+    def _feed(self) -> None:
         if self.on_update is not None:
             self.on_update(self.done)
 
@@ -64,7 +69,9 @@ class Progress:
         with self._lock:
             if self._bar is not None:
                 self._bar.close()
-            self._report(time.monotonic())
+            elif self._logged_pct < 100.0 or not self.total:
+                log.info("%s", self.line(time.monotonic()))   # where the stage ended
+            self._feed()
 
     def __enter__(self) -> "Progress":
         return self

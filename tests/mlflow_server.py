@@ -51,9 +51,10 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def start_server(root: Path) -> MlflowServer:
-    """Start `mlflow server` with a SQLite store and proxied artifacts under ``root``."""
-    port = free_port()
+def start_server(root: Path, port: int | None = None) -> MlflowServer:
+    """Start `mlflow server` with a SQLite store and proxied artifacts under ``root``, on
+    ``port`` (a free one when None; a restarted server takes its old port)."""
+    port = port or free_port()
     url = f"http://127.0.0.1:{port}"
     log = open(root / "server.log", "w")
     env = dict(os.environ, MLFLOW_SERVER_ENABLE_JOB_EXECUTION="false")

@@ -9,12 +9,13 @@ def test_summary_table_rows_and_absent_rates() -> None:
     metrics = {"n_tasks": 5.0, "n_cases": 90.0, "ba_norm": 41.94, "tpr": 100.0, "tnr": 41.94,
                "tool_call/ba_norm": 50.0, "tool_call/tpr": 100.0, "tool_call/tnr": 50.0,
                "tool_call/fpr_h": 20.0, "state/ba_norm": 10.0, "state/tpr": 60.0,
-               "state/tnr": 50.0}
+               "state/tnr": 50.0, "tool_call/n_tasks": 3.0, "tool_call/n_cases": 50.0,
+               "state/n_tasks": 2.0, "state/n_cases": 40.0}
     lines = summary_table(metrics).splitlines()
     assert lines[0] == "| type | tasks | cases | BA_norm | TPR | TNR | FPR_h |"
     assert lines[2] == "| all | 5 | 90 | 41.9 | 100.0 | 41.9 | — |"   # no pooled FPR_h
-    assert lines[3] == "| tool_call |  |  | 50.0 | 100.0 | 50.0 | 20.0 |"
-    assert lines[4] == "| state |  |  | 10.0 | 60.0 | 50.0 | — |"
+    assert lines[3] == "| tool_call | 3 | 50 | 50.0 | 100.0 | 50.0 | 20.0 |"
+    assert lines[4] == "| state | 2 | 40 | 10.0 | 60.0 | 50.0 | — |"
     assert len(lines) == 5  # no code row: the job scored no code task
     assert all(line.count("|") == lines[0].count("|") for line in lines)
 
@@ -26,3 +27,25 @@ def test_job_summary_points_to_outputs_and_mlflow() -> None:
     assert "schema_check · parsed" in text and "Outputs: /o/runs/k" in text
     assert "MLflow:  mlflow ui --backend-store-uri sqlite:///x" in text
     assert "submitted 100.0%" in text and "infra failures 0" in text
+
+
+def test_adaptive_column_only_when_attacked_and_the_table_fits_120_columns() -> None:
+    metrics = {"n_tasks": 128.0, "n_cases": 2958.0, "ba_norm": 41.94, "tpr": 100.0,
+               "tnr": 41.94, "fpr_h": 55.5, "attack/fpr_h_static": 55.5,
+               "attack/fpr_h_adaptive": 71.25, "tool_call/tpr": 100.0, "tool_call/tnr": 41.9,
+               "tool_call/ba_norm": 41.9, "tool_call/n_tasks": 128.0,
+               **{f"fpr_h/category_{i}": 1.0 for i in range(15)}}
+    lines = summary_table(metrics).splitlines()
+    assert lines[0].endswith("| FPR_h | FPR_h adaptive |")
+    assert lines[2].endswith("| 55.5 | 71.2 |") and lines[3].endswith("|  |")
+    assert "category" not in "\n".join(lines)                # per-category: in metrics.json
+    assert max(len(line) for line in lines) <= 120
+    assert "FPR_h adaptive" not in summary_table({"tpr": 1.0, "tnr": 1.0})
+    text = job_summary("x", metrics, "/o/runs/k", None)
+    assert "metrics.json" in text and "judgments.csv" in text
+
+
+def test_type_counts_come_from_the_scored_judgments() -> None:
+    from monitorbench.tracking.console import type_counts
+
+    assert type_counts([]) == {}

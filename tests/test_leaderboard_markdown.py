@@ -89,17 +89,41 @@ def test_sweep_leaderboard_parses_back_with_the_header_width(tmp_path: Path, swe
     out = tmp_path / "multirun_x"
     finish_parent(client, parent, out)
     text = (out / "leaderboard.md").read_text(encoding="utf-8")
-    (block,) = assert_well_formed(text, len(NAMES))
+    pointer = f"Every column (attack categories, tasks broken): {out / 'leaderboard.csv'}"
+    assert text.rstrip().endswith(pointer)
+    (block,) = assert_well_formed(text.replace(pointer, ""), len(NAMES))
     header = block[0]
-    assert header[: 1 + len(HEADLINE) + len(ATTACK)] == ["run", *HEADLINE, *ATTACK]
-    assert header.index("attack/fpr_h_static") + 1 == header.index("attack/fpr_h_adaptive")
-    assert sorted(row[0] for row in block[2:]) == sorted(
-        n.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
-        for n in NAMES)
-    plain = next(row for row in block[2:] if row[0] == "plain")
-    assert [plain[header.index(k)] for k in ATTACK] == ["—"] * len(ATTACK)
+    # headline columns only (the console shows this table); adaptive beside static FPR_h
+    assert header == ["rank", "run", "BA_norm", "TPR", "TNR", "FPR_h", "FPR_h adaptive", "tasks"]
+    assert sorted(row[1] for row in block[2:]) == sorted(
+        n.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>")
+        .replace("\n", "<br>") for n in NAMES)
+    plain = next(row for row in block[2:] if row[1] == "plain")
+    assert plain[header.index("FPR_h adaptive")] == "—"
     with open(out / "leaderboard.csv", newline="", encoding="utf-8") as f:
-        assert sorted(r["run"] for r in csv.DictReader(f)) == sorted(NAMES)
+        rows = list(csv.DictReader(f))
+    assert sorted(r["run"] for r in rows) == sorted(NAMES)
+    assert {"attack/fpr_h_static", "attack/tasks_broken_adaptive",
+            "fpr_h/claims_success"} <= set(rows[0])                # the CSV keeps every column
+
+
+def test_one_ranking_on_the_common_pool_with_shared_ranks_for_ties() -> None:
+    from monitorbench.metrics.ranking import rank_on_pool
+
+    scored = {"wide": frozenset("abcd"), "narrow": frozenset("abc"), "tie": frozenset("abc"),
+              "low": frozenset("abc"), "nothing": frozenset()}
+    seen_pools = set()
+    on_pool = {"wide": 50.0, "narrow": 50.04, "tie": 70.0, "low": 10.0}
+
+    def value_on(name: str, pool: frozenset[str]) -> float:
+        seen_pools.add(pool)
+        return on_pool[name]
+
+    ranked = rank_on_pool(scored, value_on)
+    assert seen_pools == {frozenset("abc")}              # every row rated on the common pool
+    assert [(r.name, r.rank, r.tasks_cell) for r in ranked] == [
+        ("tie", 1, "3"), ("narrow", 2, "3"), ("wide", 2, "4 †"), ("low", 4, "3"),
+        ("nothing", None, "0")]
 
 
 def test_report_tables_escape_every_cell_and_header(tmp_path: Path) -> None:

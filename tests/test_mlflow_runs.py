@@ -218,3 +218,43 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
     assert (task / "home" / TRAJECTORY).read_text().startswith('{"messages"')
     top = {a.path for a in client.list_artifacts(job.run_id)}
     assert {"verifiers", "traces", "native"} <= top
+
+
+def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(tmp_path: Path,
+                                                                  suites_dir: Path) -> None:
+    """A sweep killed mid-job (its parent and that child stay RUNNING), then run twice more:
+    both re-runs reopen the same parent and children (a configuration's run is found by its
+    settings, not by the parent's id), and a child an older attempt left RUNNING under the
+    parent is closed KILLED when the sweep ends."""
+    args = ["-m", "generator=always_accept,schema_check", "task.max_tasks_per_type=3"]
+    env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
+    for k in ("MLFLOW_TRACKING_URI", "MONITORBENCH_PARENT_RUN_ID", "MONITORBENCH_SWEEP_AXES"):
+        env.pop(k, None)
+    proc = subprocess.Popen([sys.executable, "-m", "monitorbench", *args,
+                             f"paths.suites={suites_dir}", "sandbox.workers=1"], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline and not list((tmp_path / "runs").glob("*/judgments.jsonl")):
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    killed = {r.info.run_id for r in _runs(tmp_path) if r.info.status == "RUNNING"}
+    assert len(killed) == 2, killed                       # the parent and the first job
+
+    _sweep(tmp_path, suites_dir, args)
+    first = {r.info.run_id: r for r in _runs(tmp_path)}
+    assert killed <= set(first) and len(first) == 3      # one parent, one run per job
+    [parent] = [r for r in first.values() if r.data.tags.get("monitorbench.role") == "sweep"]
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
+    stuck = client.create_run(parent.info.experiment_id, run_name="stuck",
+                              tags={"mlflow.parentRunId": parent.info.run_id}).info.run_id
+
+    _sweep(tmp_path, suites_dir, args)
+    again = {r.info.run_id: r for r in _runs(tmp_path)}
+    assert set(again) == set(first) | {stuck}
+    assert not [r for r in again.values() if r.info.status == "RUNNING"]
+    assert again[stuck].info.status == "KILLED"
+    board = (Path(parent.data.tags["monitorbench.sweep_dir"]).parent).glob("*/leaderboard.md")
+    assert all("stuck" not in b.read_text() for b in board)  # ranked: finished jobs only

@@ -72,3 +72,32 @@ def test_a_harness_trace_shows_what_was_sent_and_the_native_tool_calls(tmp_path:
     assert spans["model"].outputs["reply"] == "ok"
     assert spans["tool"].inputs == {"harness_tool": "bash", "args": "cat > main.py <<'EOF'"}
     assert spans["tool"].span_type == "TOOL" and spans["tool_result"].span_type == "TOOL"
+
+
+def test_a_verifier_without_a_verdict_on_any_case_has_a_failed_trace(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    """The generation went cleanly, but the verifier returned None on every case (all U): the
+    Traces tab must not say "Success"; a verifier with one verdict keeps an OK trace."""
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    paths = {}
+    for task in ("none_everywhere", "one_verdict"):
+        paths[task] = tmp_path / task / "trace.jsonl"
+        w = TraceWriter(paths[task])
+        w.write("start", {"steps": 0}, task_id=task)
+        w.write("end", {"steps": 0}, status="submitted")
+        w.close()
+    records = [{"task_id": "none_everywhere", "outcome": "U", "reason": "invalid_output"}] * 3
+    records += [{"task_id": "one_verdict", "outcome": "U", "reason": "invalid_output"},
+                {"task_id": "one_verdict", "outcome": "F", "reason": None}]
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path}/mlflow.db")
+    exp = client.create_experiment("t", artifact_location=(tmp_path / "art").as_uri())
+    run = client.create_run(exp).info.run_id
+    assert log_generation_traces(client, run, exp, paths, records) == 2
+    states = {t.info.tags["monitorbench.task_id"]: t for t in
+              client.search_traces(locations=[exp], run_id=run)}
+    assert str(states["none_everywhere"].info.state).endswith("ERROR")
+    assert str(states["one_verdict"].info.state).endswith("OK")
+    root = states["none_everywhere"].data.spans[0]
+    assert root.outputs["judged"]["reasons"] == {"invalid_output": 3}

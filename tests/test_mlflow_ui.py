@@ -160,4 +160,4 @@ def test_full_g4adv_experiment_logs_nine_scored_runs_under_one_parent(
     board = Path(client.download_artifacts(parent.info.run_id, "leaderboard.md",
                                            str(tmp_path / "dl"))).read_text()
     assert all(c.info.run_name in board for c in children)
-    assert parent.data.metrics["n_jobs"] == 9 and parent.info.status == "FINISHED"
+    assert parent.data.tags["monitorbench.n_jobs"] == "9" and parent.info.status == "FINISHED"

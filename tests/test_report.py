@@ -103,7 +103,7 @@ def test_paired_tpr_difference_of_the_constants_is_significant(report) -> None:
 
 def test_files_tables_plots_and_parent_artifacts(report) -> None:
     outputs, parent, rep = report
-    out = outputs / "reports" / "harness"
+    out = outputs / "reports" / "harness" / parent[:8]   # one directory per sweep
     assert rep.out_dir == out
     for name in ("leaderboard", "ranking_tool_call", "delta_scaffold", "delta_scaffold_by_type",
                  "concentration", "diagnostics", "same_cases"):
@@ -153,6 +153,10 @@ def test_missing_experiment_or_unfinished_sweep_is_a_clear_error(tmp_path: Path)
     with pytest.raises(InputError) as err:
         build_report("empty", tracking_uri=uri, outputs=tmp_path)
     assert "no sweep with a finished job" in err.value.problem
+    start_run(client, experiment_id(client, "quickstart", tmp_path), "a job", {})
+    with pytest.raises(InputError) as err:       # a single job: re-running it is no advice
+        build_report("quickstart", tracking_uri=uri, outputs=tmp_path)
+    assert "single jobs, no sweep" in err.value.problem and " -m " in err.value.fix
     env = dict(os.environ, MLFLOW_TRACKING_URI=uri)
     cli = subprocess.run([sys.executable, "-m", "monitorbench.report", "--experiment", "nope"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
@@ -237,7 +241,7 @@ def test_rankings_use_the_common_pool_and_delta_is_the_visible_gap(report) -> No
     pool = sorted({r["task_id"] for r in configs[-1].records})
     assert len(pool) == 9 and len(board.rows) == 5
     assert "common task pool: the 9 tasks" in board.note
-    assert "scored on fewer: schema_check \\| oneshot fewer (9)" in board.note
+    assert "† = scored more: " in board.note and "schema_check \\| oneshot (12)" in board.note
     for row in board.rows:
         c = next(x for x in configs if x.label == row[1])
         on_pool = bootstrap_ci([r for r in c.records if r["task_id"] in pool], n_resamples=200)
@@ -246,6 +250,7 @@ def test_rankings_use_the_common_pool_and_delta_is_the_visible_gap(report) -> No
     # the fewer-task copy equals its source on the pool: both rows show the same BA_norm
     same = [r for r in board.rows if r[1].startswith("schema_check | oneshot")]
     assert same[0][2] == same[1][2]
+    assert same[0][0] == same[1][0]                                 # a tie shares its rank
     table = _md_rows(markdown(board))
     header, body = table[0], table[2:]
     assert all(len(r) == len(header) for r in table) and len(body) == 5

@@ -22,9 +22,9 @@ from omegaconf import DictConfig
 
 from monitorbench.errors import MonitorbenchError
 from monitorbench.tracking.job import SWEEP_AXES_ENV
-from monitorbench.tracking.mlflow_logger import (PARENT_FILE, client_for, experiment_id,
-                                                 log_params_metrics, start_run, tracking_uri,
-                                                 ui_hint)
+from monitorbench.tracking.mlflow_logger import (PARENT_FILE, client_for, code_tags,
+                                                 experiment_id, log_params_metrics, start_run,
+                                                 tracking_uri, ui_hint)
 
 log = logging.getLogger(__name__)
 PARENT_ENV = "MONITORBENCH_PARENT_RUN_ID"
@@ -80,26 +80,31 @@ class MlflowSweepCallback(Callback):
             raise SystemExit(2) from e
 
     def _open_parent(self, config: DictConfig) -> None:
+        from monitorbench.tracking.connection import check_when_down, configure_http, probe
+
         outputs = Path(config.paths.outputs)
-        client = client_for(tracking_uri(config.tracking.tracking_uri, outputs))
+        swept, fixed = sweep_overrides(config)
+        os.environ[SWEEP_AXES_ENV] = ",".join(swept)   # the jobs' run names, tracked or not
+        uri = tracking_uri(config.tracking.tracking_uri, outputs)
+        configure_http(float(config.tracking.timeout_s), int(config.tracking.retries))
+        down = probe(uri, float(config.tracking.timeout_s))
+        if down is not None:
+            if check_when_down(str(config.tracking.when_down)) == "fail":
+                raise ConnectionError(f"MLflow at {uri} is unreachable ({down}); nothing was "
+                                      "judged. Start the server, or set "
+                                      "tracking.when_down=log_later, or tracking=off")
+            log.warning("MLflow at %s is unreachable (%s): the sweep judges now and its runs "
+                        "are logged on a re-run once the server is back", uri, down)
+            return
+        client = client_for(uri)
         name = config.tracking.experiment_name or config.experiment_name
         exp = experiment_id(client, name, outputs)
         sweep_dir = Path(str(config.hydra.sweep.dir))
-        swept, fixed = sweep_overrides(config)
-        os.environ[SWEEP_AXES_ENV] = ",".join(swept)
-        run_id = start_run(client, exp, f"{name} sweep {time.strftime('%Y-%m-%d %H:%M:%S')}",
-                           {"monitorbench.sweep_dir": str(sweep_dir),
-                            "monitorbench.role": "sweep",
-                            "monitorbench.sweep_axes": ", ".join(swept) or "none"})
-        log_params_metrics(client, run_id, {"experiment": str(config.experiment_name),
-                                            **{f"sweep.{k}": v for k, v in swept.items()},
-                                            **{f"override.{k}": v for k, v in fixed.items()}},
-                           {})
+        run_id = _sweep_parent(client, exp, name, swept, fixed, sweep_dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
         (sweep_dir / PARENT_FILE).write_text(run_id + "\n")
         os.environ[PARENT_ENV] = run_id
-        atexit.register(_close_abandoned, tracking_uri(config.tracking.tracking_uri, outputs),
-                        run_id)
+        atexit.register(_close_abandoned, uri, run_id)
         if (threading.current_thread() is threading.main_thread()
                 and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL):
             # `kill` would end the process without running atexit hooks: exit cleanly instead
@@ -114,10 +119,48 @@ class MlflowSweepCallback(Callback):
 
         outputs = Path(config.paths.outputs)
         uri = tracking_uri(config.tracking.tracking_uri, outputs)
-        client = client_for(uri)
         sweep_dir = Path(str(config.hydra.sweep.dir))
-        finish_parent(client, run_id, sweep_dir)
+        try:
+            client = client_for(uri)
+            finish_parent(client, run_id, sweep_dir, outputs / "runs")
+        except Exception as e:
+            from monitorbench.tracking.connection import is_unreachable, not_logged, reason
+
+            if not is_unreachable(e):
+                raise
+            log.error("%s", not_logged(uri, reason(e)))
+            raise SystemExit(2) from None
         _print_summary(sweep_dir, uri, client.get_run(run_id).info.experiment_id)
+
+
+def _sweep_parent(client: Any, exp: str, name: str, swept: dict[str, str],
+                  fixed: dict[str, str], sweep_dir: Path) -> str:
+    """The sweep's parent run, found by what the sweep runs (experiment, swept and fixed
+    settings): a re-run of the same sweep reopens its parent, so the experiment keeps one
+    parent and one run per configuration instead of a copy per attempt."""
+    import hashlib
+
+    from monitorbench.hashing import canonical_json
+
+    key = hashlib.sha256(canonical_json({"experiment": name, "swept": swept,
+                                         "fixed": fixed}).encode()).hexdigest()[:20]
+    tags = {"monitorbench.sweep_dir": str(sweep_dir), "monitorbench.role": "sweep",
+            "monitorbench.sweep_axes": ", ".join(swept) or "none",
+            "monitorbench.sweep_key": key}
+    found = client.search_runs([exp], filter_string=f"tags.`monitorbench.sweep_key` = '{key}'",
+                               order_by=["attributes.start_time DESC"], max_results=1)
+    if found:
+        run_id = found[0].info.run_id
+        client.update_run(run_id, status="RUNNING")
+        for k, v in {**code_tags(), **tags}.items():    # this attempt's directory and code
+            client.set_tag(run_id, k, v)
+        log.info("reopening MLflow parent run %s of this sweep", run_id)
+        return run_id
+    run_id = start_run(client, exp, f"{name} sweep {time.strftime('%Y-%m-%d %H:%M:%S')}", tags)
+    log_params_metrics(client, run_id, {"experiment": name,
+                                        **{f"sweep.{k}": v for k, v in swept.items()},
+                                        **{f"override.{k}": v for k, v in fixed.items()}}, {})
+    return run_id
 
 
 def _print_summary(sweep_dir: Path, uri: str, experiment: str) -> None:

@@ -129,7 +129,8 @@ def build_report(experiment: str, *, sweep: str = "latest", out: Path | None = N
     parent = find_sweep(client, experiment, sweep)
     configs = load_configurations(client, parent, experiment=experiment, outputs=outputs)
     an = Analysis(configs, n_resamples=n_resamples, seed=seed)
-    out_dir = Path(out) if out else outputs / "reports" / experiment
+    # one directory per sweep: a report of another sweep of the experiment does not overwrite it
+    out_dir = Path(out) if out else outputs / "reports" / experiment / parent.info.run_id[:8]
     report = Report(parent.info.run_id, out_dir)
     sections = [f"# Report: {experiment}", "",
                 f"Sweep parent run `{parent.info.run_id}`, {len(configs)} configurations, "

@@ -16,7 +16,6 @@ Public API::
 
 from __future__ import annotations
 
-import csv
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -24,13 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from monitorbench.errors import InputError
+from monitorbench.tracking.judgments_csv import parse_csv_records
 
 # Axes that tell configurations apart, in display order: (name, where it is read from).
 AXES = (("generator", "tag:monitorbench.generator"), ("model", "param:generator.model"),
         ("scaffold", "tag:monitorbench.scaffold"), ("effort", "param:generator.condition.effort"),
         ("access", "tag:monitorbench.access"), ("task", "tag:monitorbench.task"))
-_INT_FIELDS = ("round", "executions")
-_FLOAT_FIELDS = ("seconds", "confidence")
 
 
 @dataclass
@@ -75,6 +73,15 @@ def find_sweep(client: Any, experiment: str, sweep: str = "latest") -> Any:
     for parent in parents:
         if _children(client, parent, finished_only=True):
             return parent
+    if not parents and client.search_runs([exp.experiment_id], max_results=1):
+        # single jobs only (quickstart): re-running the same command cannot make a sweep
+        raise InputError(client.tracking_uri, "--experiment",
+                         f"experiment {experiment!r} holds single jobs, no sweep; a report "
+                         "compares a sweep's configurations",
+                         "read a single job's results in its run directory (metrics.json, "
+                         "judgments.csv) or its MLflow run, or sweep something, e.g. "
+                         f"`python -m monitorbench -m +experiment={experiment} "
+                         "generator=always_accept,schema_check`")
     raise InputError(client.tracking_uri, "--experiment",
                      f"experiment {experiment!r} has no sweep with a finished job",
                      _run_hint(experiment))
@@ -99,24 +106,6 @@ def _axis(run: Any, where: str) -> str:
         return ""
     m = _ENUM_TEXT.match(str(value))
     return m.group(1) if m else str(value)
-
-
-def parse_csv_records(path: Path) -> list[dict[str, Any]]:
-    """Judgment rows from a judgments.csv, with numbers restored from their CSV text."""
-    out: list[dict[str, Any]] = []
-    with open(path, newline="", encoding="utf-8") as f:
-        for lineno, row in enumerate(csv.DictReader(f), 2):
-            rec: dict[str, Any] = dict(row)
-            try:
-                for k in _INT_FIELDS:
-                    rec[k] = int(rec[k])
-                for k in _FLOAT_FIELDS:
-                    rec[k] = float(rec[k]) if rec.get(k) not in (None, "") else None
-            except (KeyError, ValueError) as e:
-                raise InputError(path, f"line {lineno}", f"unreadable judgment row ({e})",
-                                 "re-run the job so it rewrites judgments.csv") from None
-            out.append(rec)
-    return out
 
 
 def _records_for(client: Any, run: Any, outputs: Path) -> list[dict[str, Any]]:
@@ -153,7 +142,8 @@ def load_configurations(client: Any, parent: Any, *, experiment: str,
     shown = varying or ["generator"]
     seen: dict[str, int] = {}
     for c in configs:
-        label = " | ".join(c.axes[a] for a in shown if c.axes[a]) or c.run_id[:8]
+        # a model generator's generator axis is its model: name it once
+        label = " | ".join(dict.fromkeys(c.axes[a] for a in shown if c.axes[a])) or c.run_id[:8]
         seen[label] = seen.get(label, 0) + 1
         c.label = label if seen[label] == 1 else f"{label} #{seen[label]}"
     return configs

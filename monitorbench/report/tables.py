@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from monitorbench.metrics import build_table
+from monitorbench.metrics.ranking import common_pool, rank_on_pool
 from monitorbench.report.analysis import Analysis
 from monitorbench.report.source import Configuration, axis_values, varying_axes
 from monitorbench.suites.format import TASK_TYPES
@@ -92,23 +93,12 @@ def _types(configs: Sequence[Configuration]) -> dict[str, str]:
     return {r["task_id"]: r["task_type"] for c in configs for r in c.records}
 
 
-def _pool(an: Analysis, configs: Sequence[Configuration], ttype: str | None
-          ) -> tuple[list[Configuration], frozenset[str]]:
-    """(configurations that scored a task of ``ttype`` (None: any), the tasks all of them
-    scored): the common pool a ranking is computed on."""
+def _scored(an: Analysis, configs: Sequence[Configuration], ttype: str | None
+            ) -> dict[str, frozenset[str]]:
+    """Each configuration's scored tasks of ``ttype`` (None: any), by label."""
     types = _types(configs)
-    own = {c.run_id: frozenset(t for t in an.scored(c) if ttype in (None, types[t]))
-           for c in configs}
-    ranked = [c for c in configs if own[c.run_id]]
-    pool = frozenset.intersection(*(own[c.run_id] for c in ranked)) if ranked else frozenset()
-    return ranked, pool
-
-
-def _pool_cell(an: Analysis, c: Configuration, pool: frozenset[str], ttype: str | None) -> str:
-    """The configuration's own task count, flagged ``†`` when it scored more than the pool."""
-    types = _types([c])
-    n = sum(1 for t in an.scored(c) if ttype in (None, types[t]))
-    return f"{n} †" if n > len(pool) else str(n)
+    return {c.label: frozenset(t for t in an.scored(c) if ttype in (None, types[t]))
+            for c in configs}
 
 
 def _pool_text(an: Analysis, configs: Sequence[Configuration], pool: frozenset[str],
@@ -126,24 +116,33 @@ def _pool_text(an: Analysis, configs: Sequence[Configuration], pool: frozenset[s
             "configuration scored; every rate, CI and Δ here is over those tasks.")
     if differ is None:
         return head
-    return (f"{head} {differ} † = scored more tasks than the pool (the count shown); its "
-            "rates over all of them are in its run's metrics, not here.")
+    return f"{head} {differ}"
 
 
 def _ranking_rows(an: Analysis, configs: Sequence[Configuration], ttype: str | None
                   ) -> tuple[list[list[Any]], str]:
     """Rows [rank, label, BA_norm, TPR, TNR, FPR_h, tasks scored, Δ to next] on the common
-    pool, and the note's pool statement."""
+    pool, ranked by :func:`monitorbench.metrics.ranking.rank_on_pool` like every other
+    leaderboard, and the note's pool statement."""
     prefix = f"{ttype}/" if ttype else ""
-    ranked, pool = _pool(an, configs, ttype)
     key = prefix + "ba_norm"
-    on_pool = [c for c in ranked if pool and key in an.ci(c, pool)]
-    on_pool.sort(key=lambda c: -an.ci(c, pool)[key].point)
+    by_label = {c.label: c for c in configs}
+    scored = _scored(an, configs, ttype)
+
+    def value_on(label: str, pool: frozenset[str]) -> float | None:
+        ci = an.ci(by_label[label], pool)
+        return ci[key].point if key in ci else None
+
+    order = [r for r in rank_on_pool(scored, value_on) if r.rank is not None]
+    pool = common_pool(scored)
     rows = []
-    for i, c in enumerate(on_pool):
-        nxt = _gap(an, c, on_pool[i + 1], key, pool) if i + 1 < len(on_pool) else None
-        rows.append([i + 1, c.label, *(_est(an, c, prefix + k, pool) for k in HEADLINE),
-                     _pool_cell(an, c, pool, ttype), nxt])
+    for i, r in enumerate(order):
+        c = by_label[r.name]
+        nxt = (_gap(an, c, by_label[order[i + 1].name], key, pool)
+               if i + 1 < len(order) else None)
+        rows.append([r.rank, c.label, *(_est(an, c, prefix + k, pool) for k in HEADLINE),
+                     r.tasks_cell, nxt])
+    ranked = [c for c in configs if scored[c.label]]
     return rows, _pool_text(an, ranked, pool, ttype)
 
 

@@ -2,35 +2,57 @@
 headline rates per task type, the diagnostics a reader checks first, and where to look next.
 
 It formats the job's metric dict (:func:`monitorbench.metrics.summarize` plus run counters) and
-computes nothing itself, so the printed numbers are the logged ones.
+the per-type counts of the same judgments (:func:`type_counts`), so the printed numbers are the
+logged ones. Only the headline columns are shown, so the table fits 120 columns; the run's
+``metrics.json`` and ``judgments.csv`` hold everything else, and the block says so.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 from monitorbench.suites.format import TASK_TYPES
 
 COLUMNS = (("tasks", "n_tasks"), ("cases", "n_cases"), ("BA_norm", "ba_norm"), ("TPR", "tpr"),
            ("TNR", "tnr"), ("FPR_h", "fpr_h"))
+ADAPTIVE = ("FPR_h adaptive", "attack/fpr_h_adaptive")   # a column only when the job attacked
+WIDTH = 120
 
 
 def _cell(metrics: Mapping[str, float], key: str) -> str:
     if key not in metrics:
         return "—"   # an empty denominator (e.g. no attack case): absent, never 0
     value = metrics[key]
-    return str(int(value)) if key.startswith("n_") else f"{value:.1f}"
+    return str(int(value)) if key.rsplit("/", 1)[-1].startswith("n_") else f"{value:.1f}"
+
+
+def type_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """``<type>/n_tasks`` and ``<type>/n_cases`` of the scored judgments, so per-type rows show
+    how many tasks and cases their rates rest on (counted on the table the rates come from)."""
+    from monitorbench.metrics import build_table
+
+    if not records:
+        return {}
+    table = build_table(records)
+    per_task = table.counts.sum(axis=(1, 2))
+    out: dict[str, float] = {}
+    for ttype in table.present_types():
+        mask = table.type_mask(ttype)
+        out[f"{ttype}/n_tasks"] = float(mask.sum())
+        out[f"{ttype}/n_cases"] = float(per_task[mask].sum())
+    return out
 
 
 def summary_table(metrics: Mapping[str, float]) -> str:
-    """Markdown rows: ``all`` and each task type the job scored."""
+    """Markdown rows: ``all`` and each task type the job scored; the adaptive attack's FPR_h
+    beside the static one when the job ran the attacker (pooled over the job: ``all`` only)."""
+    columns = COLUMNS + ((ADAPTIVE,) if ADAPTIVE[1] in metrics else ())
     rows = [("all", "")] + [(t, f"{t}/") for t in TASK_TYPES if f"{t}/tpr" in metrics]
-    lines = ["| type | " + " | ".join(name for name, _ in COLUMNS) + " |",
-             "|---" * (len(COLUMNS) + 1) + "|"]
+    lines = ["| type | " + " | ".join(name for name, _ in columns) + " |",
+             "|---" * (len(columns) + 1) + "|"]
     for name, prefix in rows:
-        # counts are pooled over the job; per-type rows show the per-type rates only
-        cells = ["" if prefix and key.startswith("n_") else _cell(metrics, f"{prefix}{key}")
-                 for _, key in COLUMNS]
+        cells = [("" if prefix and key == ADAPTIVE[1] else _cell(metrics, f"{prefix}{key}"))
+                 for _, key in columns]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -43,7 +65,24 @@ def job_summary(name: str, metrics: Mapping[str, float], run_dir: str,
             f"set aside {int(metrics.get('tasks_set_aside', 0))} task(s)",
             f"infra failures {int(metrics.get('diag/infra_failures', 0))}"]
     parts = [f"\n{name}", summary_table(metrics), "Diagnostics: " + ", ".join(diag),
-             f"Outputs: {run_dir}"]
+             f"Outputs: {run_dir}  (every metric: metrics.json; every judgment: judgments.csv)"]
     if mlflow_hint:
         parts.append(f"MLflow:  {mlflow_hint}")
     return "\n".join(parts)
+
+
+def point_hydra_dir(run_dir: str, mlflow_hint: str | None) -> None:
+    """Leave ``results.txt`` in the Hydra job folder (``outputs/hydra/...``), which otherwise
+    holds only Hydra's log and config: where the job's results and MLflow run are."""
+    from pathlib import Path
+
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return
+    folder = Path(HydraConfig.get().runtime.output_dir)
+    lines = [f"results: {run_dir}  (metrics.json, judgments.csv)"]
+    if mlflow_hint:
+        lines.append(f"MLflow:  {mlflow_hint}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")

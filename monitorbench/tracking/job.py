@@ -18,9 +18,9 @@ from typing import Any, Mapping
 from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.generation.base import GenerationResult
-from monitorbench.tracking.mlflow_logger import (client_for, experiment_id, flatten,
-                                                 log_params_metrics, start_run, tracking_uri,
-                                                 ui_hint)
+from monitorbench.tracking.mlflow_logger import (client_for, code_tags, experiment_id,
+                                                 flatten, log_params_metrics, start_run,
+                                                 tracking_uri, ui_hint)
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 SWEEP_AXES_ENV = "MONITORBENCH_SWEEP_AXES"   # set by the sweep callback, read in every job
 AXES = ("generator", "scaffold", "access", "task")
 HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
+# Settings the job's metrics.json repeats for the reader; in MLflow they are params already
+# (``attack.budget``), and as metrics they opened the chart view as flat lines.
+NOT_METRICS = ("attack/budget",)
 
 
 def _axis_value(cfg: DictConfig, key: str) -> str:
@@ -43,21 +46,31 @@ def _axis_value(cfg: DictConfig, key: str) -> str:
     return f"{key.rsplit('.', 1)[-1]}={OmegaConf.select(cfg, key, default=None)}"
 
 
-def run_name(cfg: DictConfig) -> str:
-    """A short name that tells the runs of one sweep apart in MLflow's runs table.
+def generator_label(cfg: DictConfig) -> str:
+    """Who wrote the verifiers, as a reader names them: the model for a model generator
+    (``gpt-4o-mini``, the part after a vendor's ``org/``), else the generator (``schema_check``)."""
+    from monitorbench.config import GeneratorKind
 
-    In a sweep it is the values of the settings the sweep varies (the callback exports them in
-    ``$MONITORBENCH_SWEEP_AXES``), e.g. ``schema_check · parsed``; a single run names its
-    generator, access and task setting. A task sample is always named (``5/type``), so a
-    5-task run never looks like a full one.
-    """
+    g = cfg.generator
+    if GeneratorKind(g.kind) is GeneratorKind.model and g.get("model"):
+        return str(g.model).rsplit("/", 1)[-1]
+    return str(g.name)
+
+
+_IN_NAME = ("generator", "generator.model", "access", "task")
+
+
+def run_name(cfg: DictConfig) -> str:
+    """A short name that tells runs apart in MLflow's runs table: generator (or model) · access
+    · task, then the values of any other setting the sweep varies (the callback exports them in
+    ``$MONITORBENCH_SWEEP_AXES``), e.g. ``schema_check · parsed · bfcl · agent``. A task sample
+    is always named (``5/type``), so a 5-task run never looks like a full one."""
     axes = [a for a in os.environ.get(SWEEP_AXES_ENV, "").split(",") if a]
-    if axes:
-        parts = [_axis_value(cfg, a) for a in axes]
-    else:
-        parts = [str(cfg.generator.name), str(cfg.access.name), str(cfg.task.name)]
+    parts = [generator_label(cfg), str(cfg.access.name), str(cfg.task.name)]
+    parts += [_axis_value(cfg, a) for a in axes if a not in _IN_NAME
+              and a != "task.max_tasks_per_type"]
     n = cfg.task.max_tasks_per_type
-    if n is not None and "task.max_tasks_per_type" not in axes:
+    if n is not None:
         parts.append(f"{n}/type")
     return " · ".join(parts)
 
@@ -68,10 +81,11 @@ def job_params(cfg: DictConfig) -> dict[str, str]:
     return {k: v for k, v in params.items() if not k.startswith("paths.")}
 
 
-def job_key(params: Mapping[str, str], parent_run_id: str | None) -> str:
-    """Identity of a job for resuming its MLflow run: its settings within its sweep."""
+def job_key(params: Mapping[str, str]) -> str:
+    """Identity of a job's MLflow run: its settings alone. Not the sweep's parent run id, so a
+    re-run sweep or job finds and reuses its runs instead of adding copies of them."""
     text = "\n".join(f"{k}={v}" for k, v in sorted(params.items()))
-    return hashlib.sha256(f"{parent_run_id or ''}\n{text}".encode()).hexdigest()[:20]
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 def rounded(metrics: Mapping[str, float]) -> dict[str, float]:
@@ -86,39 +100,83 @@ class JobRun:
     duration), fed progress metrics with steps while it works, and closed FINISHED with the
     results or FAILED with the error recorded in the ``monitorbench.error`` tag. A job that
     crashes therefore still leaves a run that says why.
+
+    Tracking never holds judging up: requests are bounded (``tracking.timeout_s``,
+    ``tracking.retries``), a server is probed before anything is judged, progress goes out from
+    a background thread, and once the store stops answering the run is left alone (``down``)
+    and :meth:`close_out` ends the job with one line after its local results are written.
     """
 
     def __init__(self, cfg: DictConfig, parent_run_id: str | None) -> None:
-        outputs = Path(cfg.paths.outputs)
+        from monitorbench.tracking.connection import check_when_down, configure_http, probe
+
         self.cfg = cfg
-        self.client = client_for(tracking_uri(cfg.tracking.tracking_uri, outputs))
-        exp = experiment_id(self.client, cfg.tracking.experiment_name or cfg.experiment_name,
-                            outputs)
+        self.when_down = check_when_down(str(cfg.tracking.when_down))
+        configure_http(float(cfg.tracking.timeout_s), int(cfg.tracking.retries))
+        outputs = Path(cfg.paths.outputs)
+        self.uri = tracking_uri(cfg.tracking.tracking_uri, outputs)
+        self.name = run_name(cfg)
+        self.run_id: str | None = None
+        self.down: str | None = probe(self.uri, float(cfg.tracking.timeout_s))
+        self._sink: Any = None
+        if self.down is None:
+            try:
+                self._open(outputs, parent_run_id)
+            except Exception as e:
+                if not _unreachable(e):
+                    raise
+                self.down = _reason(e)
+        if self.down is not None:
+            self._down_at_start()
+
+    def _open(self, outputs: Path, parent_run_id: str | None) -> None:
+        """Find this configuration's run (any status: re-runs reuse it) or create it."""
+        from monitorbench.tracking.progress_sink import ProgressSink
+
+        cfg = self.cfg
+        self.client = client_for(self.uri)
+        self.experiment_id = experiment_id(
+            self.client, cfg.tracking.experiment_name or cfg.experiment_name, outputs)
         tags = {f"monitorbench.{a}": str(cfg[a].name) for a in AXES}
+        tags["monitorbench.generator"] = generator_label(cfg)   # by model, for model generators
         if cfg.task.max_tasks_per_type is not None:
             tags["monitorbench.tasks_per_type"] = str(cfg.task.max_tasks_per_type)
-        self.name = run_name(cfg)
-        self.experiment_id = exp
         params = job_params(cfg)
-        tags["monitorbench.job_key"] = job_key(params, parent_run_id)
-        resumed = self._unfinished(tags["monitorbench.job_key"])
-        if resumed is not None:
-            # The same job of the same sweep, requeued (Slurm preemption, time limit) or rerun
-            # after a kill: continue its run instead of leaving a RUNNING/KILLED twin behind.
-            self.run_id = resumed
-            self.client.update_run(self.run_id, status="RUNNING")
-            log.info("resuming MLflow run %s of this job", self.run_id)
+        tags["monitorbench.job_key"] = job_key(params)
+        found = self._existing(tags["monitorbench.job_key"])
+        if found is not None:
+            # The same configuration run before (a requeue, a kill, a re-run sweep or job):
+            # continue its run instead of leaving a twin, under this sweep's parent.
+            self.run_id = found
+            self.client.update_run(found, status="RUNNING", name=self.name)
+            for k, v in {**code_tags(), **tags}.items():   # this attempt's code and labels
+                self.client.set_tag(found, k, v)
+            if parent_run_id:
+                self.client.set_tag(found, "mlflow.parentRunId", parent_run_id)
+            log.info("reusing MLflow run %s of this configuration", found)
         else:
-            self.run_id = start_run(self.client, exp, self.name, tags, parent_run_id)
+            self.run_id = start_run(self.client, self.experiment_id, self.name, tags,
+                                    parent_run_id)
             log_params_metrics(self.client, self.run_id, params, {})
-        self._steps: dict[str, int] = {}
+        self._sink = ProgressSink(self._send_progress, self._lost)
 
-    def _unfinished(self, key: str) -> str | None:
-        """The newest run of this job (same settings, same sweep parent) that never finished."""
+    def _down_at_start(self) -> None:
+        from monitorbench.tracking.connection import TrackingUnavailable
+
+        if self.when_down == "fail":
+            raise TrackingUnavailable(
+                f"MLflow at {self.uri} is unreachable ({self.down}); nothing was judged. Start "
+                "the server, or set tracking.when_down=log_later to judge now and log on a "
+                "re-run, or tracking=off")
+        log.warning("MLflow at %s is unreachable (%s): judging now, the run is logged on a "
+                    "re-run once the server is back", self.uri, self.down)
+
+    def _existing(self, key: str) -> str | None:
+        """The newest run of this configuration in the experiment, whatever its status."""
         runs = self.client.search_runs([self.experiment_id],
                                        filter_string=f"tags.`monitorbench.job_key` = '{key}'",
-                                       order_by=["attributes.start_time DESC"], max_results=20)
-        return next((r.info.run_id for r in runs if r.info.status != "FINISHED"), None)
+                                       order_by=["attributes.start_time DESC"], max_results=1)
+        return runs[0].info.run_id if runs else None
 
     def __enter__(self) -> "JobRun":
         return self
@@ -127,51 +185,109 @@ class JobRun:
         if error is not None:
             self.fail(error)
 
-    def ui_hint(self) -> str:
-        """How to open this run in the MLflow UI (the command for a local store)."""
+    def _lost(self, error: BaseException) -> None:
+        if self.down is None:
+            self.down = _reason(error)
+            log.warning("MLflow at %s stopped answering (%s): the job goes on, its results "
+                        "are written locally", self.uri, self.down)
+
+    def ui_hint(self) -> str | None:
+        """How to open this run in the MLflow UI (the command for a local store); None when
+        the run was not logged."""
+        if self.down is not None or self.run_id is None:
+            return None
         return ui_hint(self.client.tracking_uri,
                        f"#/experiments/{self.experiment_id}/runs/{self.run_id}")
 
     def progress(self, key: str, value: float) -> None:
-        """One point of a progress curve (``progress/<key>``), its step counting up per key."""
-        step = self._steps.get(key, 0)
-        self._steps[key] = step + 1
-        self.client.log_metric(self.run_id, f"progress/{key}", float(value),
+        """One point of a progress curve (``progress/<key>``), sent in the background."""
+        if self._sink is not None and self.down is None:
+            self._sink.put(key, value)
+
+    def _send_progress(self, key: str, value: float, step: int) -> None:
+        self.client.log_metric(self.run_id, f"progress/{key}", value,
                                int(time.time() * 1000), step)
 
     def fail(self, error: BaseException) -> None:
         """FAILED with the error as a tag; KILLED when the job was interrupted (Ctrl-C, SIGTERM),
-        which is not a fault of the job and resumes on a re-run."""
+        which is not a fault of the job and resumes on a re-run. Nothing when the store is
+        down: the run stays RUNNING and the re-run that logs it takes it over."""
+        if self._sink is not None:
+            self._sink.flush(0)
+        if self.down is not None or self.run_id is None:
+            return
         interrupted = isinstance(error, (KeyboardInterrupt, SystemExit))
         try:
             self.client.set_tag(self.run_id, "monitorbench.error",
                                 f"{type(error).__name__}: {error}"[:5000])
-        finally:
             self.client.set_terminated(self.run_id, "KILLED" if interrupted else "FAILED")
+        except Exception as e:
+            if not _unreachable(e):
+                raise
+            self._lost(e)
 
     def finish(self, *, run_dir: Path, run_key: str, metrics: Mapping[str, float],
                records: list[Mapping[str, Any]],
-               generations: Mapping[str, GenerationResult]) -> str:
-        """Log the results and close the run FINISHED (FAILED if logging itself breaks)."""
+               generations: Mapping[str, GenerationResult]) -> str | None:
+        """Log the results and close the run FINISHED (FAILED if logging itself breaks); None
+        when the store is (or goes) down: the results stay local, see :meth:`close_out`."""
+        if self._sink is not None:
+            self._sink.flush(float(self.cfg.tracking.timeout_s))
+        if self.down is not None:
+            return None
         try:
-            self.client.set_tag(self.run_id, "monitorbench.run_key", run_key)
-            packages = _harness_packages(generations)
-            if packages:
-                self.client.set_tag(self.run_id, "monitorbench.harness", ", ".join(packages))
-            log_params_metrics(self.client, self.run_id, {}, rounded(metrics))
-            _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
-                           generations)
-            from monitorbench.tracking.mlflow_traces import log_generation_traces
-
-            log_generation_traces(self.client, self.run_id, self.experiment_id,
-                                  {tid: Path(g.trace_path) for tid, g in generations.items()
-                                   if g.trace_path and Path(g.trace_path).is_file()})
-            self.client.set_terminated(self.run_id, "FINISHED")
+            self._log_results(run_dir, run_key, metrics, records, generations)
         except BaseException as e:
+            if _unreachable(e):
+                self._lost(e)
+                return None
             self.fail(e)
             raise
         log.info("logged MLflow run %s to %s", self.run_id, self.client.tracking_uri)
         return self.run_id
+
+    def _log_results(self, run_dir: Path, run_key: str, metrics: Mapping[str, float],
+                     records: list[Mapping[str, Any]],
+                     generations: Mapping[str, GenerationResult]) -> None:
+        self.client.set_tag(self.run_id, "monitorbench.run_key", run_key)
+        packages = _harness_packages(generations)
+        if packages:
+            self.client.set_tag(self.run_id, "monitorbench.harness", ", ".join(packages))
+        log_params_metrics(self.client, self.run_id, {}, rounded(
+            {k: v for k, v in metrics.items() if k not in NOT_METRICS}))
+        _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
+                       generations)
+        from monitorbench.tracking.mlflow_traces import log_generation_traces
+
+        log_generation_traces(self.client, self.run_id, self.experiment_id,
+                              {tid: Path(g.trace_path) for tid, g in generations.items()
+                               if g.trace_path and Path(g.trace_path).is_file()}, records)
+        self.client.set_terminated(self.run_id, "FINISHED")
+
+    def close_out(self) -> None:
+        """The job's last word on tracking, after its local results and summary: nothing when
+        the run was logged; else one line (an error, or a warning with
+        ``tracking.when_down=log_later``) saying the run was not logged and how to log it."""
+        from monitorbench.tracking.connection import not_logged
+
+        if self.down is None:
+            return
+        line = not_logged(self.uri, self.down)
+        if self.when_down == "fail":
+            raise line
+        log.warning("%s", line)
+
+
+def _reason(error: BaseException) -> str:
+    from monitorbench.tracking.connection import reason
+
+    return reason(error)
+
+
+def _unreachable(error: BaseException) -> bool:
+    from monitorbench.tracking.connection import is_unreachable
+
+    return is_unreachable(error)
 
 
 def _log_artifacts(client: Any, run_id: str, name: str, run_dir: Path,

@@ -31,9 +31,18 @@ def tracking_uri(configured: str | None, outputs: Path) -> str:
 
 
 def client_for(uri: str):
+    """A client for the store at ``uri``. A local SQLite store is opened (its schema created or
+    migrated) under a file lock: two jobs opening one fresh store at once otherwise both run
+    MLflow's migrations and one fails with ``duplicate column name``."""
     from mlflow.tracking import MlflowClient
 
-    return MlflowClient(tracking_uri=uri)
+    from monitorbench.tracking.connection import store_lock
+
+    client = MlflowClient(tracking_uri=uri)
+    if uri.startswith("sqlite:"):
+        with store_lock(uri):
+            client.search_experiments(max_results=1)
+    return client
 
 
 def experiment_id(client, name: str, outputs: Path) -> str:
@@ -72,6 +81,46 @@ def _chunks(items: list, n: int) -> Iterable[list]:
         yield items[i:i + n]
 
 
+# A researcher reads the headline rates first, then the attack's, then per type, then how the
+# job went; metrics are logged (and listed) in that order, not alphabetically.
+READING_ORDER = ("ba_norm", "tpr", "tnr", "fpr_h", "attack/fpr_h_adaptive",
+                 "attack/fpr_h_static", "attack/tasks_broken_adaptive",
+                 "attack/tasks_broken_static", "n_tasks", "n_cases", "submission_rate",
+                 "valid_output_rate")
+
+
+def reading_order(key: str) -> tuple[int, int, str]:
+    """Sort key: the listed headline keys in their order, then per-type and per-category rates,
+    then everything else (diagnostics, counts, progress), each group alphabetical."""
+    if key in READING_ORDER:
+        return (0, READING_ORDER.index(key), key)
+    group = 1 if "/" in key and key.rsplit("/", 1)[-1] in READING_ORDER else 2
+    return (group, 0, key)
+
+
+def code_tags() -> dict[str, str]:
+    """What code produced a run: the package version and the git commit of its checkout
+    (``+dirty`` with uncommitted changes; ``unknown`` outside a git checkout)."""
+    import subprocess
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("monitorbench")
+    except PackageNotFoundError:
+        package = "unknown"
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], text=True,
+                                capture_output=True, timeout=10).stdout.strip() or "unknown"
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-uno"],
+                               text=True, capture_output=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit, dirty = "unknown", ""
+    return {"monitorbench.version": package,
+            "monitorbench.git_commit": commit + ("+dirty" if dirty else ""),
+            "mlflow.source.git.commit": commit}
+
+
 def log_params_metrics(client, run_id: str, params: Mapping[str, str],
                        metrics: Mapping[str, float], step: int = 0) -> None:
     from mlflow.entities import Metric, Param
@@ -79,14 +128,15 @@ def log_params_metrics(client, run_id: str, params: Mapping[str, str],
     for chunk in _chunks([Param(k, v) for k, v in sorted(params.items())], _MAX_PARAMS):
         client.log_batch(run_id, params=chunk)
     now = int(time.time() * 1000)
-    ms = [Metric(k, float(v), now, step) for k, v in sorted(metrics.items())]
+    ms = [Metric(k, float(v), now, step)
+          for k, v in sorted(metrics.items(), key=lambda kv: reading_order(kv[0]))]
     for chunk in _chunks(ms, _MAX_METRICS):
         client.log_batch(run_id, metrics=chunk)
 
 
 def start_run(client, exp_id: str, run_name: str, tags: Mapping[str, str],
               parent_run_id: str | None = None) -> str:
-    all_tags = {"mlflow.runName": run_name, **tags}
+    all_tags = {"mlflow.runName": run_name, **code_tags(), **tags}
     if parent_run_id:
         all_tags["mlflow.parentRunId"] = parent_run_id
     return client.create_run(exp_id, tags=all_tags, run_name=run_name).info.run_id

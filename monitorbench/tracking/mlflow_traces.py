@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from monitorbench.generation.traces import read_trace
 
@@ -35,10 +35,26 @@ def _split(event: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return inputs, outputs
 
 
+def judged_outcome(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """How the generated verifier fared on its task's cases, for the trace's root: None when it
+    gave a verdict (P or F) on some case; else the count and reasons of its U outcomes. A
+    verifier that returned None (or crashed) on every case wrote nothing a judge can use, and
+    its trace must not read "Success" however cleanly its generation went."""
+    if not records or any(r.get("outcome") in ("P", "F") for r in records):
+        return None
+    reasons: dict[str, int] = {}
+    for r in records:
+        reasons[str(r.get("reason") or "unknown")] = reasons.get(str(r.get("reason")
+                                                                     or "unknown"), 0) + 1
+    return {"verdict": f"no verdict on any of its {len(records)} cases (every outcome U)",
+            "reasons": reasons}
+
+
 def log_trace_file(client: Any, run_id: str, experiment_id: str, task_id: str,
-                   path: Path) -> str | None:
+                   path: Path, failed: Mapping[str, Any] | None = None) -> str | None:
     """One MLflow trace (root span = the task's generation, a child span per event); returns
-    its id, or None for an empty trace."""
+    its id, or None for an empty trace. ``failed`` (:func:`judged_outcome`) marks the trace
+    ERROR with what went wrong in its outputs."""
     events = read_trace(path)
     if not events:
         return None
@@ -62,15 +78,20 @@ def log_trace_file(client: Any, run_id: str, experiment_id: str, task_id: str,
         status = "ERROR" if event["event"] in ("error", "format_error") else "OK"
         client.end_span(root.trace_id, span.span_id, outputs=outputs, status=status,
                         end_time_ns=max(t1, t0))
-    last = events[-1]
-    client.end_trace(root.trace_id, outputs=_split(last)[1], end_time_ns=end_ns)
+    outputs = _split(events[-1])[1]
+    if failed is not None:
+        outputs = {**outputs, "judged": failed}
+    client.end_trace(root.trace_id, outputs=outputs, end_time_ns=end_ns,
+                     status="ERROR" if failed is not None else "OK")
     return root.trace_id
 
 
 def log_generation_traces(client: Any, run_id: str, experiment_id: str,
-                          traces: Mapping[str, Path]) -> int:
-    """Log every task's trace; a trace that cannot be converted is logged as a warning and
-    skipped (the JSONL artifact still holds it). Returns how many were logged."""
+                          traces: Mapping[str, Path],
+                          records: Sequence[Mapping[str, Any]] = ()) -> int:
+    """Log every task's trace, marked ERROR where the task's ``records`` show its verifier gave
+    no verdict at all; a trace that cannot be converted is logged as a warning and skipped
+    (the JSONL artifact still holds it). Returns how many were logged."""
     import mlflow
 
     logged = 0
@@ -85,8 +106,10 @@ def log_generation_traces(client: Any, run_id: str, experiment_id: str,
     try:
         for task_id, path in sorted(traces.items()):
             try:
-                logged += log_trace_file(client, run_id, experiment_id, task_id,
-                                         Path(path)) is not None
+                logged += log_trace_file(
+                    client, run_id, experiment_id, task_id, Path(path),
+                    judged_outcome([r for r in records if r.get("task_id") == task_id])
+                ) is not None
             except Exception as e:  # a malformed trace must not lose the run's other results
                 log.warning("trace of %s not logged as an MLflow trace: %s: %s", task_id,
                             type(e).__name__, e)

@@ -1,0 +1,158 @@
+"""Judging never waits on tracking: a real `mlflow server` killed mid-job, or down from the
+start, costs seconds, not minutes. The job writes its local results (metrics.json,
+judgments.csv, the console summary), ends with one line saying the run was not logged, and the
+re-run once the server is back logs it, reusing every judgment."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mlflow_server import MlflowServer, free_port, start_server, stop_server
+from pipeline_helpers import ROOT
+
+pytestmark = pytest.mark.slow
+
+ENDS_WITHIN_S = 60
+NOT_LOGGED = "the run was not logged"
+
+
+def _job(outputs: Path, suites: Path, uri: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "monitorbench", "generator=always_accept",
+            f"paths.suites={suites}", f"paths.outputs={outputs}", "sandbox.workers=1",
+            f"tracking.tracking_uri={uri}", *extra]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    for k in ("MLFLOW_TRACKING_URI", "MONITORBENCH_PARENT_RUN_ID", "MONITORBENCH_SWEEP_AXES"):
+        env.pop(k, None)
+    return env
+
+
+def _run(args: list[str]) -> subprocess.CompletedProcess:
+    """The job to its end, its log and summary in ``stdout`` (Hydra logs to stdout)."""
+    return subprocess.run(args, cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=600)
+
+
+def _results(outputs: Path) -> Path:
+    [run_dir] = list((outputs / "runs").iterdir())
+    assert json.loads((run_dir / "metrics.json").read_text())["n_tasks"] > 0
+    assert (run_dir / "judgments.csv").stat().st_size > 0
+    return run_dir
+
+
+def _last_line(text: str) -> str:
+    return [line for line in text.splitlines() if line.strip()][-1]
+
+
+def _runs(server: MlflowServer) -> list:
+    client = server.client()
+    exp = client.get_experiment_by_name("default")
+    return client.search_runs([exp.experiment_id]) if exp else []
+
+
+def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(tmp_path: Path,
+                                                                        suites_dir: Path) -> None:
+    server = start_server(tmp_path)
+    port = int(server.url.rsplit(":", 1)[1])
+    outputs = tmp_path / "out"
+    args = _job(outputs, suites_dir, server.url, "task.max_tasks_per_type=25")
+    proc = subprocess.Popen(args, cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and proc.poll() is None and not any(
+                f.stat().st_size > 200 for f in outputs.glob("runs/*/judgments.jsonl")):
+            time.sleep(0.2)
+        assert proc.poll() is None, "the job ended before judging was under way"
+        os.killpg(server.proc.pid, signal.SIGKILL)   # the server dies, no goodbye
+        server.proc.wait()
+        killed_at = time.time()
+        out, err = proc.communicate(timeout=600)
+        took = time.time() - killed_at
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < ENDS_WITHIN_S, (took, out[-3000:])
+    assert proc.returncode == 2, out[-3000:]
+    assert "Traceback" not in out, out[-3000:]
+    assert NOT_LOGGED in _last_line(out), out[-2000:]
+    assert "BA_norm" in out                      # the console summary was printed
+    run_dir = _results(outputs)
+    judged = (run_dir / "judgments.jsonl").read_text().count("\n")
+
+    server = start_server(tmp_path, port)        # same store, same address
+    try:
+        done = _run(args)
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert NOT_LOGGED not in done.stdout
+        [run] = _runs(server)                    # the interrupted run, taken over: no twin
+        assert run.info.status == "FINISHED"
+        assert run.data.metrics["judgments_new"] == 0
+        assert run.data.metrics["n_tasks"] == json.loads(
+            (run_dir / "metrics.json").read_text())["n_tasks"]
+        assert (run_dir / "judgments.jsonl").read_text().count("\n") == judged
+    finally:
+        stop_server(server)
+
+
+def test_server_down_at_the_start_fails_in_seconds_before_judging(tmp_path: Path,
+                                                                  suites_dir: Path) -> None:
+    uri = f"http://127.0.0.1:{free_port()}"      # nothing listens there
+    t0 = time.time()
+    out = _run(_job(tmp_path, suites_dir, uri))
+    assert time.time() - t0 < ENDS_WITHIN_S
+    assert out.returncode == 2, out.stdout[-3000:]
+    assert "Traceback" not in out.stdout
+    line = _last_line(out.stdout)
+    assert "unreachable" in line and "nothing was judged" in line, line
+    assert not list(tmp_path.glob("runs/*/judgments.jsonl"))
+
+
+def test_server_down_at_the_start_with_log_later_judges_then_the_rerun_logs(
+        tmp_path: Path, suites_dir: Path) -> None:
+    port = free_port()
+    uri = f"http://127.0.0.1:{port}"
+    outputs = tmp_path / "out"
+    args = _job(outputs, suites_dir, uri, "tracking.when_down=log_later",
+                "task.max_tasks_per_type=3")
+    t0 = time.time()
+    out = _run(args)
+    assert time.time() - t0 < ENDS_WITHIN_S
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert "Traceback" not in out.stdout
+    assert NOT_LOGGED in _last_line(out.stdout)
+    _results(outputs)
+
+    server = start_server(tmp_path, port)
+    try:
+        done = _run(args)
+        assert done.returncode == 0, done.stdout[-3000:]
+        [run] = _runs(server)
+        assert run.info.status == "FINISHED" and run.data.metrics["judgments_new"] == 0
+    finally:
+        stop_server(server)
+
+
+def test_twin_jobs_on_a_fresh_sqlite_store_do_not_race_on_its_schema(tmp_path: Path) -> None:
+    """Two processes opening one new SQLite store at once: MLflow's schema migrations ran
+    twice and one failed with ``duplicate column name: step``; the store lock serialises them."""
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    code = ("import sys; from monitorbench.tracking.mlflow_logger import client_for; "
+            "c = client_for(sys.argv[1]); print(len(c.search_experiments()))")
+    procs = [subprocess.Popen([sys.executable, "-c", code, uri], cwd=ROOT, env=_env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
