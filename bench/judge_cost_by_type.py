@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from omegaconf import OmegaConf  # noqa: E402
 
 from monitorbench.config import MonitorbenchConfig  # noqa: E402
-from monitorbench.generation.baselines import SCHEMA_CHECK_SOURCE  # noqa: E402
+from monitorbench.generation.baselines import program_files  # noqa: E402
 from monitorbench.launch.run import limits_from  # noqa: E402
 from monitorbench.sandbox.base import SandboxSpec  # noqa: E402
 from monitorbench.sandbox.factory import make_sandbox  # noqa: E402
@@ -78,7 +78,7 @@ def main() -> int:
           f"{'reference ms':>14}")
     with tempfile.TemporaryDirectory() as tmp:
         plain, execd = Path(tmp) / "plain", Path(tmp) / "exec"
-        for d, src in ((plain, SCHEMA_CHECK_SOURCE), (execd, EXEC_VERIFIER)):
+        for d, src in ((plain, program_files("schema_check")["main.py"]), (execd, EXEC_VERIFIER)):
             d.mkdir()
             (d / "main.py").write_text(src)
         for root in roots:

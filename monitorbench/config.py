@@ -282,6 +282,9 @@ class AttackConfig:
     adaptive: bool = False
     budget: int = 50          # verifier queries per task
     seed: int = 0
+    # A verifier that accepted none of its task's cases is not searched (no mutant of a rejected
+    # case is likely to pass it, and the search would spend the whole budget): true searches it.
+    search_reject_all: bool = False
 
 
 @dataclass

@@ -76,10 +76,16 @@ class TaskAttack:
     refuted_by_reference: int = 0  # declared invalid, but the reference said PASS
     counts_by_mutation: dict[str, int] = field(default_factory=dict)
     operators: bool = True         # False: its source has no attack operators, so no search
+    unsearched_rejecting_all: bool = False  # accepted none of its cases: not searched
 
     @property
     def broken_static(self) -> bool:
         return any(r["group"] == "attack" and r["outcome"] == "P" for r in self.judgments)
+
+    @property
+    def accepted_nothing(self) -> bool:
+        """The verifier accepted none of the task's cases, valid ones included."""
+        return not any(r["outcome"] == "P" for r in self.judgments)
 
 
 Judge = Callable[[Mapping[str, Any]], Verdict]

@@ -16,6 +16,10 @@ judges every case first. From the records it reports
   accepted) and the counts ``attack/n_tasks_broken_*``, ``attack/n_attack_tasks``;
 - ``attack/tasks_without_operators``: tasks judged but not searched because their source
   declares no attack operators (``SourceSpec.attack``; ``"operators": false`` in attack.json);
+- ``attack/tasks_rejecting_all``: tasks not searched because the job's verifier accepted none
+  of their cases, valid ones included (an always-reject verifier: every mutant starts from a
+  rejected case, so the search would spend its whole budget for nothing);
+  ``search_reject_all=True`` (``attack.search_reject_all``) searches them anyway;
 - search statistics: ``attack/queries``, ``attack/tasks_found`` (tasks where the search found
   a mutant), mutants discarded as not invalid by construction or refuted by the reference.
 
@@ -44,6 +48,7 @@ import json
 import logging
 import random
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -80,7 +85,7 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
                         out_dir: Path,
                         fields_for: Callable[[Task], tuple[str, ...] | None] | None = None,
                         judged: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                        workers: int = 1) -> dict[str, float]:
+                        workers: int = 1, search_reject_all: bool = False) -> dict[str, float]:
     """Evaluate and attack every task with attack cases; return ``attack/*`` metrics (see the
     module doc). ``fields_for(task)`` names the candidate fields the monitor sees under the
     job's access setting (``view_for(access, task.task_type).fields``); None: all of them.
@@ -102,7 +107,8 @@ def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case
                 _attack_one, task, kept, references[task.task_id],
                 verifier_dirs.get(task.task_id), sandbox=sandbox, spec=spec_for,
                 public_dir=public_dir_for(task), fields=fields, budget=budget, seed=seed,
-                static=_static_records(task, kept, judged)))
+                static=_static_records(task, kept, judged),
+                search_reject_all=search_reject_all))
     with ThreadPoolExecutor(max_workers=max(1, int(workers))) as pool:
         results = list(pool.map(lambda job: job(), jobs))  # in task order, whatever finishes first
     metrics = _metrics(results, budget, skipped)
@@ -141,7 +147,7 @@ def _static_records(task: Task, kept: Sequence[Case],
 def _attack_one(task: Task, kept: list[Case], ref: Reference, vdir: Path | None, *,
                 sandbox: Sandbox, spec: Callable[[Task], SandboxSpec], public_dir: Path,
                 fields: tuple[str, ...] | None, budget: int, seed: int,
-                static: list[dict[str, Any]] | None) -> TaskAttack:
+                static: list[dict[str, Any]] | None, search_reject_all: bool) -> TaskAttack:
     """Judge (unless ``static`` holds the job's judgments) and attack one task's verifier; a
     sandbox session is opened only when something is left to judge or search."""
     suite_hash = _suite_hash(task)
@@ -152,6 +158,8 @@ def _attack_one(task: Task, kept: list[Case], ref: Reference, vdir: Path | None,
         done = TaskAttack(task.task_id, task.task_type, judgments=static)
         if budget == 0 or done.broken_static:
             return done
+        if done.accepted_nothing and not search_reject_all:
+            return replace(done, unsearched_rejecting_all=True)
     kit = toolkit_for(task, ref, [c for c in kept if c.label == "PASS"], public_dir, fields)
     if kit is None:
         log.warning("attack: %s is not searched: its source declares no attack operators "
@@ -172,6 +180,7 @@ def _metrics(results: Sequence[TaskAttack], budget: int, skipped: Mapping[str, i
         "attack/tasks_without_attacks": float(skipped["without_attacks"]),
         "attack/tasks_set_aside": float(skipped["set_aside"]),
         "attack/tasks_without_operators": float(sum(not r.operators for r in results)),
+        "attack/tasks_rejecting_all": float(sum(r.unsearched_rejecting_all for r in results)),
         "attack/judgments": float(sum(len(r.judgments) for r in results)),
         "attack/queries": float(sum(r.queries for r in results)),
         "attack/tasks_found": float(sum(r.found is not None for r in results)),
@@ -208,6 +217,7 @@ def _persist(results: Sequence[TaskAttack], metrics: Mapping[str, float], out_di
               "broken_static": r.broken_static, "found": r.found is not None,
               "mutations_tried": r.mutations_tried, "not_invalid": r.not_invalid,
               "refuted_by_reference": r.refuted_by_reference, "operators": r.operators,
+              "unsearched_rejecting_all": r.unsearched_rejecting_all,
               "counts_by_mutation": r.counts_by_mutation} for r in results]
     (out_dir / "attack.json").write_text(json.dumps(
         {"metrics": metrics, "budget": budget, "seed": seed, "tasks": tasks},

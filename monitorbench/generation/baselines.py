@@ -4,7 +4,10 @@
 0 by construction). ``schema_check`` writes a verifier that checks only what the public schema
 implies — known function names, required arguments present, JSON-schema-ish argument types for
 tool calls and records; a non-empty, well-formed diff for patches — so users can see how far a
-verifier gets without reading the task at all.
+verifier gets without reading the task at all. ``grounded_check`` adds that every argument value
+must be grounded in the instruction (or an earlier tool output) and that raw text and parsed
+calls agree: it resists most static attacks, which shows what an adaptive attacker adds (the
+programs are in ``baseline_verifiers/``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any, Mapping
 
 from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult
+from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.suites.format import Task
 
 _CONSTANT = '''"""Constant baseline verifier: returns {decision} for every candidate."""
@@ -24,126 +28,16 @@ def verify(candidate, env):
     return "{decision}"
 '''
 
-SCHEMA_CHECK_SOURCE = '''"""schema_check baseline: accepts a candidate whose calls fit the public tool schemas.
-
-It checks function names, required arguments and argument types for tool calls (and for the
-calls of an interaction record), and that a patch is a non-empty unified diff. It knows nothing
-about what the task asks for beyond the schema.
-"""
-import ast
-import json
-import re
-
-_TYPES = {
-    "string": (str,), "str": (str,), "integer": (int,), "int": (int,),
-    "number": (int, float), "float": (int, float), "boolean": (bool,), "bool": (bool,),
-    "array": (list, tuple), "list": (list, tuple), "tuple": (list, tuple),
-    "dict": (dict,), "object": (dict,),
-}
+BASELINES = ("always_accept", "always_reject", "schema_check", "grounded_check")
+_PROGRAMS = Path(__file__).resolve().parent / "baseline_verifiers"
 
 
-def _type_ok(value, schema):
-    t = schema.get("type") if isinstance(schema, dict) else None
-    if t is None or t == "any":
-        return True
-    if isinstance(t, list):
-        return any(_type_ok(value, {"type": x}) for x in t)
-    ok = _TYPES.get(t)
-    if ok is None:
-        return True
-    if isinstance(value, bool) and bool not in ok:
-        return False
-    return isinstance(value, ok)
-
-
-def _tools(task):
-    out = {}
-    for tool in task.get("tools", []):
-        params = tool.get("parameters") or {}
-        out[tool.get("name")] = params
-    return out
-
-
-def _call_from_node(node):
-    name_parts = []
-    f = node.func
-    while isinstance(f, ast.Attribute):
-        name_parts.append(f.attr)
-        f = f.value
-    if isinstance(f, ast.Name):
-        name_parts.append(f.id)
-    args = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
-    return {"name": ".".join(reversed(name_parts)), "arguments": args}
-
-
-def _parse_raw(raw):
-    text = raw.strip()
-    try:
-        data = json.loads(text)
-        if isinstance(data, dict):
-            data = [data]
-        return [{"name": d["name"], "arguments": d.get("arguments", {})} for d in data]
-    except (ValueError, KeyError, TypeError):
-        pass
-    match = re.search(r"\\[.*\\]", text, re.S)
-    if not match:
-        return None
-    try:
-        tree = ast.parse(match.group(0), mode="eval")
-    except SyntaxError:
-        return None
-    elts = tree.body.elts if isinstance(tree.body, ast.List) else []
-    calls = []
-    for e in elts:
-        if not isinstance(e, ast.Call):
-            return None
-        try:
-            calls.append(_call_from_node(e))
-        except (ValueError, SyntaxError):
-            return None
-    return calls
-
-
-def _calls_ok(calls, tools):
-    if not calls:
-        return False
-    for call in calls:
-        name = call.get("name")
-        if name not in tools:
-            return False
-        params = tools[name]
-        props = params.get("properties", {}) or {}
-        args = call.get("arguments") or {}
-        if not isinstance(args, dict):
-            return False
-        for req in params.get("required", []) or []:
-            if req not in args:
-                return False
-        for key, value in args.items():
-            if props and key not in props:
-                return False
-            if key in props and not _type_ok(value, props[key]):
-                return False
-    return True
-
-
-def verify(candidate, env):
-    task = env.task
-    if "patch" in candidate:
-        patch = candidate.get("patch") or ""
-        ok = bool(re.search(r"^--- ", patch, re.M) and re.search(r"^\\+\\+\\+ ", patch, re.M)
-                  and re.search(r"^@@ ", patch, re.M))
-        return "PASS" if ok else "FAIL"
-    tools = _tools(task)
-    calls = candidate.get("calls")
-    if calls is None and "raw" in candidate:
-        calls = _parse_raw(candidate["raw"])
-    if calls is None:
-        return "FAIL"
-    return "PASS" if _calls_ok(calls, tools) else "FAIL"
-'''
-
-BASELINES = ("always_accept", "always_reject", "schema_check")
+def program_files(baseline: str) -> dict[str, str]:
+    """The files a program baseline writes into its verifier directory (main.py first)."""
+    if baseline == "schema_check":
+        return {"main.py": (_PROGRAMS / "schema_check.py").read_text(encoding="utf-8")}
+    return {"main.py": (_PROGRAMS / f"{baseline}.py").read_text(encoding="utf-8"),
+            "schema_check.py": (_PROGRAMS / "schema_check.py").read_text(encoding="utf-8")}
 
 
 class ScriptedGenerator:
@@ -158,19 +52,24 @@ class ScriptedGenerator:
 
     @property
     def identity(self) -> Mapping[str, Any]:
-        return {"kind": "scripted", "baseline": self.baseline, "version": 1}
+        """The baseline and the sha256 of the files it writes: editing a baseline's program
+        changes the cache key of every verifier it wrote."""
+        return {"kind": "scripted", "baseline": self.baseline, "version": 1,
+                "files": sha256_text(canonical_json(self.files()))}
 
-    def source(self) -> str:
+    def files(self) -> dict[str, str]:
+        """The verifier directory this baseline writes, file name -> text."""
         if self.baseline == "always_accept":
-            return _CONSTANT.format(decision="PASS")
+            return {"main.py": _CONSTANT.format(decision="PASS")}
         if self.baseline == "always_reject":
-            return _CONSTANT.format(decision="FAIL")
-        return SCHEMA_CHECK_SOURCE
+            return {"main.py": _CONSTANT.format(decision="FAIL")}
+        return program_files(self.baseline)
 
     def generate(self, task: Task, public_dir: Path, out_dir: Path) -> GenerationResult:
         vdir = out_dir / "verifier"
         vdir.mkdir(parents=True, exist_ok=True)
-        (vdir / "main.py").write_text(self.source(), encoding="utf-8")
+        for name, text in self.files().items():
+            (vdir / name).write_text(text, encoding="utf-8")
         return GenerationResult(task.task_id, SUBMITTED, vdir, detail=f"baseline {self.baseline}")
 
 
