@@ -1,5 +1,5 @@
 """Sweeps logging to a real `mlflow server`: the UI renders the runs (headless Chromium), and the
-full g4adv experiment reads back through MlflowClient with one parent and nine scored children."""
+full g4adv experiment reads back through MlflowClient with one parent and twelve scored children."""
 
 from __future__ import annotations
 
@@ -132,19 +132,20 @@ def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboar
         pw.stop()
 
 
-@pytest.mark.timeout(2400)  # builds and audits the AgentDojo and code slices, then 9 jobs
-def test_full_g4adv_experiment_logs_nine_scored_runs_under_one_parent(
+@pytest.mark.timeout(2400)  # builds and audits the AgentDojo and code slices, then 12 jobs
+def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
         mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
-    # One state/code round instead of the default three: this test checks that nine jobs are
+    # One state/code round instead of the default three: this test checks that twelve jobs are
     # logged and scored, not the round selection (tests/test_metrics.py, test_experiments.py),
     # and the two extra rounds cost ~40 s per job (bench/rounds_walltime.py).
     _sweep(mlflow_server, tmp_path, suites_dir, ["+experiment=g4adv", "task.rounds.state=1",
                                                   "task.rounds.code=1"])
     client, _, parent, children = _sweep_runs(mlflow_server, "g4adv")
-    assert len(children) == 9
+    assert len(children) == 12
     combos = {(c.data.tags["monitorbench.generator"], c.data.tags["monitorbench.access"])
               for c in children}
-    assert combos == {(g, a) for g in ("always_accept", "always_reject", "schema_check")
+    assert combos == {(g, a) for g in ("always_accept", "always_reject", "schema_check",
+                                       "grounded_check")
                       for a in ("raw_parsed", "parsed", "raw")}
     for c in children:
         m = c.data.metrics
@@ -154,10 +155,13 @@ def test_full_g4adv_experiment_logs_nine_scored_runs_under_one_parent(
             assert (m["tpr"], m["tnr"]) == (100.0, 0.0), c.info.run_name
         elif gen == "always_reject":
             assert (m["tpr"], m["tnr"]) == (0.0, 100.0), c.info.run_name
+            assert m["attack/queries"] == 0, c.info.run_name  # nothing accepted: not searched
+        elif gen == "grounded_check":  # the sweep's point: the search finds what static misses
+            assert m["attack/fpr_h_adaptive"] > m["attack/fpr_h_static"], c.info.run_name
         assert c.info.status == "FINISHED"
     arts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert "leaderboard.md" in arts
     board = Path(client.download_artifacts(parent.info.run_id, "leaderboard.md",
                                            str(tmp_path / "dl"))).read_text()
     assert all(c.info.run_name in board for c in children)
-    assert parent.data.tags["monitorbench.n_jobs"] == "9" and parent.info.status == "FINISHED"
+    assert parent.data.tags["monitorbench.n_jobs"] == "12" and parent.info.status == "FINISHED"
