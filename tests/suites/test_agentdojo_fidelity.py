@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,7 @@ from monitorbench.sources.agentdojo import build as bd  # noqa: E402
 from monitorbench.sources.agentdojo import runtime as rt  # noqa: E402
 from monitorbench.sources.agentdojo import source as src  # noqa: E402
 from monitorbench.sources.agentdojo.cases import CaseBuilder  # noqa: E402
+from monitorbench.suites.format import load_suite  # noqa: E402
 
 
 def _setup(suite: str, task: str) -> src.TaskSetup:
@@ -119,3 +122,14 @@ def test_a_changed_task_reports_its_reasons_as_text_and_an_acceptance_statement(
     assert "gold/gold" in statement["positives"]
     task = acc.tasks[0]
     assert task.public["environment"]["today"] == "2024-05-15"
+
+
+def test_progress_counts_tasks_and_seconds_and_says_nothing_about_cases(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bd.build_agentdojo_suite(tmp_path / "s", suites=("banking",), max_tasks=1, progress=True)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("[agentdojo]")]
+    assert lines == [ln for ln in lines
+                     if re.fullmatch(r"\[agentdojo\] \d+/2 tasks \(\d kept\), \d+ s", ln)]
+    assert lines[-1].startswith("[agentdojo] 2/2 tasks (1 kept)")   # user_task_0 is excluded
+    report = load_suite(tmp_path / "s").build_report
+    assert report["dropped_total"] == len(report["dropped"])   # the console shows the count
