@@ -19,5 +19,5 @@ SPEC = SourceSpec(
     defect_code="R",
     runtime="monitorbench.sources.agentdojo.runtime",
     masked_paths="monitorbench.sources.agentdojo.build:masked_paths",
-    builder_version=3,
+    builder_version=4,   # 4: golds repaired to the environment and the instruction (issue 17)
 )
