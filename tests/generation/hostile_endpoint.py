@@ -19,12 +19,15 @@ from typing import Any
 from monitorbench.generation.harnesses.safe_files import walk
 
 CANARY = "CANARY-7f3a9c-mb-key"  # set as the framework's API key: it must show up nowhere
+# (SNOOP greps for it with a pattern that matches the key but not grep's own command line)
 
 SNOOP = ("(cat /proc/1/environ; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do "
-         "cat $f; done) 2>/dev/null | tr '\\0' '\\n' | grep -c CANARY; echo SNOOPED")
-FORK_BOMB = ("n=0; for i in $(seq 1 3000); do sleep 30 2>/dev/null & "
-             "[ $? -eq 0 ] && n=$((n+1)); done 2>/dev/null; "
-             "echo FORKED $(jobs -p | wc -l); kill $(jobs -p) 2>/dev/null; true")
+         "cat $f; done) 2>/dev/null | tr '\\0' '\\n' | grep -c '7f3a9c-mb-[k]ey'; echo SNOOPED")
+FORK_BOMB = ("python3 -c 'import os, time\npids = []\ntry:\n    for _ in range(3000):\n"
+             "        p = os.fork()\n        if p == 0:\n            time.sleep(30)\n"
+             "            os._exit(0)\n        pids.append(p)\nexcept OSError as e:\n"
+             "    print(\"FORK_REFUSED\", e.strerror)\nprint(\"FORKED\", len(pids))\n"
+             "for p in pids:\n    os.kill(p, 9)\n    os.waitpid(p, 0)'")
 ALLOCATE = ("python3 -c 'b = bytearray(1536 << 20); print(\"ALLOCATED\")' 2>&1 | tail -1; "
             "echo ALLOC_DONE")
 BIG_FILE = "head -c 2G /dev/zero > /workspace/big.bin; ls -l /workspace/big.bin; echo BIG_DONE"

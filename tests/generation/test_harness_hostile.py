@@ -265,3 +265,88 @@ def test_failed_cache_entry_never_blocks_the_next_run(task_dir, tmp_path: Path) 
     finally:
         os.chdir(cwd)
     assert len(list((tmp_path / "cache" / ".failed").iterdir())) == 1
+
+
+# --- the real harnesses, driven by a hostile scripted model -------------------------------------
+
+REAL = HarnessLimits(processes=128, memory_mb=1024, file_size_mb=64, cpu_seconds=600,
+                     disk_mb=256, disk_entries=5000)
+
+
+@pytest.fixture(scope="module")
+def harness_root(install_root: Path) -> Path:
+    """Where the real harnesses are installed: the session's install root, or an existing one
+    named by MB_TEST_HARNESS_ROOT (mini-swe-agent takes minutes to install on 2 cores)."""
+    return Path(os.environ.get("MB_TEST_HARNESS_ROOT") or install_root)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1500)  # a first install of mini-swe-agent on a busy 2-core machine
+@needs_bwrap
+@pytest.mark.parametrize("name", ["pi", "mini_swe"])
+def test_real_harness_under_attack(name: str, chat_server, task_dir, tmp_path: Path,
+                                   harness_root: Path) -> None:
+    """One generation per harness runs every attack (hostile_endpoint.attack) through the real
+    program; each is checked from outside: the requests the endpoint received (they carry the
+    commands' output), the trace, and the generation's directory."""
+    from gen_helpers import SSEServer
+    from hostile_endpoint import MARKERS, attack, mini_swe_script, pi_turns
+    from monitorbench.generation.harnesses.registry import HARNESSES
+
+    task, public = task_dir
+    host_file = tmp_path / "host_secret.jsonl"
+    host_file.write_text('{"type": "message", "message": {"role": "assistant", "content": '
+                         '[{"type": "toolCall", "name": "HOSTSECRET", "arguments": {}}]}}\n')
+    commands = attack("/home/harness/sessions", host_file)
+    server = SSEServer(pi_turns(commands)) if name == "pi" \
+        else chat_server(mini_swe_script(commands))
+    gen = openai_cfg(server.base_url)
+    gen.api_key_env = KEY_ENV
+    gen.condition = ConditionConfig(max_tokens=256, wall_seconds=600)
+    scaffold = ScaffoldConfig(name=name, max_steps=len(commands) + 3, run_public_budget=2,
+                              harness=HarnessConfig(name=name, limits=REAL))
+    g = HarnessGenerator(HARNESSES[name], make_chat_model(gen), gen, scaffold,
+                         api_key=os.environ[KEY_ENV], sandbox=None, spec_for=None,
+                         install_root=harness_root)
+    try:
+        result = g.generate(task, public, tmp_path / "out")
+    finally:
+        if name == "pi":
+            server.close()
+    bodies = [r.get("body", r) for r in server.requests]  # ChatServer keeps {"body", "auth"}
+    assert CANARY not in json.dumps(bodies)  # the key never went back to the "model"
+    seen = _tool_outputs(bodies)
+    assert all(m in seen for m in MARKERS), [m for m in MARKERS if m not in seen]
+    _check_outside(result, seen, tmp_path / "out")
+
+
+def _tool_outputs(bodies: list[dict]) -> str:
+    """What the commands printed, as the harness sent it back to the model (tool and user
+    messages after the task prompt; the commands themselves are in assistant messages)."""
+    texts = []
+    for body in bodies:
+        for m in body["messages"][2:]:
+            if m.get("role") in ("tool", "user"):
+                c = m.get("content")
+                texts.append(c if isinstance(c, str) else json.dumps(c))
+    return "\n".join(texts)
+
+
+def _check_outside(result: GenerationResult, seen: str, out: Path) -> None:
+    import re
+    assert canary_free(out)                                                # key
+    assert re.search(r"(^|\n)0\s*\n\s*SNOOPED", seen), seen[:500]           # grep -c: 0
+    forked = [int(n) for n in re.findall(r"FORKED (\d+)", seen)]
+    assert "FORK_REFUSED" in seen and forked and max(forked) < REAL.processes  # fork bomb
+    assert "MemoryError" in seen and "ALLOCATED" not in seen              # 1.5 GB refused
+    assert not (out / "workspace" / "big.bin").exists()                   # 2 GB file not kept
+    events = read_trace(result.trace_path)
+    removed = " ".join(e["detail"] for e in events if e["event"] == "removed")
+    assert "big.bin" in removed and "a-host.jsonl: symbolic link" in removed, removed
+    assert "b-fifo.jsonl: FIFO" in removed and "deeper than" in removed, removed
+    assert "HOSTSECRET" not in result.trace_path.read_text()             # planted link unread
+    assert result.status == NO_SUBMISSION
+    assert [e["limit"] for e in events if e["event"] == "limit"][:1] in (
+        ["process_limit"], ["file_size_limit"]), result.detail
+    depth = max(len(Path(p).relative_to(out).parts) for p, _, _ in os.walk(out))
+    assert depth < 80                                                     # no deep tree kept
