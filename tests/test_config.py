@@ -235,3 +235,96 @@ def test_a_generator_yaml_without_a_schema_names_the_defaults_line_to_add(tmp_pa
     assert str(ei.value.file).endswith("generator/my_vllm.yaml")
     assert "- /schema/generator/NAME@_here_" in str(ei.value)
     assert "'provider' belongs to openai, transformers, recorded" in str(ei.value)
+
+
+# ---------------------------------------------------------------- limits validated at compose
+def _numeric_keys() -> list[str]:
+    """Every numeric setting of the schema: the root's, each generator schema's, and each
+    per-type limits entry's (dotted keys, as an override names them)."""
+    from dataclasses import asdict
+
+    from monitorbench.config import (GENERATOR_SCHEMAS, LIMIT_RULES, MonitorbenchConfig,
+                                     numeric_settings)
+
+    keys = {k for k, _ in numeric_settings(asdict(MonitorbenchConfig()))}
+    keys |= {k for k in LIMIT_RULES if "*" not in k}   # numbers whose default is None
+    for schema in GENERATOR_SCHEMAS.values():
+        keys |= {f"generator.{k}" for k, _ in numeric_settings(asdict(schema()))}
+    return sorted(keys)
+
+
+def _limit_cases() -> list[tuple[str, str, list[str]]]:
+    """(key, refused value, overrides that select a config having the key) for every limit:
+    0 and -1 where the least is above 0, -1 where 0 is allowed."""
+    from monitorbench.config import limit_rule
+
+    out = []
+    for key in _numeric_keys():
+        rule = limit_rule(key)
+        if rule is None:
+            continue
+        pick = (["generator=openai"] if key.startswith("generator.request.")
+                else ["generator=openai"] if key.startswith("generator.") else [])
+        for value in (["0", "-1"] if rule in ("> 0", ">= 1") else ["-1"]):
+            out.append((key, value, pick))
+    return out
+
+
+def test_every_numeric_setting_is_a_checked_limit_or_named_as_none() -> None:
+    """A new numeric field must get a rule in LIMIT_RULES (or be listed in NOT_LIMITS)."""
+    from monitorbench.config import NOT_LIMITS, limit_rule
+
+    unruled = [k for k in _numeric_keys() if limit_rule(k) is None and k not in NOT_LIMITS]
+    assert unruled == []
+    assert len(_limit_cases()) > 40
+
+
+@pytest.mark.parametrize("key,value,pick", _limit_cases())
+def test_a_limit_at_zero_or_below_is_refused_by_compose_and_run_naming_the_key(
+        key: str, value: str, pick: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from monitorbench.cli import main as cli_main
+    from monitorbench.compose import compose_config
+    from monitorbench.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        compose_config([*pick, f"{key}={value}"])
+    assert e.value.field == key and f"set {key} to" in e.value.fix
+    assert cli_main(["run", *pick, f"{key}={value}"]) == 2   # before Hydra runs anything
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"field '{key}'" in err[0]
+
+
+def test_a_zero_retry_count_or_budget_is_allowed() -> None:
+    from monitorbench.compose import compose_config
+
+    for ok in ("task.infra_retries=0", "access.judge_budget=0", "attack.budget=0"):
+        compose_config([ok])
+
+
+def test_python_m_monitorbench_refuses_a_nonsense_limit_before_any_work(tmp_path: Path) -> None:
+    """The issue's cases through the Hydra entry point itself: one line, exit 2, no run."""
+    import subprocess
+    import sys
+
+    root = Path(CONF).parent
+    for override in ("sandbox.limits.wall_seconds=-1", "task.infra_retries=-1",
+                     "task.max_tasks_per_type=-1", "access.judge_budget=-1",
+                     "sandbox.workers=0", "attack.budget=-5"):
+        r = subprocess.run([sys.executable, "-m", "monitorbench", override,
+                            f"paths.outputs={tmp_path / 'out'}", "tracking.enabled=false",
+                            f"hydra.run.dir={tmp_path / 'hydra'}"], cwd=root,
+                           capture_output=True, text=True, timeout=300)
+        key, said = override.split("=")[0], r.stdout + r.stderr   # Hydra logs to stdout
+        assert r.returncode == 2 and f"field '{key}'" in said, (override, said[-800:])
+        assert "Traceback" not in said and not (tmp_path / "out" / "runs").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "nan"])
+def test_score_refuses_a_wall_clock_that_is_not_positive(
+        value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from monitorbench.score import main as score_main
+
+    with pytest.raises(SystemExit) as e:
+        score_main(["some_verifier", "--task", "bfcl.simple_python_1", "--wall-seconds", value])
+    assert e.value.code == 2
+    assert "--wall-seconds" in capsys.readouterr().err
