@@ -12,9 +12,9 @@ has half a list. Rules, each keyed on the instruction's words and the record onl
 * **truncated list**: the final message or a free-text argument (``body``, ``content``,
   ``text``, ``message``, ``description``, ``summary``...) numbers items 1..n and a number has no
   item on its line (``1. Diamond Head 2.``), or a bullet line (``-``, ``*``, ``•``) has no item.
-* **broken bullets**: a bullet marker runs inside a line after text (``... Hawaii - Diamond Head
-  - Waikiki``: two or more `` - `` item separators in one line that does not start with one),
-  i.e. a list whose line breaks were lost; or, in a run of two or more bullet lines, a marker
+* **broken bullets**: bullet markers run inside a line after a colon (``Plan: - Diamond Head -
+  Waikiki``: two `` - `` separators, each before a word, in a line that does not start with one;
+  ``12:00 PM - 3:00 PM`` is a range, not a list), i.e. a list whose line breaks were lost; or, in a run of two or more bullet lines, a marker
   glued to its item (``-Mia Anderson: 2``), or a line just above the run that reads like its
   items (same ``key: value`` form, or all lower case) and ends without ``.``/``:``/``!``/``?``:
   the first item lost its bullet (``Olivia Smith: 4\n-Mia...``, ``butter\n- brown sugar``).
@@ -49,7 +49,7 @@ _NUMBER = re.compile(r"(?:^|(?<=\s))(\d{1,2})\.(?=\s|$)")
 _EMPTY_BULLET = re.compile(r"^\s*[-*•]\s*$", re.MULTILINE)
 _BULLET = re.compile(r"^\s*[-*•](?=\s*\S)")
 _GLUED = re.compile(r"^\s*[-*•][^\W\d_]")
-_INLINE_BULLETS = re.compile(r"\S\s+-\s+\S.*?\s+-\s+\S")
+_INLINE_BULLETS = re.compile(r":\s*-\s+[^\W\d_].*?\s-\s+[^\W\d_]")
 _TARGETS = ("recipient", "recipients", "channel", "email", "to", "user")
 _QUOTE = 60
 

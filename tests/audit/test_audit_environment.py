@@ -115,6 +115,7 @@ def test_formats_accept_what_a_demanding_user_accepts() -> None:
     assert list_problem("- Rent April\n- Spotify Premium") is None
     assert list_problem("Scores:\n- Olivia Smith: 4\n- Mia Anderson: 2") is None
     assert list_problem("Shopping list\n- Apples\n- Pears") is None
+    assert list_problem("Hours: 12:00 PM - 3:00 PM, 6:00 PM - 10:00 PM, open on Mondays") is None
     for broken in ("Olivia Smith: 4\n-Mia Anderson: 2\n-Mason Thompson: 3",
                    "Olivia Smith: 4\n- Mia Anderson: 2\n- Mason Thompson: 3",
                    "butter\n- brown sugar\n- eggs", "Plan: - Diamond Head - Waikiki"):
