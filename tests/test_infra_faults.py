@@ -241,3 +241,29 @@ def test_a_backend_that_cannot_start_stops_the_task_with_a_clear_error(
     assert len(lines) == 5 * 3 == len(opened)  # every attempt persisted, each in a new session
     assert all(r["reason"] == "sandbox_error" and "nonexistent" in r["detail"] for r in lines)
     assert len(JudgmentStore(tmp_path / "judgments.jsonl")) == 0  # a re-run judges them again
+
+
+def test_a_build_killed_midway_leaves_no_temp_directory_after_the_next_build(
+        tmp_path: Path) -> None:
+    """SIGKILL (no handler can run) during a real BFCL build leaves its ``.bfcl.<random>``
+    temp directory; the next build of that suite removes it under the build lock."""
+    import subprocess
+    import sys
+    import time
+
+    from monitorbench.audit.prepare import build_suite
+
+    code = ("import sys; from pathlib import Path; from monitorbench.audit.prepare import "
+            "build_suite; build_suite(Path(sys.argv[1]), 'bfcl')")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)])
+    deadline = time.monotonic() + 120
+    while not [p for p in tmp_path.glob(".bfcl.*") if p.is_dir()]:
+        assert proc.poll() is None and time.monotonic() < deadline, "the build never started"
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    (left,) = [p for p in tmp_path.glob(".bfcl.*") if p.is_dir()]
+    assert not (tmp_path / "bfcl").exists()
+    build_suite(tmp_path, "bfcl")
+    assert not left.exists() and (tmp_path / "bfcl" / "manifest.json").is_file()
+    assert [p.name for p in tmp_path.glob(".bfcl.*") if p.is_dir()] == []

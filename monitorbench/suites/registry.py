@@ -71,8 +71,19 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     with FileLock(str(target.parent / f".{target.name}.lock")):
         if target.exists() and not force:
             return target
+        _remove_leftovers(target)
         _build_into(target, name, info, options, progress=progress, check=check)
     return target
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Remove the temp directories (``.<name>.<random>``) of builds of ``target`` that were
+    killed (SIGKILL, OOM, a Slurm preemption: no handler runs). Called under the build lock,
+    so no live build of this target owns one."""
+    for tmp in target.parent.glob(f".{target.name}.*"):
+        if tmp.is_dir() and not tmp.name.endswith(".lock"):
+            log.info("removing %s, left by a build of %s that was killed", tmp, target.name)
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, Any], *,
