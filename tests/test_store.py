@@ -185,3 +185,53 @@ def test_enums_compare_equal_to_the_strings_on_disk() -> None:
     assert j.outcome == "U" and j.reason == "sandbox_error" and j.retryable
     assert j.to_dict() == _dict(0, outcome="U", reason="sandbox_error")
     assert Judgment.from_dict(j.to_dict()) == j
+
+
+def test_a_repaired_torn_line_is_reported_once_naming_the_file(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    p = tmp_path / "j.jsonl"
+    s = JudgmentStore(p)
+    s.append(_rec(0))
+    s.close()
+    with open(p, "a") as f:
+        f.write(json.dumps(_dict(1))[:40])  # a kill mid-write
+    with caplog.at_level("WARNING", logger="monitorbench.judging.store"):
+        JudgmentStore(p).close()
+        JudgmentStore(p).close()   # repaired: nothing left to report
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and str(p) in said[0] and "torn last line (40 bytes)" in said[0]
+
+
+WRITE_PAST_A_LIMIT = textwrap.dedent('''
+    import resource, signal, sys
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[2])
+    from test_store import _rec
+    from monitorbench.errors import MonitorbenchError
+    from monitorbench.judging.store import JudgmentStore
+    store = JudgmentStore(Path(sys.argv[1]))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # the write fails with EFBIG instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    try:
+        for i in range(1000):
+            store.append(_rec(i))
+        store.close()
+    except MonitorbenchError as e:
+        print(e)
+        sys.exit(3)
+''')
+
+
+def test_a_write_the_disk_refuses_names_the_file_and_says_resuming_is_safe(
+        tmp_path: Path) -> None:
+    """The kernel refuses the write (a file-size limit stands in for a full disk: the same
+    failed write(2), EFBIG instead of ENOSPC); the store says which file and that a re-run
+    resumes, and what it wrote before is intact."""
+    p = tmp_path / "j.jsonl"
+    r = subprocess.run([sys.executable, "-c", WRITE_PAST_A_LIMIT, str(p),
+                        str(Path(__file__).parent)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 3, r.stderr[-2000:]
+    assert f"cannot write judgments to {p}" in r.stdout and "safe to free space" in r.stdout
+    assert "Traceback" not in r.stderr
+    kept = JudgmentStore(p)   # a torn last line, if any, is repaired; the rest loads
+    assert 0 < len(kept) < 1000 and os.path.getsize(p) <= 4096
