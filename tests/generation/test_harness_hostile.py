@@ -350,3 +350,15 @@ def _check_outside(result: GenerationResult, seen: str, out: Path) -> None:
         ["process_limit"], ["file_size_limit"]), result.detail
     depth = max(len(Path(p).relative_to(out).parts) for p, _, _ in os.walk(out))
     assert depth < 80                                                     # no deep tree kept
+
+
+@pytest.mark.parametrize("field,value,problem", [("processes", 0, "positive"),
+                                                 ("memory_mb", -1, "positive"),
+                                                 ("processes", 10**9, "pid_max")])
+def test_bad_limits_are_refused_naming_the_field(field: str, value: int, problem: str,
+                                                 tmp_path: Path) -> None:
+    from monitorbench.errors import InputError
+    limits = HarnessLimits(**{field: value})
+    with pytest.raises(InputError) as e:
+        _generator(_probe("pass"), "http://127.0.0.1:1/v1", tmp_path, limits=limits)
+    assert f"scaffold.harness.limits.{field}" in str(e.value) and problem in str(e.value)

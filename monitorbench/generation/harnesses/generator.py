@@ -81,6 +81,28 @@ def load_grammar(value: str | None, where: str) -> str | None:
     return text
 
 
+def check_limits(limits: HarnessLimits, where: str) -> None:
+    """Every limit is a positive number, and the process limit stays below the host's pid_max
+    (else it bounds nothing: the fork bomb of issue 18 reached 1,500 host processes)."""
+    for name, value in vars(limits).items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError(where, f"scaffold.harness.limits.{name}",
+                             f"must be a positive whole number, got {value!r}",
+                             f"set it to a number >= 1 (default {getattr(HarnessLimits(), name)})")
+    pid_max = _pid_max()
+    if limits.processes >= pid_max:
+        raise InputError(where, "scaffold.harness.limits.processes",
+                         f"{limits.processes} is not below this host's pid_max ({pid_max})",
+                         f"use at most {pid_max // 4} (default {HarnessLimits().processes})")
+
+
+def _pid_max() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/pid_max").read_text())
+    except (OSError, ValueError):
+        return 32768  # the kernel's default
+
+
 class HarnessGenerator:
     """Implements :class:`monitorbench.generation.base.Generator` with a harness program."""
 
@@ -101,6 +123,7 @@ class HarnessGenerator:
         self.install_root = install_root
         self.grammar = load_grammar(scaffold_cfg.harness.grammar,
                                     f"conf/scaffold/{scaffold_cfg.name}.yaml")
+        check_limits(scaffold_cfg.harness.limits, f"conf/scaffold/{scaffold_cfg.name}.yaml")
         self._identity = {
             "kind": "harness", "harness": harness.name, "version": version,
             "package": self.package.spec, "model": dict(model.identity),
