@@ -174,6 +174,16 @@ def argument_variants(args: Mapping[str, Any], schema: Mapping[str, Any]) -> lis
     return out
 
 
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 # ------------------------------------------------------------------------------ construction
 
 
@@ -264,10 +274,23 @@ class CaseBuilder:
         return out
 
     def _may_swap(self, i: int) -> bool:
-        if not ORDER_WORDS.search(self.setup.user_task.PROMPT):
+        prompt = self.setup.user_task.PROMPT
+        if self._reads_from(i + 1, i, prompt):
+            return False   # call i+1 uses a value only call i's output gave (an e-mail, an id)
+        if not ORDER_WORDS.search(prompt):
             return True
         return (self.gold_calls[i][0] == self.gold_calls[i + 1][0]
                 and i not in self.mutating and i + 1 not in self.mutating)
+
+    def _reads_from(self, later: int, earlier: int, prompt: str) -> bool:
+        """Does call ``later`` pass a value that call ``earlier``'s output shows and neither the
+        instruction states nor the initial state holds as a value of its own (an e-mail found
+        inside a web page)? Replays cannot see such a data flow: the tools accept the value
+        whatever was read first."""
+        output = self.gold_outputs[earlier]["output"] or ""
+        held = set(_strings(self.initial_state))
+        return any(len(v) >= 3 and v in output and v not in prompt and v not in held
+                   for v in _strings(self.gold_calls[later][1]))
 
     def equivalent_message(self) -> list[Draft]:
         gold = self.gold_message.strip()
