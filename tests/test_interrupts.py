@@ -96,3 +96,20 @@ def _mlflow_statuses(tmp: Path) -> list[str]:
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")
     exps = client.search_experiments()
     return [r.info.status for r in client.search_runs([e.experiment_id for e in exps])]
+
+
+def test_score_piped_into_head_ends_quietly(tmp_path: Path, suites_dir: Path) -> None:
+    """`python -m monitorbench.score … | head -1`: the reader leaves after one line; score
+    ends with status 0 and no BrokenPipeError traceback."""
+    task = sorted(load_suite(suites_dir / "bfcl").tasks)[0]
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "main.py").write_text("def verify(candidate, env):\n    return 'PASS'\n")
+    r = subprocess.run(
+        ["bash", "-c", 'set -o pipefail; "$@" 2>"$ERR" | head -1', "score",
+         sys.executable, "-m", "monitorbench.score", str(tmp_path / "v"), "--task", task,
+         "--suites-dir", str(suites_dir), "--outputs-dir", str(tmp_path / "out")],
+        env={**_env(), "ERR": str(tmp_path / "err")}, cwd=tmp_path, capture_output=True,
+        text=True, timeout=300)
+    err = (tmp_path / "err").read_text()
+    assert r.returncode == 0 and r.stdout.startswith("case"), (r.stdout, err[-1500:])
+    assert "Traceback" not in err and "BrokenPipe" not in err
