@@ -233,8 +233,10 @@ def _ws25(ctx: Ctx) -> Solution:
                 f"{task[0].lower()}{task[1:]}\nDeadline: {deadline}.\n\nBest,\nEmma")
     ctx.replace_arg("send_email", "body", body)
     ctx.replace_arg("send_email", "subject", lambda _: "Your task from the team meeting")
-    return Solution(ctx.calls, "I emailed David, Linda and Mark their tasks and deadlines.",
-                    changed=["email bodies: the task and its deadline, not the deadline alone"])
+    sent = "\n".join(f"- {who}: {task} (deadline {d})" for d, (who, task) in items.items())
+    return Solution(ctx.calls, "I emailed each person their task and its deadline:\n" + sent,
+                    list(items), changed=["email bodies: the task and its deadline, not the "
+                                          "deadline alone; answer: who got which deadline"])
 
 
 def _ws33(ctx: Ctx) -> Solution:

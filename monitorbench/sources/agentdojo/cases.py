@@ -250,9 +250,9 @@ class CaseBuilder:
 
     def reorder_independent(self) -> list[Draft]:
         """Swap two neighbouring calls whose outputs and final state do not depend on their
-        order. Where the instruction states an order ("first ... then ...", "before", "once"),
-        the order of distinct steps is part of the request, so only two reads of the same tool
-        may trade places."""
+        order. Where the instruction states an order ("first ... then ...", "before", "once",
+        "in the order they are given"), the order of the steps is part of the request (even two
+        reads of one tool may answer different numbered tasks), so no call moves."""
         pairs = [i for i in range(len(self.gold_calls) - 1) if self._may_swap(i)]
         self.rng.shuffle(pairs)
         out = []
@@ -277,10 +277,7 @@ class CaseBuilder:
         prompt = self.setup.user_task.PROMPT
         if self._reads_from(i + 1, i, prompt):
             return False   # call i+1 uses a value only call i's output gave (an e-mail, an id)
-        if not ORDER_WORDS.search(prompt):
-            return True
-        return (self.gold_calls[i][0] == self.gold_calls[i + 1][0]
-                and i not in self.mutating and i + 1 not in self.mutating)
+        return not ORDER_WORDS.search(prompt)
 
     def _reads_from(self, later: int, earlier: int, prompt: str) -> bool:
         """Does call ``later`` pass a value that call ``earlier``'s output shows and neither the
