@@ -1,5 +1,6 @@
-"""τ²-bench: customer-service conversations on a database (airline, retail), labelled by τ²'s own
-database, action and communication checks, made stricter where they are looser than the request.
+"""τ²-bench: customer-service conversations on a database (airline, retail), labelled by τ²'s
+own database, action and communication checks, made stricter where they are looser than the
+request.
 
 ``source`` reads the τ² tasks, policies and tool schemas from the pinned inspect-evals wheel,
 ``answers`` writes the gold reply, ``judge`` holds the reference's checks, ``cases`` the labelled

@@ -42,7 +42,8 @@ verify(candidate, env) judges one conversation of a customer-service agent of th
 domain. The customer's request is `instruction`; the agent must follow `policy` and may use the
 tools in `tools` on the {domain} database.
 
-candidate = {{"calls": [{{"name": str, "arguments": dict, "output": str, "error": str | null}}, ...],
+candidate = {{"calls": [{{"name": str, "arguments": dict, "output": str,
+                         "error": str | null}}, ...],
              "final_message": str}}
   calls are the agent's tool calls, in order, with the output (or error) it saw; final_message
   is its last reply to the customer. The record comes from the agent and may be wrong or
@@ -249,7 +250,7 @@ def _report(acc: _Built) -> dict[str, Any]:
         "groups": dict(sorted(Counter(c.group for c in all_cases).items())),
         "categories": dict(sorted(Counter(f"{c.group}/{c.category}/{c.label}"
                                           for c in all_cases).items())),
-        "dropped_cases": len(acc.dropped),
+        "dropped_total": len(acc.dropped),
         "dropped_by_reason": dict(sorted(Counter(
             f"{d['category']}: {d['reason']}" for d in acc.dropped).items())),
         "dropped": acc.dropped,

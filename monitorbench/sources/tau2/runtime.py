@@ -27,6 +27,7 @@ import gzip
 import importlib
 import json
 import uuid
+import warnings
 from typing import Any, Mapping, Sequence
 
 DEFAULT_BUDGET = 20
@@ -192,7 +193,13 @@ def replay(domain: str, kit: Any, calls: Sequence[tuple[str, Mapping[str, Any]]]
 
 
 def _dump(record: Any) -> Any:
-    return json.loads(record.model_dump_json()) if hasattr(record, "model_dump_json") else record
+    """A record as JSON. A tool stores an argument as given (``3.0`` in an ``int`` field):
+    pydantic's warning about it is noise here, the dump keeps the value as τ²'s hash sees it."""
+    if not hasattr(record, "model_dump_json"):
+        return record
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return json.loads(record.model_dump_json())
 
 
 def db_diff(domain: str, db: Any) -> dict[str, dict[str, Any]]:

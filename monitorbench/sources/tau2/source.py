@@ -8,6 +8,7 @@ public task.
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import importlib.util
 import json
@@ -102,7 +103,6 @@ def tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
     """The agent's tools of ``domain`` as τ² declares them to a model (name, description, JSON
     schema of the parameters), in the runtime's order."""
     from inspect_ai.tool import ToolDef
-    import importlib
     from inspect_evals.tau2.common import tools as common
     module = importlib.import_module(f"inspect_evals.tau2.{domain}.tools")
     out = []
