@@ -99,16 +99,22 @@ def test_record_problems_finds_each_kind_in_a_planted_positive() -> None:
         assert len(fidelity.record_problems(state, prompt, record)) == 1, kind
 
 
-def test_reorder_keeps_the_order_the_instruction_states() -> None:
-    setup = _setup("workspace", "user_task_19")   # "in the order they are given"
-    sol = answers.solve(setup)
-    schemas = {t["name"]: t["parameters"] for t in bd.tool_specs("workspace")}
-    builder = CaseBuilder(setup, schemas, random.Random(0), sol)
-    names = [n for n, _ in sol.calls]
-    for draft in builder.reorder_independent():
-        swapped = [c["name"] for c in draft.candidate["calls"]]
-        moved = [i for i, (a, b) in enumerate(zip(names, swapped)) if a != b]
-        assert moved == [], draft.note   # only same-tool reads may trade places
+def _builder(suite: str, task: str) -> CaseBuilder:
+    setup = _setup(suite, task)
+    schemas = {t["name"]: t["parameters"] for t in bd.tool_specs(suite)}
+    return CaseBuilder(setup, schemas, random.Random(0), answers.solve(setup))
+
+
+def test_reorder_keeps_the_order_the_instruction_states_and_the_data_flow() -> None:
+    # "in the order they are given": two reads of one tool answer different numbered tasks
+    assert _builder("workspace", "user_task_4").reorder_independent() == []
+    # "invite Dora ... her e-mail is on her website": the invite uses what the page showed
+    slack = _builder("slack", "user_task_2")
+    assert [n for n, _ in slack.gold_calls] == ["get_webpage", "invite_user_to_slack"]
+    assert slack.reorder_independent() == []
+    # no order words: two independent reads still trade places
+    assert [d.category for d in _builder("travel", "user_task_7").reorder_independent()] == \
+        ["reorder_independent"] * 2
 
 
 def test_a_changed_task_reports_its_reasons_as_text_and_an_acceptance_statement() -> None:
