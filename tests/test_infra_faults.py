@@ -267,3 +267,31 @@ def test_a_build_killed_midway_leaves_no_temp_directory_after_the_next_build(
     build_suite(tmp_path, "bfcl")
     assert not left.exists() and (tmp_path / "bfcl" / "manifest.json").is_file()
     assert [p.name for p in tmp_path.glob(".bfcl.*") if p.is_dir()] == []
+
+
+def test_a_sandbox_that_hangs_at_start_fails_the_attempt_within_the_start_timeout(
+        tmp_path: Path, suites_dir: Path) -> None:
+    """The real worker client started with a command that never says it is ready (``sleep``:
+    a hung sandbox start, as a stuck mount or a wedged bwrap gives). Each attempt is an
+    infrastructure failure after START_TIMEOUT (a few seconds), waited once per attempt, not
+    the per-case wall clock and not twice."""
+    import time
+
+    from monitorbench.sandbox.client import START_TIMEOUT, WorkerSession, minimal_env
+
+    assert START_TIMEOUT <= 10
+    suite = apply_exclusions(load_suite(suites_dir / "bfcl"))
+    task = suite.tasks[sorted(suite.tasks)[0]]
+    job = TaskJob(task, suite.cases[task.task_id][:1], suite.public_dir(task.task_id),
+                  tmp_path, "vhash", view_for(AccessConfig(), task.task_type),
+                  suite.suite_hash, 1, "raw_parsed")
+    store = JudgmentStore(tmp_path / "judgments.jsonl")
+    t0 = time.monotonic()
+    judge_task(job, store, lambda job: WorkerSession(["sleep", "600"], minimal_env(),
+                                                     SandboxSpec()), retries=1)
+    took = time.monotonic() - t0
+    store.close()
+    lines = _lines(tmp_path / "judgments.jsonl")
+    assert [r["reason"] for r in lines] == ["sandbox_error", "sandbox_error"]
+    assert all(f"no answer within {START_TIMEOUT:.1f} s" in r["detail"] for r in lines)
+    assert 2 * START_TIMEOUT <= took < 2 * START_TIMEOUT + 5   # two attempts, one wait each

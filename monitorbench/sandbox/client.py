@@ -162,6 +162,7 @@ class WorkerSession:
         self.on_close = on_close
         self.proc: subprocess.Popen[bytes] | None = None
         self.start_seconds: list[float] = []  # one entry per (re)start, for the bench
+        self._start_error: Exception | None = None  # __enter__'s failed start, for judge
         self._buf = b""
         self._stderr = tempfile.TemporaryFile()
 
@@ -218,12 +219,15 @@ class WorkerSession:
                 pass
 
     def __enter__(self) -> "WorkerSession":
-        """A sandbox that fails to start does not raise here: every ``judge`` retries the start
-        and reports ``sandbox_error`` if it fails again, so a run records it and goes on."""
+        """A sandbox that fails to start does not raise here: the first ``judge`` reports it
+        as ``sandbox_error`` (without waiting for a second start: a hung start costs
+        START_TIMEOUT once per attempt, not twice), later ones retry the start, so a run
+        records it and goes on."""
         try:
             self.start()
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError) as e:
             self._kill()
+            self._start_error = e
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -251,6 +255,10 @@ class WorkerSession:
         """Send one candidate, wait for its verdict (per-case wall clock plus a grace)."""
         line = (json.dumps({"candidate": dict(candidate)}) + "\n").encode()
         t0 = time.monotonic()
+        if self._start_error is not None:
+            error, self._start_error = self._start_error, None
+            return Verdict(decision=None, reason=SANDBOX_ERROR,
+                           detail=cap(f"{type(error).__name__}: {error}"), seconds=0.0)
         try:
             if self.proc is None or self.proc.poll() is not None:
                 self._kill()
