@@ -84,3 +84,22 @@ def test_a_second_job_refuses_naming_the_holder_or_waits_for_it(
 def _hold(run_dir: Path, seconds: float) -> None:
     with run_lock(run_dir):
         time.sleep(seconds)
+
+
+def test_a_new_run_directory_adopts_the_judgments_of_its_key_from_before_audits(
+        tmp_path: Path) -> None:
+    """The audit's hash joined the run key; the same configuration's directory under the key
+    from before is copied (not moved) into the new one, and only when the new one has none."""
+    from monitorbench.launch.run_lock import adopt_judgments
+
+    old, new = tmp_path / "runs" / "oldkey", tmp_path / "runs" / "newkey"
+    old.mkdir(parents=True)
+    (old / "judgments.jsonl").write_text('{"a": 1}\n{"a": 2}\n')
+    new.mkdir()
+    adopt_judgments(new, old)
+    assert (new / "judgments.jsonl").read_text() == (old / "judgments.jsonl").read_text()
+    (new / "judgments.jsonl").write_text('{"a": 1}\n{"a": 2}\n{"a": 3}\n')
+    adopt_judgments(new, old)   # the new directory's own judgments are never replaced
+    assert len((new / "judgments.jsonl").read_text().splitlines()) == 3
+    adopt_judgments(tmp_path / "runs" / "third", tmp_path / "runs" / "absent")
+    assert not (tmp_path / "runs" / "third" / "judgments.jsonl").exists()
