@@ -48,8 +48,10 @@ def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_paren
     children = [r for r in runs if r is not parent]
     names = sorted(c.info.run_name for c in children)
     # The swept values name each run; the sample size is named too (3 tasks per type).
-    assert names == ["always_accept · parsed · 3/type", "always_accept · raw_parsed · 3/type",
-                     "schema_check · parsed · 3/type", "schema_check · raw_parsed · 3/type"]
+    assert names == ["always_accept · parsed · bfcl · 3/type",
+                     "always_accept · raw_parsed · bfcl · 3/type",
+                     "schema_check · parsed · bfcl · 3/type",
+                     "schema_check · raw_parsed · bfcl · 3/type"]
     for c in children:
         assert c.info.status == "FINISHED"
         assert c.data.tags["mlflow.parentRunId"] == parent.info.run_id
@@ -77,20 +79,27 @@ def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_paren
         parent.info.run_id, "leaderboard_table.json", str(tmp_path / "dl"))).read_text())
     rows = [dict(zip(table["columns"], row)) for row in table["data"]]
     assert sorted(r["run"] for r in rows) == names
-    assert {r["tasks"] for r in rows if "raw_parsed" in r["run"]} == {3}
-    smaller = [r["run"] for r in rows if r["tasks"] < 3]  # parsed-only can set tasks aside
+    # ranked on the common pool: the same numbers in the table, leaderboard.md and the CSV
+    assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
+    assert all(r["ba_norm"] is not None and r["tpr"] is not None for r in rows)
+    for c in children:
+        assert c.data.tags["monitorbench.git_commit"] and c.data.tags["monitorbench.version"]
+        assert "attack/budget" not in c.data.metrics
+    counts = {r["run"]: int(str(r["tasks"]).split()[0]) for r in rows}
+    more = [run for run, n in counts.items() if n > min(counts.values())]  # parsed sets aside
     board = Path(client.download_artifacts(parent.info.run_id, "leaderboard.md",
                                            str(tmp_path / "dl"))).read_text()
-    assert all(f"{run} (" in board for run in smaller)
-    assert ("Task pools differ" in board) == bool(smaller)
+    assert all(f"{run} (" in board for run in more)
+    assert ("Task pools differ" in board) == bool(more)
+    assert all(("†" in str(r["tasks"])) == (r["run"] in more) for r in rows)
 
 
-def test_leaderboard_flags_rows_scored_on_a_smaller_task_pool() -> None:
+def test_leaderboard_flags_rows_scored_on_a_larger_task_pool() -> None:
     from monitorbench.tracking.sweep_report import pool_note
 
     rows = [{"run": "a · raw_parsed", "tasks": 141}, {"run": "a · parsed", "tasks": 115}]
     note = pool_note(rows)
-    assert note is not None and "141" in note and "a · parsed (115)" in note
+    assert note is not None and "† = scored more: a · raw_parsed (141)" in note
     assert pool_note([{"run": "x", "tasks": 5}, {"run": "y", "tasks": 5}]) is None
 
 

@@ -80,14 +80,20 @@ def test_a_verifier_without_a_verdict_on_any_case_has_a_failed_trace(tmp_path: P
     Traces tab must not say "Success"; a verifier with one verdict keeps an OK trace."""
     from mlflow.tracking import MlflowClient
 
+    from monitorbench.hashing import sha256_text
+
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     paths = {}
     for task in ("none_everywhere", "one_verdict"):
         paths[task] = tmp_path / task / "trace.jsonl"
         w = TraceWriter(paths[task])
         w.write("start", {"steps": 0}, task_id=task)
-        w.write("end", {"steps": 0}, status="submitted")
+        code = "def verify(candidate, env):\n    return None\n"
+        w.write("write_verifier", {"steps": 1}, chars=len(code), sha256=sha256_text(code)[:16])
+        w.write("end", {"steps": 1}, status="submitted")
         w.close()
+        (paths[task].parent / "verifier").mkdir()
+        (paths[task].parent / "verifier" / "main.py").write_text(code)  # as the scaffold leaves it
     records = [{"task_id": "none_everywhere", "outcome": "U", "reason": "invalid_output"}] * 3
     records += [{"task_id": "one_verdict", "outcome": "U", "reason": "invalid_output"},
                 {"task_id": "one_verdict", "outcome": "F", "reason": None}]
@@ -99,5 +105,7 @@ def test_a_verifier_without_a_verdict_on_any_case_has_a_failed_trace(tmp_path: P
               client.search_traces(locations=[exp], run_id=run)}
     assert str(states["none_everywhere"].info.state).endswith("ERROR")
     assert str(states["one_verdict"].info.state).endswith("OK")
-    root = states["none_everywhere"].data.spans[0]
+    spans = states["none_everywhere"].data.spans
+    root, write = spans[0], next(x for x in spans if x.name == "write_verifier")
     assert root.outputs["judged"]["reasons"] == {"invalid_output": 3}
+    assert write.outputs["code"] == code                  # the code, not only its hash

@@ -38,11 +38,8 @@ def client_for(uri: str):
 
     from monitorbench.tracking.connection import store_lock
 
-    client = MlflowClient(tracking_uri=uri)
-    if uri.startswith("sqlite:"):
-        with store_lock(uri):
-            client.search_experiments(max_results=1)
-    return client
+    with store_lock(uri):   # MlflowClient opens (and migrates) its store when it is built
+        return MlflowClient(tracking_uri=uri)
 
 
 def experiment_id(client, name: str, outputs: Path) -> str:

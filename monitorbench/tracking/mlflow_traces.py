@@ -50,6 +50,20 @@ def judged_outcome(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | Non
             "reasons": reasons}
 
 
+def _final_draft(trace: Path) -> tuple[str, str] | None:
+    """(hash as the trace writes it, code) of the verifier the generation left beside its trace
+    (``verifier/main.py``): a ``write_verifier`` event holds only its draft's hash, so the span
+    of the draft that was submitted gets the code itself (earlier drafts are in the model
+    replies before them)."""
+    from monitorbench.hashing import sha256_text
+
+    main = trace.parent / "verifier" / "main.py"
+    if not main.is_file():
+        return None
+    code = main.read_text(encoding="utf-8", errors="replace")
+    return sha256_text(code)[:16], code
+
+
 def log_trace_file(client: Any, run_id: str, experiment_id: str, task_id: str,
                    path: Path, failed: Mapping[str, Any] | None = None) -> str | None:
     """One MLflow trace (root span = the task's generation, a child span per event); returns
@@ -64,7 +78,10 @@ def log_trace_file(client: Any, run_id: str, experiment_id: str, task_id: str,
                               inputs={"task_id": task_id}, experiment_id=experiment_id,
                               run_id=run_id, start_time_ns=start_ns,
                               tags={"monitorbench.task_id": task_id})
+    final = _final_draft(path)
     for i, event in enumerate(events):
+        if event["event"] == "write_verifier" and final and event.get("sha256") == final[0]:
+            event = {**event, "code": final[1]}   # the trace keeps only the draft's hash
         # An event is written when its step has finished (a model call, once the reply is in),
         # so its span runs from the previous event to its own time.
         t0 = start_ns + int(float(events[max(i - 1, 0)]["t"]) * 1e9)
