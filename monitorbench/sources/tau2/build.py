@@ -12,6 +12,7 @@ see :mod:`monitorbench.sources.tau2.judge` and the build report's ``reference_st
 from __future__ import annotations
 
 import random
+import re
 import sys
 import time
 from collections import Counter
@@ -36,6 +37,7 @@ RUNTIME = "monitorbench.sources.tau2.runtime"
 # tools have none.
 TODAY = {"airline": "2024-05-15"}
 masked_paths = src.masked_paths
+_REFUSAL = re.compile(r"\b(not|no|never|refuses?)\b|n't", re.IGNORECASE)   # "Agent should not cancel"
 
 CONTRACT = """\
 verify(candidate, env) judges one conversation of a customer-service agent of the τ² {domain}
@@ -173,6 +175,11 @@ def excluded_reason(task: src.Tau2Task, gold_outputs: Sequence[Mapping[str, Any]
               if o.get("error") and task.actions[i][0] not in rt.READ_ONLY]
     if failed:
         return f"a gold write fails when replayed ({', '.join(failed)}): the gold is not a solution"
+    hands_over = any(n == "transfer_to_human_agents" for n, _ in task.actions)
+    if not (src.writes(task.actions) or hands_over or task.communicate_info
+            or any(_REFUSAL.search(a) for a in task.nl_assertions)):
+        return ("the gold changes nothing, and τ² states neither the facts to tell nor that the "
+                "agent must refuse: no reply is known to be right")
     return None
 
 
