@@ -10,7 +10,8 @@ the instruction states, and a reordered variant keeps the order the instruction'
 C8 reads only what the state-source contract in :mod:`monitorbench.audit.environment` says every
 state task publishes (``environment.file``, ``environment.today``...).
 
-Entry points: :func:`monitorbench.audit.audit.audit_suite` (one suite, in process), ``python -m monitorbench.audit suite=bfcl`` (CLI),
-:func:`monitorbench.audit.run.run_audit` (the ``audit`` experiment) and
+Entry points: :func:`monitorbench.audit.audit.audit_suite` (one suite, in process),
+``python -m monitorbench.audit suite=bfcl`` (CLI), :func:`monitorbench.audit.run.run_audit`
+(the ``audit`` experiment) and
 :func:`monitorbench.audit.exclusions.apply_exclusions` (drop failing tasks from a loaded suite).
 """

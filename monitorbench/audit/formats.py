@@ -4,9 +4,10 @@ The user who writes "in the format 'HH:MM'" rejects ``1:30``; one who gets "1. D
 has half a list. Rules, each keyed on the instruction's words and the record only:
 
 * **HH:MM** stated (``HH:MM`` in the instruction): every clock time in the final message has two
-  hour digits (``01:30``, not ``1:30``), and the final message holds at least one such time.
-* **YYYY-MM-DD** stated: the final message writes no date in another form (``May 15, 2024``,
-  ``15/05/2024``) and holds at least one ISO date.
+  hour digits (``01:30``, not ``1:30``), and the final message or a free-text argument holds at
+  least one such time (the format may be asked for a text the agent sends).
+* **YYYY-MM-DD** stated: the final message or a free-text argument holds an ISO date, and a
+  final message without one writes no date in another form (``May 15, 2024``, ``15/05/2024``).
 * **one message** stated (``in one message``, ``in a single message``/``email``): no recipient
   or channel receives two calls of the same sending tool.
 * **truncated list**: the final message or a free-text argument (``body``, ``content``,
@@ -14,14 +15,16 @@ has half a list. Rules, each keyed on the instruction's words and the record onl
   item on its line (``1. Diamond Head 2.``), or a bullet line (``-``, ``*``, ``•``) has no item.
 * **broken bullets**: bullet markers run inside a line after a colon (``Plan: - Diamond Head -
   Waikiki``: two `` - `` separators, each before a word, in a line that does not start with one;
-  ``12:00 PM - 3:00 PM`` is a range, not a list), i.e. a list whose line breaks were lost; or, in a run of two or more bullet lines, a marker
-  glued to its item (``-Mia Anderson: 2``), or a line just above the run that reads like its
-  items (same ``key: value`` form, or all lower case) and ends without ``.``/``:``/``!``/``?``:
-  the first item lost its bullet (``Olivia Smith: 4\n-Mia...``, ``butter\n- brown sugar``).
+  ``12:00 PM - 3:00 PM`` is a range, not a list), i.e. a list whose line breaks were lost;
+  or, in a run of two or more bullet lines, a marker glued to its item (``-Mia Anderson: 2``),
+  or a line just above the run that reads like its items (same ``key: value`` form, or all
+  lower case) and ends without ``.``/``:``/``!``/``?``: the first item lost its bullet (``Olivia Smith: 4\n-Mia...``, ``butter\n- brown sugar``).
 * **copied, not summarised**: the instruction asks for a summary (``summary``, ``summarise``)
   and a delivered text (free-text argument, else the final message) of at least
   :data:`COPY_MIN_WORDS` words is at least :data:`COPY_SHARE` covered by
-  :data:`COPY_RUN`-word runs of the record's tool outputs.
+  :data:`COPY_RUN`-word runs of the record's tool outputs, and is at least
+  :data:`COPY_LENGTH_SHARE` as long as the outputs it copies from (three sentences lifted from
+  a long file are an extract, both pages pasted whole are no summary).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any, Iterator, Mapping, Sequence
 COPY_MIN_WORDS = 40
 COPY_SHARE = 0.8
 COPY_RUN = 10
+COPY_LENGTH_SHARE = 0.4
 FREE_TEXT = ("body", "content", "message", "text", "summary", "description", "note", "comment",
              "feedback")
 _HHMM_STATED = re.compile(r"\bHH:MM\b", re.IGNORECASE)
@@ -54,20 +58,21 @@ _TARGETS = ("recipient", "recipients", "channel", "email", "to", "user")
 _QUOTE = 60
 
 
-def _stated_formats(instruction: str, message: str) -> list[str]:
+def _stated_formats(instruction: str, message: str, delivered: str) -> list[str]:
+    """``delivered``: the final message and every free-text argument, joined."""
     out = []
     if _HHMM_STATED.search(instruction):
         bad = [m.group(0) for m in _CLOCK.finditer(message) if len(m.group(1)) != 2]
         if bad:
             out.append(f"HH:MM stated, final message writes {', '.join(map(repr, bad))}")
-        elif not _CLOCK.search(message):
-            out.append("HH:MM stated, final message holds no HH:MM time")
+        elif not _CLOCK.search(delivered):
+            out.append("HH:MM stated, no HH:MM time in the answer or a sent text")
     if _ISO_STATED.search(instruction):
         bad = [m.group(0) for m in _OTHER_DATE.finditer(message)]
-        if bad:
+        if bad and not _ISO.search(message):
             out.append(f"YYYY-MM-DD stated, final message writes {', '.join(map(repr, bad))}")
-        elif not _ISO.search(message):
-            out.append("YYYY-MM-DD stated, final message holds no YYYY-MM-DD date")
+        elif not _ISO.search(delivered):
+            out.append("YYYY-MM-DD stated, no YYYY-MM-DD date in the answer or a sent text")
     return out
 
 
@@ -157,16 +162,27 @@ def copied_share(text: str, sources: Sequence[str]) -> float:
     return sum(covered) / len(words) if words else 0.0
 
 
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = _words(text)
+    return {tuple(words[i:i + COPY_RUN]) for i in range(len(words) - COPY_RUN + 1)}
+
+
 def _copied(instruction: str, candidate: Mapping[str, Any]) -> list[str]:
     if not _SUMMARY.search(instruction):
         return []
     outputs = [str(c.get("output") or "") for c in candidate.get("calls") or []]
     texts = list(_texts(candidate))
-    delivered = [t for t in texts if t[0] != "final_message"] or texts
-    return [f"{where}: summary asked, {share:.0%} of its {len(_words(text))} words copied from "
-            f"tool outputs" for where, text in delivered
-            if len(_words(text)) >= COPY_MIN_WORDS
-            and (share := copied_share(text, outputs)) >= COPY_SHARE]
+    out = []
+    for where, text in [t for t in texts if t[0] != "final_message"] or texts:
+        n = len(_words(text))
+        if n < COPY_MIN_WORDS or (share := copied_share(text, outputs)) < COPY_SHARE:
+            continue
+        runs = _runs(text)
+        source = sum(len(_words(o)) for o in outputs if _runs(o) & runs)
+        if n >= COPY_LENGTH_SHARE * source:
+            out.append(f"{where}: summary asked, {share:.0%} of its {n} words copied from tool "
+                       f"outputs of {source} words")
+    return out
 
 
 def check_formats(instruction: str, candidate: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -176,7 +192,8 @@ def check_formats(instruction: str, candidate: Mapping[str, Any]) -> list[tuple[
     message = candidate.get("final_message") if isinstance(candidate.get("final_message"),
                                                             str) else ""
     calls = [c for c in candidate.get("calls") or [] if isinstance(c, Mapping)]
-    out = [("format", f) for f in _stated_formats(instruction, message)
+    delivered = "\n".join(text for _, text in _texts(candidate))
+    out = [("format", f) for f in _stated_formats(instruction, message, delivered)
            + _one_message(instruction, calls)]
     out += [(kind, f"{where}: {what}") for where, text in _texts(candidate)
             if (found := list_problem(text)) is not None for kind, what in [found]]

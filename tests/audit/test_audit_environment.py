@@ -120,6 +120,16 @@ def test_formats_accept_what_a_demanding_user_accepts() -> None:
                    "Olivia Smith: 4\n- Mia Anderson: 2\n- Mason Thompson: 3",
                    "butter\n- brown sugar\n- eggs", "Plan: - Diamond Head - Waikiki"):
         assert list_problem(broken)[0] == "broken_bullets", broken
+    asks_iso = "Email each person their deadline in YYYY-MM-DD format."
+    sent = _rec(("send_email", {"body": "Met on May 17, 2024. Deadline: 2024-05-20."}, ""),
+                message="I emailed everyone their deadline.")
+    assert check_formats(asks_iso, sent) == []
+    page = " ".join(f"word{i}" for i in range(300))
+    extract = _rec(("read_file", {}, page),
+                   ("send_email", {"body": " ".join(page.split()[:60])}, ""))
+    assert check_formats("Send a summary of the file.", extract) == []
+    pasted = _rec(("read_file", {}, page), ("send_email", {"body": page}, ""))
+    assert check_formats("Send a summary of the file.", pasted)[0][0] == "copied_summary"
     one = "Send it to Bob in one message."
     twice = _rec(("send_message", {"recipient": "Bob", "body": "a"}, ""),
                  ("send_message", {"recipient": "Bob", "body": "b"}, ""))
