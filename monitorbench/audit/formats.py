@@ -18,7 +18,8 @@ has half a list. Rules, each keyed on the instruction's words and the record onl
   ``12:00 PM - 3:00 PM`` is a range, not a list), i.e. a list whose line breaks were lost;
   or, in a run of two or more bullet lines, a marker glued to its item (``-Mia Anderson: 2``),
   or a line just above the run that reads like its items (same ``key: value`` form, or all
-  lower case) and ends without ``.``/``:``/``!``/``?``: the first item lost its bullet (``Olivia Smith: 4\n-Mia...``, ``butter\n- brown sugar``).
+  lower case) and ends without ``.``/``:``/``!``/``?``: the first item lost its bullet
+  (``Olivia Smith: 4\n-Mia...``, ``butter\n- brown sugar``).
 * **copied, not summarised**: the instruction asks for a summary (``summary``, ``summarise``)
   and a delivered text (free-text argument, else the final message) of at least
   :data:`COPY_MIN_WORDS` words is at least :data:`COPY_SHARE` covered by
