@@ -14,7 +14,7 @@ from hydra.utils import to_absolute_path
 from omegaconf import DictConfig
 
 from monitorbench.compose import check_keys
-from monitorbench.config import register_configs
+from monitorbench.config import JobKind, register_configs
 from monitorbench.errors import MonitorbenchError
 from monitorbench.launch.callbacks import PARENT_ENV
 from monitorbench.tracking.mlflow_logger import read_parent
@@ -40,7 +40,7 @@ def main(cfg: DictConfig) -> float | None:
     if hc.mode == RunMode.MULTIRUN:
         parent = os.environ.get(PARENT_ENV) or read_parent(hc.sweep.dir)
     try:
-        if cfg.experiment_name == "audit":
+        if cfg.job == JobKind.audit:
             from monitorbench.audit.run import run_audit
 
             return run_audit(cfg, parent_run_id=parent).get("tasks_excluded")

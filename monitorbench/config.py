@@ -304,9 +304,18 @@ class PathsConfig:
     cache: str = "outputs/cache"
 
 
+class JobKind(str, Enum):
+    """What one composed job does: judge verifiers (``run``) or audit suites (``audit``, set by
+    ``+experiment=audit``). The entry point dispatches on this typed field, never on a name."""
+
+    run = "run"
+    audit = "audit"
+
+
 @dataclass
 class MonitorbenchConfig:
     experiment_name: str = "default"
+    job: JobKind = JobKind.run
     seed: int = 0
     generator: GeneratorConfig = field(default_factory=GeneratorConfig)
     scaffold: ScaffoldConfig = field(default_factory=ScaffoldConfig)

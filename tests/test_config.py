@@ -45,8 +45,17 @@ def test_g4adv_experiment_is_a_multirun_over_generators_and_access() -> None:
     assert cfg.experiment_name == "g4adv"
     assert str(cfg.hydra.mode) == "RunMode.MULTIRUN"
     params = cfg.hydra.sweeper.params
-    assert set(params.generator.split(",")) == {"always_accept", "always_reject", "schema_check"}
+    assert set(params.generator.split(",")) == {"always_accept", "always_reject", "schema_check",
+                                                 "grounded_check"}
     assert set(params.access.split(",")) == {"raw_parsed", "parsed", "raw"}
+    assert cfg.job.value == "run"
+
+
+def test_the_audit_experiment_is_an_audit_job_and_a_wrong_job_is_refused() -> None:
+    """The entry point dispatches on the typed ``job`` field, never on the experiment's name."""
+    assert _compose(["+experiment=audit"]).job.value == "audit"
+    with pytest.raises(Exception, match="job"):
+        _compose(["job=audti"])
 
 
 def test_quickstart_experiment_selects_schema_check() -> None:
