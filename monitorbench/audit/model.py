@@ -56,11 +56,17 @@ class TaskAudit:
     def passed(self) -> bool:
         return all(c.passed for c in self.checks.values()) and not self.defects
 
-    def reasons(self) -> list[dict[str, str]]:
-        """Exclusion reasons, Table 7 style: a code and the evidence behind it."""
-        out = [{"code": f.code, "evidence": f.evidence} for f in self.defects]
-        out += [{"code": k, "evidence": f"{CHECK_NAMES[k]}: {c.evidence}"}
-                for k, c in sorted(self.checks.items()) if not c.passed]
+    def reasons(self) -> list[dict[str, Any]]:
+        """Exclusion reasons, Table 7 style: a code and the evidence behind it, plus the kinds
+        of finding for a check that sorts its findings by kind (C8)."""
+        out: list[dict[str, Any]] = [{"code": f.code, "evidence": f.evidence}
+                                     for f in self.defects]
+        for k, c in sorted(self.checks.items()):
+            if not c.passed:
+                reason: dict[str, Any] = {"code": k, "evidence": f"{CHECK_NAMES[k]}: {c.evidence}"}
+                if c.details.get("kinds"):
+                    reason["kinds"] = sorted(c.details["kinds"])
+                out.append(reason)
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -46,6 +46,7 @@ def test_each_planted_defect_is_caught_with_its_kind_and_excludes_the_task(audit
         assert not c8["passed"] and set(c8["details"]["kinds"]) == {kind}, (task_id, c8)
         reasons = [r for r in excluded[task_id]["reasons"] if r["code"] == "C8"]
         assert reasons and f"[{kind}]" in reasons[0]["evidence"], excluded[task_id]
+        assert reasons[0]["kinds"] == [kind]
         assert "environment fidelity" in reasons[0]["evidence"]
     md = (audited[2] / "audit" / "report.md").read_text()
     section = md.split("## Environment fidelity (C8)")[1]
