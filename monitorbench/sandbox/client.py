@@ -26,8 +26,9 @@ from monitorbench.sandbox.runtimes import RUNTIMES_DIR, available
 
 WORKER_PATH = Path(__file__).resolve().parent / "worker.py"
 # Seconds for the sandbox to come up (a cold bwrap + Python start ~0.1 s; the heaviest runtime
-# import, agentdojo's, a few seconds on a loaded 2-core machine). One that takes longer is an
-# infrastructure failure and is retried; waiting longer would cost minutes per case on a hung one.
+# import, a state source's replay environment, a few seconds on a loaded 2-core machine). One
+# that takes longer is an infrastructure failure and is retried; waiting longer would cost
+# minutes per case on a hung one.
 START_TIMEOUT = 10.0
 ANSWER_GRACE = 5.0       # seconds beyond the per-case wall clock before the worker counts as hung
 ANSWER_CAP = 4 << 20     # bytes of one answer line; a worker answer is small by construction
