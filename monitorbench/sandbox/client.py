@@ -209,16 +209,6 @@ class WorkerSession:
             except (ProcessLookupError, PermissionError):
                 pass
 
-    def interrupt(self) -> None:
-        """Kill the worker from another thread (a stopped run): the thread judging on this
-        session then reads its exit at once and cleans up itself (``judge`` never raises)."""
-        proc = self.proc
-        if proc is not None and proc.returncode is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-
     def __enter__(self) -> "WorkerSession":
         """A sandbox that fails to start does not raise here: the first ``judge`` reports it
         as ``sandbox_error`` (without waiting for a second start: a hung start costs
