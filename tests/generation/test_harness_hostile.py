@@ -23,6 +23,7 @@ from monitorbench.config import ConditionConfig, HarnessConfig, HarnessLimits, S
 from monitorbench.generation.base import ERROR, NO_SUBMISSION, SUBMITTED, GenerationResult
 from monitorbench.generation.factory import GenerationCache
 from monitorbench.generation.harnesses import pi
+from monitorbench.generation.harnesses.safe_files import discard
 from monitorbench.generation.harnesses.generator import HarnessGenerator
 from monitorbench.generation.harnesses.install import Package
 from monitorbench.generation.harnesses.spec import Harness, HarnessRun
@@ -265,6 +266,8 @@ def test_failed_cache_entry_never_blocks_the_next_run(task_dir, tmp_path: Path) 
     finally:
         os.chdir(cwd)
     assert len(list((tmp_path / "cache" / ".failed").iterdir())) == 1
+    discard(tmp_path / "cache")  # pytest's own cleanup of old tmp dirs would recurse
+    assert not (tmp_path / "cache").exists()
 
 
 # --- the real harnesses, driven by a hostile scripted model -------------------------------------
@@ -362,3 +365,52 @@ def test_bad_limits_are_refused_naming_the_field(field: str, value: int, problem
     with pytest.raises(InputError) as e:
         _generator(_probe("pass"), "http://127.0.0.1:1/v1", tmp_path, limits=limits)
     assert f"scaffold.harness.limits.{field}" in str(e.value) and problem in str(e.value)
+
+
+def test_safe_reads_refuse_links_fifos_and_oversize_without_blocking(tmp_path: Path) -> None:
+    """The readers' primitive on its own: each refusal says why, and a FIFO with no writer is
+    refused at once (a blocking open would hang the job)."""
+    from monitorbench.generation.harnesses import safe_files
+    root = tmp_path / "home"
+    (root / "sub").mkdir(parents=True)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("HOST")
+    (root / "ok.jsonl").write_text("{}\n")
+    (root / "link.jsonl").symlink_to(outside)
+    (root / "sub_link").symlink_to(tmp_path)
+    os.mkfifo(root / "fifo.jsonl")
+    (root / "big.jsonl").write_bytes(b"x" * 2000)
+    assert safe_files.read_text(root / "ok.jsonl", root) == "{}\n"
+    for name, why in [("link.jsonl", "symbolic link"), ("sub_link/outside.txt", "symbolic link"),
+                      ("fifo.jsonl", "not a regular file"), ("big.jsonl", "over the cap")]:
+        with pytest.raises(safe_files.Refused, match=why):
+            safe_files.read_bytes(root / name, root, cap=1000)
+    assert [p.name for p in safe_files.files_matching(root, ".jsonl")] == ["big.jsonl",
+                                                                          "ok.jsonl"]
+
+
+def test_deep_trees_are_walked_and_removed_without_recursion(tmp_path: Path) -> None:
+    from monitorbench.generation.harnesses import safe_files
+    p = tmp_path / "t"
+    p.mkdir()
+    cwd = os.getcwd()
+    os.chdir(p)
+    try:
+        for _ in range(1100):
+            os.mkdir("d")
+            os.chdir("d")
+    finally:
+        os.chdir(cwd)
+    assert max(e.depth for e in safe_files.walk(p)) == safe_files.MAX_DEPTH - 1
+    notes = safe_files.sanitize(p, file_cap=1 << 20)
+    assert any("deeper than" in n for n in notes)
+    assert max(e.depth for e in safe_files.walk(p, max_depth=5000)) < safe_files.MAX_DEPTH
+    os.chdir(p)
+    try:
+        for _ in range(1100):
+            os.makedirs("d", exist_ok=True)
+            os.chdir("d")
+    finally:
+        os.chdir(cwd)
+    safe_files.discard(p)
+    assert not p.exists() and list(tmp_path.iterdir()) == []
