@@ -485,3 +485,43 @@ def test_excess_connections_are_refused_at_once_while_run_public_holds_the_trace
         proxy.close()
     assert replies == [b"HTTP/1.1 503"] * 18
     assert any(e.get("total") == 18 for e in _events(ctx, "refused"))  # counted at the end
+
+
+def test_a_call_in_flight_when_the_generation_ends_is_cut_off_and_traced(
+        task_dir, tmp_path: Path) -> None:
+    """The harness exits (or hits its wall clock) while the endpoint still computes: closing
+    the proxy cuts the call off at once and traces it as a failed call (502), instead of
+    the reply arriving after the trace is done with (seen with Claude Code on a loaded
+    llama.cpp server: the model event was lost and the handler thread raised)."""
+    release = threading.Event()
+
+    class Slow(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            return None
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            release.wait(30)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    ctx = _ctx(task_dir, tmp_path, base)
+    proxy = _proxy(ctx, base, tmp_path)
+    harness = threading.Thread(target=_raw, args=(tmp_path / "ep.sock",
+                                                  _request("POST", "/v1/chat/completions",
+                                                           _chat())))
+    harness.start()
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    proxy.close()
+    closed_in = time.monotonic() - t0
+    model = _events(ctx, "model")  # traced by the time close returns, the endpoint still busy
+    release.set()
+    harness.join(10)
+    httpd.shutdown()
+    assert closed_in < 5.0
+    assert [m["http_status"] for m in model] == [502]
+    assert "endpoint failed" in model[0]["reply"]
+    assert ctx.counters["model_calls"] == 1

@@ -25,6 +25,8 @@ class BoundedUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServ
                  on_full: Callable[[socket.socket], None]) -> None:
         self.serve, self.on_full = serve, on_full
         self.slots = threading.BoundedSemaphore(slots)
+        self.active: set[socket.socket] = set()  # connections being served
+        self.changed = threading.Condition()
 
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
@@ -39,10 +41,12 @@ class BoundedUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServ
             finally:
                 self.shutdown_request(request)
             return
+        with self.changed:
+            self.active.add(request)
         try:
             super().process_request(request, client_address)
         except BaseException:  # the thread did not start: its slot is free again
-            self.slots.release()
+            self._done(request)
             self.shutdown_request(request)
             raise
 
@@ -50,16 +54,31 @@ class BoundedUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServ
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.slots.release()
+            self._done(request)
 
-    def close(self) -> None:
+    def _done(self, request: Any) -> None:
+        with self.changed:
+            self.active.discard(request)
+            self.changed.notify_all()
+        self.slots.release()
+
+    def close(self, wait_seconds: float = 10.0) -> bool:
+        """Stop accepting, end the connections still open (their threads then finish what they
+        were doing) and wait up to ``wait_seconds`` for them; False if some are still busy."""
         self.shutdown()
         self.server_close()
+        with self.changed:
+            for request in self.active:
+                try:
+                    request.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            return self.changed.wait_for(lambda: not self.active, timeout=wait_seconds)
 
 
 class RefusalTrace:
     """Traces refusals under the trace lock: the first ``limit`` one by one, then one event
-    saying the rest are only counted (:meth:`summary` gives the count at the end). The
+    saying the rest are only counted (:meth:`close` gives the count at the end). The
     accepting thread notes without waiting (``wait=False``): while ``run_public`` holds the
     trace lock it counts instead, so accepting never stalls behind a sandbox run."""
 
@@ -67,12 +86,15 @@ class RefusalTrace:
         self.ctx, self.lock, self.limit = ctx, lock, limit
         self.count = 0  # refusals noted under the lock
         self.untraced = 0  # refusals counted while the lock was busy (accepting thread only)
+        self.closed = False  # set under the lock when the generation's trace is done with
 
     def note(self, event: str, *, wait: bool = True, **fields: Any) -> None:
         if not self.lock.acquire(blocking=wait):
             self.untraced += 1
             return
         try:
+            if self.closed:
+                return
             self.count += 1
             if self.count <= self.limit:
                 self.ctx.log(event, **fields)
@@ -82,8 +104,11 @@ class RefusalTrace:
         finally:
             self.lock.release()
 
-    def summary(self) -> None:
-        if self.count > self.limit or self.untraced:
+    def close(self) -> None:
+        """Write the total when some refusals were not traced one by one; nothing is traced
+        after this (a thread still busy when its server closed writes nothing)."""
+        with self.lock:
             total = self.count + self.untraced
-            with self.lock:
+            if self.count > self.limit or self.untraced:
                 self.ctx.log("refused", reason=f"{total} refusals in all", total=total)
+            self.closed = True

@@ -179,6 +179,8 @@ class EndpointProxy:
         # be before the serving thread has counted the previous one.
         self.admitted = 0
         self.listed = 0  # model lists answered by the proxy itself
+        self.calls: set[http.client.HTTPConnection] = set()  # endpoint calls in flight
+        self.closing = False
         self.server = BoundedUnixServer(str(sock_path), self.serve, limits.connections,
                                         self._full)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -227,7 +229,8 @@ class EndpointProxy:
                                                   f"{self.ctx.scaffold.max_steps} times"))
             return
         with self.lock:
-            self.ctx.log("model_list", path=head.target, answered_by="proxy")
+            if not self.refusals.closed:
+                self.ctx.log("model_list", path=head.target, answered_by="proxy")
         write_reply(sock, 200, JSON_HEADERS, model_list(self.model))
 
     def _over_budget(self) -> str | None:
@@ -266,7 +269,11 @@ class EndpointProxy:
                             "x-api-key": self.api_key})
         cls = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
         conn = cls(self.host, self.port, timeout=self.ctx.condition.wall_seconds)
+        with self.lock:
+            self.calls.add(conn)
         try:
+            if self.closing:
+                raise ConnectionAbortedError("the generation ended before the call was sent")
             conn.request("POST", head.target, body=payload, headers=headers)
             resp = conn.getresponse()
             raw = _read_capped(resp, self.limits.reply_bytes)
@@ -277,6 +284,8 @@ class EndpointProxy:
             return 502, list(JSON_HEADERS), _error(f"endpoint failed: {type(e).__name__}: {e}",
                                                    "endpoint_failed")
         finally:
+            with self.lock:
+                self.calls.discard(conn)
             conn.close()
 
     def _account(self, path: str, req: Mapping[str, Any], raw: bytes, status: int,
@@ -286,6 +295,8 @@ class EndpointProxy:
         prompt = usage.get("prompt", float(estimate_tokens(json.dumps(sent, default=str))))
         completion = usage.get("completion", float(estimate_tokens(text)))
         with self.lock:
+            if self.refusals.closed:  # still in flight when the generation ended past the wait
+                return
             c = self.ctx.counters
             c["model_calls"] += 1
             c["prompt_tokens"] += prompt
@@ -297,8 +308,19 @@ class EndpointProxy:
                 seconds=round(seconds, 4), delivered=delivered, capped=dict(changed))
 
     def close(self) -> None:
+        """End the generation's door: calls still waiting for the endpoint (the harness
+        exited, or hit its wall clock, before the reply came) are cut off and traced as failed
+        502s, so no reply is accounted after the trace is done with."""
+        with self.lock:
+            self.closing = True
+            for conn in self.calls:
+                if conn.sock is not None:
+                    try:
+                        conn.sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
         self.server.close()
-        self.refusals.summary()
+        self.refusals.close()
 
 
 class _ReplyTooLarge(Exception):
@@ -348,7 +370,9 @@ class RunPublicServer:
             _send_text(sock, f"Error: {e.reason}; nothing was executed")
             return
         with self.lock:
-            out = tools.run_public(self.ctx, body.decode("utf-8", errors="replace"))
+            out = "Error: the generation has ended; nothing was executed" \
+                if self.refusals.closed else \
+                tools.run_public(self.ctx, body.decode("utf-8", errors="replace"))
         _send_text(sock, out)
 
     def _full(self, sock: socket.socket) -> None:
@@ -358,8 +382,10 @@ class RunPublicServer:
                    seconds=0.5)
 
     def close(self) -> None:
+        """Waits for a ``run_public`` still running (bounded by its sandbox's limits) so its
+        result is traced."""
         self.server.close()
-        self.refusals.summary()
+        self.refusals.close()
 
 
 def _read_to_end(sock: socket.socket, limit: int, deadline: float) -> bytes:
