@@ -37,7 +37,8 @@ RUNTIME = "monitorbench.sources.tau2.runtime"
 # tools have none.
 TODAY = {"airline": "2024-05-15"}
 masked_paths = src.masked_paths
-_REFUSAL = re.compile(r"\b(not|no|never|refuses?)\b|n't", re.IGNORECASE)   # "Agent should not cancel"
+# An nl_assertion that says what the agent must not do ("Agent should not cancel ...").
+_REFUSAL = re.compile(r"\b(not|no|never|refuses?)\b|n't", re.IGNORECASE)
 
 CONTRACT = """\
 verify(candidate, env) judges one conversation of a customer-service agent of the τ² {domain}

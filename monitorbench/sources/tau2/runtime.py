@@ -25,7 +25,10 @@ import asyncio
 import copy
 import gzip
 import importlib
+import importlib.util
 import json
+import sys
+import types
 import uuid
 import warnings
 from typing import Any, Mapping, Sequence
@@ -66,9 +69,50 @@ def _check_domain(domain: str) -> None:
         raise ValueError(f"unknown τ² domain {domain!r}; expected one of {', '.join(DOMAINS)}")
 
 
+# Where the sandbox binds a runtime (SourceSpec.runtime): only there is the lean import used.
+IN_SANDBOX = __file__.startswith("/mb/")
+# What τ²'s tool modules import from inspect_ai's packages, and the modules that define it.
+_LEAN_NAMES = {"inspect_ai.tool": ("inspect_ai.tool._tool", ("ToolError", "Tool", "tool")),
+               "inspect_ai.util": ("inspect_ai.util._store_model", ("StoreModel", "store_as")),
+               "inspect_ai.model": ("inspect_ai._util.content", ("Content", "ContentText"))}
+
+
+def _bare_package(name: str) -> types.ModuleType:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"package {name} not found")
+    module = types.ModuleType(name)
+    module.__path__ = list(spec.submodule_search_locations)
+    module.__spec__ = spec
+    sys.modules[name] = module
+    return module
+
+
+def lean_imports() -> None:
+    """Inside the sandbox, import τ²'s toolkits without running the ``__init__`` of
+    ``inspect_ai`` (its whole eval machinery), of its ``tool``/``util``/``model`` packages and of
+    ``inspect_evals.tau2`` (every τ² eval): those packages are entered as bare namespaces that
+    hold the very classes the toolkits import (ToolError, StoreModel, store_as, Content...), from
+    the modules that define them. The tool code and those classes are the real ones; the
+    session start drops from about 4 CPU-seconds to under 1, within the sandbox's start timeout
+    on a loaded machine. Never in the framework's process, where inspect_ai is imported whole."""
+    if "inspect_ai" in sys.modules:
+        return
+    import inspect_evals  # noqa: F401 - the parent of the bare inspect_evals.tau2
+    for name in ("inspect_ai", *_LEAN_NAMES, "inspect_evals.tau2"):
+        _bare_package(name)
+    importlib.import_module("inspect_ai.util._store")   # before _store_model: a cycle
+    for package, (module, names) in _LEAN_NAMES.items():
+        source = importlib.import_module(module)
+        for attr in names:
+            setattr(sys.modules[package], attr, getattr(source, attr))
+
+
 def toolkit_class(domain: str) -> type:
     """τ²'s toolkit class of ``domain`` (a pydantic StoreModel holding the database)."""
     _check_domain(domain)
+    if IN_SANDBOX:
+        lean_imports()
     module, name = _TOOLKITS[domain]
     return getattr(importlib.import_module(module), name)
 
