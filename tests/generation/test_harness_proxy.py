@@ -215,19 +215,21 @@ def test_reply_caps_are_written_into_the_forwarded_body(
         codes = [_raw(sock, _request("POST", path, body))[0] for path, body in [
             ("/v1/chat/completions", _chat(max_tokens=999999, n=64, stream=True)),
             ("/v1/chat/completions", _chat(n_predict=-1, max_completion_tokens=10)),
+            ("/v1/chat/completions", _chat(n_predict=5)),
             ("/v1/chat/completions", _chat()),
             ("/v1/responses", json.dumps({"input": "hi", "max_output_tokens": 10 ** 9}).encode()),
             ("/v1/messages?beta=true", json.dumps({"messages": [], "max_tokens": 4096}).encode()),
         ]]
     finally:
         proxy.close()
-    assert codes == [200] * 5
+    assert codes == [200] * 6
     sent = [json.loads(b) for _, _, _, b in endpoint.seen]
     assert sent[0]["max_tokens"] == CAP and sent[0]["n"] == 1 and sent[0]["stream"] is True
     assert sent[1]["n_predict"] == CAP and sent[1]["max_completion_tokens"] == 10
-    assert sent[2]["max_tokens"] == CAP  # added when the harness sets none
-    assert sent[3]["max_output_tokens"] == CAP and sent[4]["max_tokens"] == CAP
-    assert [p for _, p, _, _ in endpoint.seen][3:] == ["/v1/responses", "/v1/messages?beta=true"]
+    assert sent[2]["n_predict"] == 5 and sent[2]["max_tokens"] == CAP  # binds any server
+    assert sent[3]["max_tokens"] == CAP  # added when the harness sets none
+    assert sent[4]["max_output_tokens"] == CAP and sent[5]["max_tokens"] == CAP
+    assert [p for _, p, _, _ in endpoint.seen][4:] == ["/v1/responses", "/v1/messages?beta=true"]
     model = _events(ctx, "model")
     assert model[0]["capped"] == {"model": ["m", "scripted-model"], "max_tokens": [999999, CAP],
                                   "n": [64, 1]}

@@ -26,7 +26,8 @@ CHAT, RESPONSES, MESSAGES, MODELS = "chat", "responses", "messages", "models"
 CHAT_COMPLETIONS = "/chat/completions"
 # Every field a server may read as the reply's length (llama.cpp prefers n_predict over
 # max_tokens, so capping max_tokens alone is no cap).
-REPLY_CAP_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "n_predict")
+STANDARD_CAP_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+REPLY_CAP_KEYS = (*STANDARD_CAP_KEYS, "n_predict")
 # Fields that ask for several completions in one call (OpenAI n / best_of, llama.cpp n_cmpl).
 MULTIPLE_KEYS = ("n", "best_of", "n_cmpl")
 
@@ -80,7 +81,9 @@ def capped(req: dict[str, Any], kind: str, limit: int, grammar: str | None, mode
     if out.get("model") != model:
         changed["model"] = [out.get("model"), model]
         out["model"] = model
-    present = [k for k in REPLY_CAP_KEYS if k in out] or ["max_tokens"]
+    present = [k for k in REPLY_CAP_KEYS if k in out]
+    if not any(k in out for k in STANDARD_CAP_KEYS):  # n_predict alone binds llama.cpp only
+        present.append("max_tokens")
     for k in present:
         asked = out.get(k)
         if asked is not None and (isinstance(asked, bool) or not isinstance(asked, int)):
