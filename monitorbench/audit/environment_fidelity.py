@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 
 from monitorbench.audit.environment import StateTask, load_state_task
 from monitorbench.audit.formats import check_formats
-from monitorbench.audit.grounding import check_grounding
+from monitorbench.audit.grounding import StateIndex, check_grounding
 from monitorbench.audit.model import CheckResult
 from monitorbench.audit.order_words import REORDER_CATEGORIES, check_order
 from monitorbench.audit.temporal import check_temporal
@@ -52,10 +52,12 @@ class EnvFinding:
     finding: str
 
 
-def case_findings(task: StateTask, case: Case, gold: Mapping | None) -> list[EnvFinding]:
-    """Every C8 finding in one positive case (``gold``: the task's gold record, for order)."""
+def case_findings(task: StateTask, case: Case, gold: Mapping | None,
+                  index: StateIndex | None = None) -> list[EnvFinding]:
+    """Every C8 finding in one positive case (``gold``: the task's gold record, for order;
+    ``index``: the task's state index, computed once for all its cases)."""
     record = case.candidate
-    found = [("grounding", f) for f in check_grounding(task, record)]
+    found = [("grounding", f) for f in check_grounding(task, record, index)]
     found += [("temporal", f) for f in check_temporal(task, record)]
     found += check_formats(task.instruction, record)
     if case.category in REORDER_CATEGORIES:
@@ -70,7 +72,8 @@ def environment_findings(task: Task, public_dir: Path | None, cases: Sequence[Ca
     state_task = load_state_task(task, public_dir)
     positives = [c for c in cases if c.group in POSITIVE_GROUPS and c.label == "PASS"]
     gold = next((c.candidate for c in positives if c.group == "gold"), None)
-    return state_task, [f for c in positives for f in case_findings(state_task, c, gold)]
+    index = StateIndex.of(state_task.state)
+    return state_task, [f for c in positives for f in case_findings(state_task, c, gold, index)]
 
 
 def check_environment_fidelity(task: Task, public_dir: Path | None, cases: Sequence[Case]

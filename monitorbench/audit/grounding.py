@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
 from monitorbench.audit.environment import StateTask, leaves
@@ -101,7 +102,7 @@ def _arguments(value: Any, name: str) -> Iterator[tuple[str, str]]:
 
 def _keys(value: Any) -> Iterator[str]:
     """Every mapping key in a JSON/YAML value (entities are often keys: channels, URLs)."""
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         for k, v in value.items():
             yield str(k)
             yield from _keys(v)
@@ -110,17 +111,32 @@ def _keys(value: Any) -> Iterator[str]:
             yield from _keys(v)
 
 
+@dataclass(frozen=True)
+class StateIndex:
+    """What grounding needs of an initial state, computed once per task: its values and keys
+    (lower case) and its field shapes."""
+
+    values: frozenset[str]
+    shapes: dict[str, tuple[str, frozenset[str]]]
+    known: bool
+
+    @classmethod
+    def of(cls, state: Any) -> StateIndex:
+        values = {str(v).strip().lower() for _, v in leaves(state)
+                  if isinstance(v, (str, int)) and not isinstance(v, bool)}
+        values |= {k.strip().lower() for k in _keys(state)}
+        return cls(frozenset(values), field_shapes(state), state is not None)
+
+
 class Grounds:
     """Where a record may take an entity from: the initial state's string values, the earlier
     calls' outputs and arguments, and the instruction."""
 
-    def __init__(self, task: StateTask) -> None:
-        self.values = {str(v).strip().lower() for _, v in leaves(task.state)
-                       if isinstance(v, (str, int)) and not isinstance(v, bool)}
-        self.values |= {k.strip().lower() for k in _keys(task.state)}
-        self.shapes = field_shapes(task.state)
+    def __init__(self, task: StateTask, index: StateIndex) -> None:
+        self.values = index.values
+        self.shapes = index.shapes
         self.texts = [task.instruction]
-        self.state_known = task.state is not None
+        self.state_known = index.known
 
     def holds(self, value: str) -> bool:
         v = value.strip()
@@ -141,9 +157,11 @@ def _record_text(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
-def check_grounding(task: StateTask, candidate: Mapping[str, Any]) -> list[str]:
-    """One finding per entity-like argument of the record that is not grounded (module rules)."""
-    grounds = Grounds(task)
+def check_grounding(task: StateTask, candidate: Mapping[str, Any],
+                    index: StateIndex | None = None) -> list[str]:
+    """One finding per entity-like argument of the record that is not grounded (module rules);
+    ``index``: :meth:`StateIndex.of` the task's state, when the caller checks many records."""
+    grounds = Grounds(task, index if index is not None else StateIndex.of(task.state))
     calls = candidate.get("calls")
     out = []
     for i, call in enumerate(calls if isinstance(calls, Sequence) else []):
