@@ -10,9 +10,9 @@ sweep are ``generator`` (who writes the verifier), ``scaffold`` (the harness tha
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from hydra.core.config_store import ConfigStore
 
@@ -39,6 +39,9 @@ class ConditionConfig:
     seed: int = 0
     max_tokens: int = 32768          # per reply (paper: 32,768)
     wall_seconds: float = 5400.0     # per task (paper: 5,400 s)
+    # Every field can change what a model writes (a shorter wall clock can cut it off).
+    IDENTITY: ClassVar[tuple[str, ...]] = ("effort", "temperature", "top_p", "seed", "max_tokens", "wall_seconds")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass
@@ -150,6 +153,10 @@ class HarnessLimits:
     cpu_seconds: int = 3600     # RLIMIT_CPU per process
     disk_mb: int = 1024         # workspace + HOME on disk, checked while it runs and after
     disk_entries: int = 20000   # files and directories in workspace + HOME
+    # A limit can end a generation early (no_submission), so each is part of its identity.
+    IDENTITY: ClassVar[tuple[str, ...]] = ("processes", "memory_mb", "file_size_mb", "cpu_seconds", "disk_mb",
+                                            "disk_entries")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass
@@ -165,6 +172,9 @@ class HarnessConfig:
     grammar: Optional[str] = None               # llama.cpp GBNF for chat replies: a shipped name
                                                 # (mini_swe_text) or a .gbnf path; None: none
     limits: HarnessLimits = field(default_factory=HarnessLimits)  # sandbox bounds
+    IDENTITY: ClassVar[tuple[str, ...]] = ("name", "version", "context_window", "tool_calls",
+                                            "output_bytes", "grammar", "limits")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass
@@ -176,6 +186,9 @@ class ScaffoldConfig:
     max_total_tokens: int = 200000
     prompt_version: str = "v1"
     harness: HarnessConfig = field(default_factory=HarnessConfig)
+    IDENTITY: ClassVar[tuple[str, ...]] = ("name", "max_steps", "run_public_budget", "self_test_limit",
+                                            "max_total_tokens", "prompt_version", "harness")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
 class AccessMode(str, Enum):
@@ -203,6 +216,10 @@ class AccessConfig:
     state: AccessMode = AccessMode.record_exec
     code: AccessMode = AccessMode.patch_checkout
     judge_budget: int = 20           # run_public executions per judgment (paper: 20)
+    # ``name`` changes no judgment (the modes do), but it has been in every run key: two access
+    # configs with the same modes under different names stay apart, as before.
+    IDENTITY: ClassVar[tuple[str, ...]] = ("name", "monitor", "tool_call", "state", "code", "judge_budget")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass
@@ -244,6 +261,9 @@ class TaskConfig:
     # of its judged cases. Neither changes a judgment, so neither is in the run key.
     infra_retries: int = 2
     max_infra_failure_pct: float = 2.0
+    IDENTITY: ClassVar[tuple[str, ...]] = ("name", "suites", "task_types", "groups",
+                                           "max_tasks_per_type", "sample_seed", "rounds")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ("infra_retries", "max_infra_failure_pct")
 
 
 @dataclass
@@ -255,6 +275,9 @@ class LimitsConfig:
     file_size_mb: int = 16
     open_files: int = 128
     output_bytes: int = 65536
+    IDENTITY: ClassVar[tuple[str, ...]] = ("wall_seconds", "cpu_seconds", "memory_mb", "processes",
+                                            "file_size_mb", "open_files", "output_bytes")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
 def _code_limits() -> "LimitsConfig":
@@ -272,6 +295,10 @@ class SandboxConfig:
     limits: LimitsConfig = field(default_factory=LimitsConfig)   # every task type, unless:
     type_limits: dict[str, LimitsConfig] = field(                  # per task type, replacing
         default_factory=lambda: {"code": _code_limits()})           # `limits` for that type
+    # The image is the docker backend's Python: in the key for that backend only
+    # (launch/run_identity.py); workers only change how many sessions run at once.
+    IDENTITY: ClassVar[tuple[str, ...]] = ("backend", "limits", "type_limits")
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ("image", "workers")
 
 
 @dataclass
@@ -422,3 +449,31 @@ def register_configs() -> None:
     store.store(name="monitorbench_schema", node=MonitorbenchConfig)
     for name, schema in GENERATOR_SCHEMAS.items():
         store.store(group="schema/generator", name=name, node=schema)
+
+
+def identity(config: Any) -> dict[str, Any]:
+    """The fields of a config dataclass that change judgments (its class's ``IDENTITY``), as
+    plain JSON-able data (enums as values). Run keys and generator identities hash this, so a
+    field added to a config changes no key until its class declares it: tests/test_identity.py
+    fails until every field is declared in ``IDENTITY`` or ``NOT_IDENTITY``."""
+    return {name: _plain(getattr(config, name)) for name in type(config).IDENTITY}
+
+
+def undeclared_fields(cls: type) -> list[str]:
+    """Fields of a config dataclass declared neither in ``IDENTITY`` nor in ``NOT_IDENTITY``
+    (and declared names that are not fields): what tests/test_identity.py refuses."""
+    names = {f.name for f in fields(cls)}
+    declared = set(getattr(cls, "IDENTITY", ())) | set(getattr(cls, "NOT_IDENTITY", ()))
+    return sorted(names ^ declared)
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        declared = getattr(type(value), "IDENTITY", None)
+        names = declared if declared is not None else [f.name for f in fields(value)]
+        return {name: _plain(getattr(value, name)) for name in names}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value.value if isinstance(value, Enum) else value

@@ -4,14 +4,13 @@ not task-type-named fields; the old keys fail at compose time and name their rep
 from __future__ import annotations
 
 from dataclasses import asdict
-from types import SimpleNamespace
 
 import pytest
 
 from monitorbench.compose import compose_config
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_text
-from monitorbench.launch.run import _NOT_IN_KEY, run_key
+from monitorbench.launch.run_identity import earlier_keys, key_material, run_key
 from monitorbench.pipeline.prepare import limits_for, rounds_for, typed_config
 
 
@@ -44,22 +43,24 @@ def test_a_mapping_key_that_names_no_task_type_is_refused() -> None:
     assert e.value.field == "task.rounds.stat" and "tool_call" in e.value.fix
 
 
-def test_the_run_key_keeps_its_old_shape_so_earlier_runs_resume() -> None:
+def test_the_run_key_of_the_version_before_the_mappings_is_still_found() -> None:
     """Where the old fields could say the same (state and code rounds equal, only code limits
-    set per type), the run key hashes exactly what it hashed before the mappings existed, so a
-    run directory written by an earlier version is found again and reused."""
+    set per type), the earlier version's key (launch/run_identity.MIGRATIONS) is exactly what
+    that version hashed, so a run directory it wrote is found again and its judgments adopted."""
     conf = typed_config(compose_config([]))
-    sel = SimpleNamespace(suite_of={"t": SimpleNamespace(suite_hash="h")})
     identity = {"name": "always_accept"}
-    task = {k: v for k, v in asdict(conf.task).items() if k not in _NOT_IN_KEY and k != "rounds"}
+    task = {k: v for k, v in asdict(conf.task).items()
+            if k not in ("infra_retries", "max_infra_failure_pct", "rounds")}
     task.update(rounds_state_code=3, rounds_tool_call=1)
     before = sha256_text(canonical_json({
         "generator": identity, "access": asdict(conf.access), "task": task,
         "limits": asdict(conf.sandbox.limits),
         "code_limits": asdict(conf.sandbox.type_limits["code"]),
         "backend": conf.sandbox.backend, "suites": ["h"]}))[:20]
-    # (the suites' audits joined the key later: without them it is the key from before)
-    assert run_key(conf, identity, sel, with_audits=False) == before  # type: ignore[arg-type]
+    material = {**key_material(conf, identity, []), "suites": ["h"], "audits": ["a"]}
+    assert earlier_keys(material)[-1] == before      # version 1: no audits, the flat shape
+    assert run_key(material) not in earlier_keys(material)
     # a setting the old fields could not express gets a key of its own
     other = typed_config(compose_config(["task.rounds.state=1"]))
-    assert run_key(other, identity, sel, with_audits=False) != before  # type: ignore[arg-type]
+    assert before not in earlier_keys({**key_material(other, identity, []), "suites": ["h"],
+                                       "audits": ["a"]})

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -15,7 +14,8 @@ from monitorbench.audit.exclusions import AUDIT_FILE
 from monitorbench.audit.prepare import ensure_suite
 from monitorbench.compose import compose_config
 from monitorbench.errors import InputError
-from monitorbench.launch.run import run_job, run_key
+from monitorbench.launch.run import run_job
+from monitorbench.launch.run_identity import earlier_keys, key_material, run_key
 from monitorbench.pipeline.prepare import typed_config
 from monitorbench.score import main as score_main
 from monitorbench.suites.format import load_suite
@@ -60,15 +60,14 @@ def test_an_audit_of_other_files_is_an_error(suites: Path) -> None:
 def test_the_run_key_changes_with_the_audit(suites: Path) -> None:
     conf = typed_config(compose_config([]))
     suite = ensure_suite(suites, "bfcl")
-    sel = SimpleNamespace(suite_of={"t": suite})
-    key = run_key(conf, {"name": "always_accept"}, sel)  # type: ignore[arg-type]
-    legacy = run_key(conf, {"name": "always_accept"}, sel, with_audits=False)  # type: ignore
+    identity = {"name": "always_accept"}
+    key = run_key(key_material(conf, identity, [suite]))
+    legacy = earlier_keys(key_material(conf, identity, [suite]))[-1]
     audit = suites / "bfcl" / AUDIT_FILE
     body = json.loads(audit.read_text())
     more = [*body["excluded"], {"task_id": sorted(suite.tasks)[0], "source": "bfcl",
                                 "reasons": [{"code": "test", "evidence": "excluded by hand"}]}]
     audit.write_text(json.dumps({**body, "excluded": more}))
-    assert run_key(conf, {"name": "always_accept"}, sel) != key  # type: ignore[arg-type]
-    # the key without audits (the one before they joined it) stays: its judgments are adopted
-    assert run_key(conf, {"name": "always_accept"}, sel,  # type: ignore[arg-type]
-                   with_audits=False) == legacy
+    assert run_key(key_material(conf, identity, [suite])) != key
+    # the key from before audits joined it stays: its judgments are adopted
+    assert earlier_keys(key_material(conf, identity, [suite]))[-1] == legacy

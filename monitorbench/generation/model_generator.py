@@ -8,14 +8,11 @@ different model or seed never receives another's replies.
 
 from __future__ import annotations
 
-import dataclasses
-from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from omegaconf import DictConfig, OmegaConf
 
-from monitorbench.config import ModelGeneratorConfig, ScaffoldConfig
+from monitorbench.config import ModelGeneratorConfig, ScaffoldConfig, identity
 from monitorbench.errors import InputError
 from monitorbench.generation.base import GenerationResult
 from monitorbench.generation.prompts import prompts_sha256
@@ -25,21 +22,6 @@ from monitorbench.providers.cache import ResponseCache
 from monitorbench.providers.factory import cached_chat_model
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
 from monitorbench.suites.format import Task
-
-
-def plain(obj: Any) -> Any:
-    """A config (dataclass or OmegaConf node) as plain JSON-able data, enums as their values."""
-    if isinstance(obj, DictConfig):
-        obj = OmegaConf.to_container(obj, resolve=True)
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        obj = dataclasses.asdict(obj)
-    if isinstance(obj, Mapping):
-        return {str(k): plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
-    if isinstance(obj, Enum):
-        return obj.value
-    return obj
 
 
 class ModelGenerator:
@@ -61,8 +43,8 @@ class ModelGenerator:
         self._identity = {
             "kind": "model",
             "model": dict(model.identity),
-            "condition": plain(gen_cfg.condition),
-            "scaffold": plain(scaffold_cfg),
+            "condition": identity(gen_cfg.condition),
+            "scaffold": identity(scaffold_cfg),
             "scaffold_version": SCAFFOLD_VERSION,
             "prompts": {"version": scaffold_cfg.prompt_version,
                         "sha256": prompts_sha256(scaffold_cfg.prompt_version)},

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 from omegaconf import DictConfig, OmegaConf
 
 from monitorbench.audit.exclusions import apply_exclusions
-from monitorbench.audit.prepare import audit_hash, ensure_suites
+from monitorbench.audit.prepare import ensure_suites
 from monitorbench.config import (GeneratorConfig, MonitorbenchConfig, MonitorKind,
                                  check_limits)
 from monitorbench.errors import InputError
@@ -36,6 +36,7 @@ from monitorbench.judging.judge import OpenSession, judge_all
 from monitorbench.judging.model_judge import open_model_judge
 from monitorbench.judging.records import GenStatus, Judgment
 from monitorbench.judging.store import JudgmentStore
+from monitorbench.launch.run_identity import earlier_keys, key_material, run_key
 from monitorbench.launch.run_lock import adopt_judgments, interrupted_hint, run_lock
 from monitorbench.pipeline import prepare
 from monitorbench.pipeline.judge import JobPlan, collect, plan_jobs, sandbox_sessions
@@ -60,41 +61,6 @@ def select_tasks(cfg: DictConfig | MonitorbenchConfig,
 def limits_from(cfg: DictConfig | MonitorbenchConfig, task_type: str) -> Limits:
     """The per-case limits a job with config ``cfg`` gives a task type."""
     return prepare.limits_for(typed_config(cfg).sandbox, task_type)
-
-
-def run_key(conf: MonitorbenchConfig, identity: Mapping[str, Any], sel: Selection, *,
-            with_audits: bool = True) -> str:
-    """What determines the judgments; same key → same run directory → resume and reuse.
-
-    The suites' audits are part of it (they decide which tasks are scored); ``with_audits=False``
-    gives the key of the versions before, whose judgments a new run directory adopts."""
-    task = {k: v for k, v in asdict(conf.task).items()
-            if k not in _NOT_IN_KEY}  # how failures are handled changes no judgment
-    limits = {"limits": asdict(conf.sandbox.limits),
-              "type_limits": {t: asdict(v) for t, v in conf.sandbox.type_limits.items()}}
-    return sha256_text(canonical_json({
-        "generator": dict(identity), "access": asdict(conf.access), **_as_before(task, limits),
-        "backend": conf.sandbox.backend,
-        "suites": sorted({s.suite_hash for s in sel.suite_of.values()}),
-        **({"audits": sorted({audit_hash(s) for s in sel.suite_of.values()})}
-           if with_audits else {}),
-    }))[:20]
-
-
-_NOT_IN_KEY = ("infra_retries", "max_infra_failure_pct")
-
-
-def _as_before(task: dict[str, Any], limits: dict[str, Any]) -> dict[str, Any]:
-    """The key's task and limits parts in the shape they had before the per-type mappings
-    (``rounds_state_code``/``rounds_tool_call``, ``code_limits``) wherever that shape can say
-    the same, so run directories written before still resume and are reused."""
-    rounds = task["rounds"]
-    if set(rounds) == {"tool_call", "state", "code"} and rounds["state"] == rounds["code"]:
-        task = {k: v for k, v in task.items() if k != "rounds"}
-        task.update(rounds_state_code=rounds["state"], rounds_tool_call=rounds["tool_call"])
-    if set(limits["type_limits"]) == {"code"}:
-        limits = {"limits": limits["limits"], "code_limits": limits["type_limits"]["code"]}
-    return {"task": task, **limits}
 
 
 def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
@@ -144,11 +110,11 @@ def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any) -> dict
     sandbox = make_sandbox(conf.sandbox.backend, image=conf.sandbox.image)
     specs = Specs(conf, sel)
     gen = _generate(conf, sel, sandbox, specs, tracker)
-    key = run_key(conf, gen.identity, sel)
+    material = key_material(conf, gen.identity, sel.suite_of.values())
+    key = run_key(material)
     run_dir = Path(conf.paths.outputs) / "runs" / key
     with run_lock(run_dir, wait=conf.wait_for_lock), interrupted_hint(run_dir):
-        adopt_judgments(run_dir, run_dir.parent / run_key(conf, gen.identity, sel,
-                                                          with_audits=False))
+        any(adopt_judgments(run_dir, run_dir.parent / old) for old in earlier_keys(material))
         (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
         plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of)
         judgments, counts = _judge(conf, plan, run_dir, _opener(conf, gen, sandbox, specs),

@@ -92,14 +92,15 @@ def _count_lines(path: Path) -> int:
         return 0
 
 
-def adopt_judgments(run_dir: Path, legacy_dir: Path) -> None:
+def adopt_judgments(run_dir: Path, legacy_dir: Path) -> bool:
     """A new run directory starts from the judgments of the same configuration's directory
-    under the key before audits were part of it: a judgment depends on the task, case,
-    verifier, access and limits, which both keys share, not on the audit (which only decides
-    which tasks are scored). Copied, not moved: the old directory stays as it was."""
+    under an earlier version's run key (:data:`monitorbench.launch.run_identity.MIGRATIONS`):
+    the judgments depend on what both keys hash alike. Copied, not moved: the old directory
+    stays as it was. True when judgments were adopted."""
     old, new = legacy_dir / JUDGMENTS, run_dir / JUDGMENTS
     if legacy_dir == run_dir or new.exists() or not old.is_file():
-        return
+        return False
     shutil.copyfile(old, new)
-    log.info("started %s from the %s judgments of %s (same configuration, run key from "
-             "before audits were part of it)", run_dir, _count_lines(new), legacy_dir)
+    log.info("started %s from the %s judgments of %s (same configuration, run key of an "
+             "earlier version)", run_dir, _count_lines(new), legacy_dir)
+    return True

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
-from monitorbench.config import GeneratorConfig, HarnessLimits, ScaffoldConfig
+from monitorbench.config import GeneratorConfig, HarnessLimits, ScaffoldConfig, identity
 from monitorbench.errors import InputError
 from monitorbench.hashing import sha256_text
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED, GenerationResult
@@ -33,7 +33,6 @@ from monitorbench.generation.harnesses.sandbox import (Mounts, RunOutcome, base_
 from monitorbench.generation.harnesses.spec import Harness, HarnessRun
 from monitorbench.generation.harnesses.workspace import (collect_verifier, harness_prompt,
                                                          prepare_workspace)
-from monitorbench.generation.model_generator import plain
 from monitorbench.providers.base import ChatModel
 from monitorbench.providers.factory import make_chat_model
 from monitorbench.generation.prompts import prompts_sha256
@@ -127,7 +126,7 @@ class HarnessGenerator:
         self._identity = {
             "kind": "harness", "harness": harness.name, "version": version,
             "package": self.package.spec, "model": dict(model.identity),
-            "condition": plain(gen_cfg.condition), "scaffold": plain(scaffold_cfg),
+            "condition": identity(gen_cfg.condition), "scaffold": identity(scaffold_cfg),
             "harness_scaffold_version": HARNESS_SCAFFOLD_VERSION,
             "grammar_sha256": sha256_text(self.grammar) if self.grammar is not None else None,
             "prompts": {"version": scaffold_cfg.prompt_version,
