@@ -152,7 +152,7 @@ def test_twin_jobs_on_a_fresh_sqlite_store_do_not_race_on_its_schema(tmp_path: P
             "c = client_for(sys.argv[1]); print(len(c.search_experiments()))")
     procs = [subprocess.Popen([sys.executable, "-c", code, uri], cwd=ROOT, env=_env(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(4)]
+             for _ in range(2)]
     for p in procs:
         out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err[-2000:]

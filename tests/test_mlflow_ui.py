@@ -57,16 +57,39 @@ def _browser():
                                   args=["--no-sandbox", "--disable-gpu"])
 
 
+# The part of each name the runs table shows: the widest prefix whose rendered width fits the
+# box that clips it (the cell, or an ancestor that hides overflow or adds an ellipsis).
+VISIBLE_JS = """(names) => names.map(name => {
+  const hits = [...document.querySelectorAll('body *')].filter(
+      e => e.textContent.trim() === name);
+  const el = hits[hits.length - 1];   // the innermost element holding exactly the name
+  if (!el) return null;
+  let box = el; let w = el.getBoundingClientRect().width;
+  while (box && box !== document.body) {
+    const cs = getComputedStyle(box);
+    if (cs.overflow !== 'visible' || cs.textOverflow === 'ellipsis') {
+      w = Math.min(w, box.clientWidth); }
+    if (box.getAttribute('role') === 'gridcell' || box.getAttribute('role') === 'cell') break;
+    box = box.parentElement;
+  }
+  const c = document.createElement('canvas').getContext('2d');
+  c.font = getComputedStyle(el).font;
+  let n = 0;
+  while (n < name.length && c.measureText(name.slice(0, n + 1)).width <= w) n++;
+  return name.slice(0, n);
+})"""
+
+
 def show_headline_columns(page, group_by: str) -> None:
-    """The README's recipe, click by click: Columns -> tick the four headline metrics, then
-    Group by -> an axis tag."""
+    """The README's recipe, click by click: Columns -> tick the four headline metrics and the
+    access tag, then Group by -> an axis tag."""
     page.get_by_role("button", name="Columns").click()
     box = page.get_by_placeholder("Search columns")
-    for metric in HEADLINE:
-        box.fill(metric)
-        # the tree item whose whole title is the metric (not tool_call/<metric>)
+    for column in (*HEADLINE, "monitorbench.access"):
+        box.fill(column)
+        # the tree item whose whole title is the column (not tool_call/<metric>)
         page.locator(".du-bois-light-tree-title").filter(
-            has_text=re.compile(f"^{re.escape(metric)}$")).click()
+            has_text=re.compile(f"^{re.escape(column)}$")).first.click()
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Group by").click()
     page.get_by_text(group_by, exact=True).click()
@@ -110,6 +133,8 @@ def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboar
         assert len(names) == len(children) == 4, names
         page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs")
         page.wait_for_selector(f"text={parent.info.run_name}", timeout=120_000)
+        visible = page.evaluate(VISIBLE_JS, sorted(names))
+        assert None not in visible and len(set(visible)) == len(names), visible  # no twins
         show_headline_columns(page, "monitorbench.generator")
         page.wait_for_selector("text=Group: schema_check", timeout=60_000)
         page.screenshot(path=str(tmp_path / "runs.png"))
@@ -123,7 +148,9 @@ def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboar
         page.wait_for_selector("text=ba_norm", timeout=120_000)
         page.screenshot(path=str(tmp_path / "leaderboard.png"))
         board = page.inner_text("body")
+        # a fresh sweep's headline metrics, ranked, without adding a column anywhere
         assert all(n in board for n in names)
+        assert all(m in board for m in ("rank", *HEADLINE, "tasks"))
     finally:
         if proc.poll() is None:
             proc.kill()

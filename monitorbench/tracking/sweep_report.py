@@ -129,6 +129,11 @@ SHORT = (("rank", "rank"), ("run", "run"), ("BA_norm", "ba_norm"), ("TPR", "tpr"
          ("tasks", "tasks"))
 
 
+def _shown(v: Any) -> Any:
+    """A rate as the UI table shows it (2 decimals, like the runs' metrics), else as is."""
+    return round(v, 2) if isinstance(v, float) else v
+
+
 def _fmt(v: Any) -> str:
     return "—" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
 
@@ -173,7 +178,8 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
                 client.log_artifact(parent_run_id, str(p))
             # As an MLflow table too, so the UI shows the leaderboard as a table, not a file.
             cols = list(dict.fromkeys(k for row in rows for k in row))
-            client.log_table(parent_run_id, data={c: [row.get(c) for row in rows] for c in cols},
+            client.log_table(parent_run_id, data={c: [_shown(row.get(c)) for row in rows]
+                                                  for c in cols},
                              artifact_file="leaderboard_table.json")
             summaries = {r.data.tags.get("mlflow.runName", r.info.run_id): r.data.metrics
                          for r in runs if "tpr" in r.data.metrics}
