@@ -19,8 +19,8 @@ from monitorbench.suites.source_spec import SourceSpec
 def test_builtin_sources_keep_their_names_order_and_builder_versions():
     assert source_names()[:3] == ["bfcl", "agentdojo", "code"]
     assert {n: get_source(n).builder_version for n in ("bfcl", "agentdojo", "code")} == \
-        {"bfcl": 4, "agentdojo": 3, "code": 2}
-    assert get_source("agentdojo").runtime == "agentdojo"
+        {"bfcl": 4, "agentdojo": 4, "code": 2}
+    assert get_source("agentdojo").runtime == "monitorbench.sources.agentdojo.runtime"
     assert source_for_reference("code.hardened_grader").name == "code"
     assert source_for_reference("nobody.checker") is None
 
