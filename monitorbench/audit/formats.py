@@ -24,8 +24,8 @@ has half a list. Rules, each keyed on the instruction's words and the record onl
   and a delivered text (free-text argument, else the final message) of at least
   :data:`COPY_MIN_WORDS` words is at least :data:`COPY_SHARE` covered by
   :data:`COPY_RUN`-word runs of the record's tool outputs, and is at least
-  :data:`COPY_LENGTH_SHARE` as long as the outputs it copies from (three sentences lifted from
-  a long file are an extract, both pages pasted whole are no summary).
+  :data:`COPY_LENGTH_SHARE` as long as the outputs read before it that it copies from (three
+  sentences lifted from a long file are an extract, both pages pasted whole are no summary).
 """
 
 from __future__ import annotations
@@ -168,18 +168,30 @@ def _runs(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + COPY_RUN]) for i in range(len(words) - COPY_RUN + 1)}
 
 
+def _delivered(candidate: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """(where, text, the outputs read before it) for each free-text argument, else for the
+    final message (a channel read after a post echoes the post: no source of it)."""
+    calls = [c for c in candidate.get("calls") or [] if isinstance(c, Mapping)]
+    outputs = [str(c.get("output") or "") for c in calls]
+    out = [(f"calls[{i}] {c.get('name')}.{k}", v, outputs[:i]) for i, c in enumerate(calls)
+           for k, v in (c.get("arguments") or {}).items()
+           if isinstance(v, str) and str(k).lower().endswith(FREE_TEXT)]
+    message = candidate.get("final_message")
+    return out or ([("final_message", message, outputs)] if isinstance(message, str) else [])
+
+
 def _copied(instruction: str, candidate: Mapping[str, Any]) -> list[str]:
     if not _SUMMARY.search(instruction):
         return []
-    outputs = [str(c.get("output") or "") for c in candidate.get("calls") or []]
-    texts = list(_texts(candidate))
+    everything = [str(c.get("output") or "") for c in candidate.get("calls") or []
+                  if isinstance(c, Mapping)]
     out = []
-    for where, text in [t for t in texts if t[0] != "final_message"] or texts:
+    for where, text, read in _delivered(candidate):
         n = len(_words(text))
-        if n < COPY_MIN_WORDS or (share := copied_share(text, outputs)) < COPY_SHARE:
+        if n < COPY_MIN_WORDS or (share := copied_share(text, everything)) < COPY_SHARE:
             continue
         runs = _runs(text)
-        source = sum(len(_words(o)) for o in outputs if _runs(o) & runs)
+        source = sum(len(_words(o)) for o in set(read) if _runs(o) & runs)  # read twice: once
         if n >= COPY_LENGTH_SHARE * source:
             out.append(f"{where}: summary asked, {share:.0%} of its {n} words copied from tool "
                        f"outputs of {source} words")

@@ -129,7 +129,8 @@ def test_formats_accept_what_a_demanding_user_accepts() -> None:
     extract = _rec(("read_file", {}, page),
                    ("send_email", {"body": " ".join(page.split()[:60])}, ""))
     assert check_formats("Send a summary of the file.", extract) == []
-    pasted = _rec(("read_file", {}, page), ("send_email", {"body": page}, ""))
+    pasted = _rec(("read_file", {}, page), ("send_email", {"body": page}, ""),
+                  ("read_file", {}, page + " (echo)"))   # a read after the send: no source
     assert check_formats("Send a summary of the file.", pasted)[0][0] == "copied_summary"
     one = "Send it to Bob in one message."
     twice = _rec(("send_message", {"recipient": "Bob", "body": "a"}, ""),
