@@ -527,3 +527,18 @@ def test_a_call_in_flight_when_the_generation_ends_is_cut_off_and_traced(
     assert [m["http_status"] for m in model] == [502]
     assert "endpoint failed" in model[0]["reply"]
     assert ctx.counters["model_calls"] == 1
+
+
+def test_a_run_public_request_cut_short_by_the_end_of_the_generation_is_not_run(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    """Closing ends the connections still open; the half-sent arguments of one of them must
+    not run as a (counted) run_public call."""
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    runner = RunPublicServer(ctx, tmp_path / "rp.sock", threading.Lock())
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(str(tmp_path / "rp.sock"))
+        s.sendall(b'{"calls": [1, ')
+        time.sleep(0.5)
+        runner.close()
+    assert ctx.counters["executions_used"] == 0
+    assert _events(ctx, "run_public") == []

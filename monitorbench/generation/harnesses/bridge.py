@@ -204,8 +204,8 @@ class EndpointProxy:
         self._admit_and_forward(sock, head, req, changed)
 
     def _refuse(self, sock: socket.socket, head: Head | None, e: Refused) -> None:
-        if e.status is None and head is None:
-            return  # opened and closed without a byte: nothing was asked
+        if (e.status is None and head is None) or self.closing:
+            return  # opened and closed without a byte, or cut off by close(): nothing asked
         self.refusals.note("refused", method=head.method if head else None,
                            path=cap(head.target, 300) if head else None,
                            http_status=e.status, reason=e.reason)
@@ -358,6 +358,7 @@ class RunPublicServer:
                  read_seconds: float = ProxyLimits.read_seconds) -> None:
         self.ctx, self.lock = ctx, trace_lock
         self.request_bytes, self.read_seconds = request_bytes, read_seconds
+        self.closing = False
         self.refusals = RefusalTrace(ctx, trace_lock, ProxyLimits.traced_refusals)
         self.server = BoundedUnixServer(str(sock_path), self.serve, connections, self._full)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -366,12 +367,14 @@ class RunPublicServer:
         try:
             body = _read_to_end(sock, self.request_bytes, time.monotonic() + self.read_seconds)
         except Refused as e:
+            if self.closing:
+                return
             self.refusals.note("run_public", status="refused", reason=e.reason)
             _send_text(sock, f"Error: {e.reason}; nothing was executed")
             return
-        with self.lock:
+        with self.lock:  # a request cut short by close() is not run
             out = "Error: the generation has ended; nothing was executed" \
-                if self.refusals.closed else \
+                if self.closing or self.refusals.closed else \
                 tools.run_public(self.ctx, body.decode("utf-8", errors="replace"))
         _send_text(sock, out)
 
@@ -384,6 +387,7 @@ class RunPublicServer:
     def close(self) -> None:
         """Waits for a ``run_public`` still running (bounded by its sandbox's limits) so its
         result is traced."""
+        self.closing = True
         self.server.close()
         self.refusals.close()
 
