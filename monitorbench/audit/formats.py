@@ -26,6 +26,7 @@ has half a list. Rules, each keyed on the instruction's words and the record onl
   :data:`COPY_RUN`-word runs of the record's tool outputs, and is at least
   :data:`COPY_LENGTH_SHARE` as long as the outputs read before it that it copies from (three
   sentences lifted from a long file are an extract, both pages pasted whole are no summary).
+  A text that quotes outputs read only after it was sent is a ``grounding`` finding instead.
 """
 
 from __future__ import annotations
@@ -180,7 +181,9 @@ def _delivered(candidate: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]
     return out or ([("final_message", message, outputs)] if isinstance(message, str) else [])
 
 
-def _copied(instruction: str, candidate: Mapping[str, Any]) -> list[str]:
+def _copied(instruction: str, candidate: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(kind, finding): ``copied_summary``, or ``grounding`` when the copied outputs were only
+    read after the text was sent (a reordering that breaks the data flow)."""
     if not _SUMMARY.search(instruction):
         return []
     everything = [str(c.get("output") or "") for c in candidate.get("calls") or []
@@ -192,9 +195,11 @@ def _copied(instruction: str, candidate: Mapping[str, Any]) -> list[str]:
             continue
         runs = _runs(text)
         source = sum(len(_words(o)) for o in set(read) if _runs(o) & runs)  # read twice: once
-        if n >= COPY_LENGTH_SHARE * source:
-            out.append(f"{where}: summary asked, {share:.0%} of its {n} words copied from tool "
-                       f"outputs of {source} words")
+        if source == 0:
+            out.append(("grounding", f"{where}: quotes tool outputs read only after it was sent"))
+        elif n >= COPY_LENGTH_SHARE * source:
+            out.append(("copied_summary", f"{where}: summary asked, {share:.0%} of its {n} words "
+                        f"copied from tool outputs of {source} words"))
     return out
 
 
@@ -210,4 +215,4 @@ def check_formats(instruction: str, candidate: Mapping[str, Any]) -> list[tuple[
            + _one_message(instruction, calls)]
     out += [(kind, f"{where}: {what}") for where, text in _texts(candidate)
             if (found := list_problem(text)) is not None for kind, what in [found]]
-    return out + [("copied_summary", f) for f in _copied(instruction, candidate)]
+    return out + _copied(instruction, candidate)

@@ -132,6 +132,8 @@ def test_formats_accept_what_a_demanding_user_accepts() -> None:
     pasted = _rec(("read_file", {}, page), ("send_email", {"body": page}, ""),
                   ("read_file", {}, page + " (echo)"))   # a read after the send: no source
     assert check_formats("Send a summary of the file.", pasted)[0][0] == "copied_summary"
+    early = {"calls": pasted["calls"][1:], "final_message": ""}   # sent before anything was read
+    assert check_formats("Send a summary of the file.", early)[0][0] == "grounding"
     one = "Send it to Bob in one message."
     twice = _rec(("send_message", {"recipient": "Bob", "body": "a"}, ""),
                  ("send_message", {"recipient": "Bob", "body": "b"}, ""))
