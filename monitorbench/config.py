@@ -16,6 +16,8 @@ from typing import Any, ClassVar, Optional
 
 from hydra.core.config_store import ConfigStore
 
+from monitorbench.task_types import TASK_TYPES, access_modes
+
 
 class GeneratorKind(str, Enum):
     scripted = "scripted"    # non-LLM baselines written by code (always_accept, schema_check, ...)
@@ -191,14 +193,10 @@ class ScaffoldConfig:
     NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
-class AccessMode(str, Enum):
-    raw_parsed = "raw_parsed"        # tool calls: raw text + parsed calls (paper default)
-    parsed = "parsed"                # tool calls: parsed calls only
-    raw = "raw"                      # tool calls: raw text only
-    record = "record"                # state: interaction record
-    record_exec = "record_exec"      # state: interaction record + run_public
-    patch = "patch"                  # code: the patch only
-    patch_checkout = "patch_checkout"  # code: the patch + repository checkout and run_public
+# The access modes every task type declares (monitorbench/task_types.py): a new mode is an entry
+# there plus conf/access/<name>.yaml, and compose-time validation knows it at once.
+AccessMode = Enum("AccessMode", {m.name: m.name for _, m in access_modes()},  # type: ignore[misc]
+                  type=str, module=__name__)
 
 
 class MonitorKind(str, Enum):
@@ -218,8 +216,15 @@ class AccessConfig:
     judge_budget: int = 20           # run_public executions per judgment (paper: 20)
     # ``name`` changes no judgment (the modes do), but it has been in every run key: two access
     # configs with the same modes under different names stay apart, as before.
-    IDENTITY: ClassVar[tuple[str, ...]] = ("name", "monitor", "tool_call", "state", "code", "judge_budget")
+    IDENTITY: ClassVar[tuple[str, ...]] = ("name", "monitor", "tool_call", "state", "code",
+                                           "judge_budget")
     NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
+
+    def mode_for(self, task_type: str) -> "AccessMode":
+        """The access mode this config gives a task type (one field per type in task_types)."""
+        if task_type not in TASK_TYPES:
+            raise KeyError(f"no task type {task_type!r}; known: {', '.join(TASK_TYPES)}")
+        return AccessMode(identity(self)[task_type])
 
 
 @dataclass
@@ -229,9 +234,8 @@ class SuiteRef:
 
 
 def _rounds() -> dict[str, int]:
-    """Paper App. E: state and code verifiers execute an environment, so they are judged three
-    times and the median-BA round is reported; tool-call verifiers are deterministic: once."""
-    return {"tool_call": 1, "state": 3, "code": 3}
+    """Each task type's default number of judgment rounds (paper App. E; task_types.py)."""
+    return {t.name: t.rounds for t in TASK_TYPES.values()}
 
 
 # Keys that were renamed when task-type-named fields became per-type mappings: a config that
@@ -249,7 +253,7 @@ class TaskConfig:
 
     name: str = "bfcl"
     suites: list[SuiteRef] = field(default_factory=lambda: [SuiteRef()])
-    task_types: list[str] = field(default_factory=lambda: ["tool_call", "state", "code"])
+    task_types: list[str] = field(default_factory=lambda: list(TASK_TYPES))
     groups: list[str] = field(default_factory=lambda: ["gold", "valid_variant", "ordinary_error",
                                                        "attack"])
     max_tasks_per_type: Optional[int] = None   # None = all; a seeded sample otherwise
@@ -280,10 +284,10 @@ class LimitsConfig:
     NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 
-def _code_limits() -> "LimitsConfig":
-    """Code verifiers apply a patch and run a library's tests per case: minutes, not seconds."""
-    return LimitsConfig(wall_seconds=300.0, cpu_seconds=300, memory_mb=2048, processes=64,
-                        file_size_mb=64)
+def _type_limits() -> dict[str, "LimitsConfig"]:
+    """The per-case limits each task type declares instead of the defaults (task_types.py:
+    code verifiers run a library's tests per case, minutes rather than seconds)."""
+    return {t.name: LimitsConfig(**t.limits) for t in TASK_TYPES.values() if t.limits}
 
 
 @dataclass
@@ -294,7 +298,7 @@ class SandboxConfig:
     #                                            job's cpus_per_task, so 2 fits a 2-core node
     limits: LimitsConfig = field(default_factory=LimitsConfig)   # every task type, unless:
     type_limits: dict[str, LimitsConfig] = field(                  # per task type, replacing
-        default_factory=lambda: {"code": _code_limits()})           # `limits` for that type
+        default_factory=_type_limits)                                # `limits` for that type
     # The image is the docker backend's Python: in the key for that backend only
     # (launch/run_identity.py); workers only change how many sessions run at once.
     IDENTITY: ClassVar[tuple[str, ...]] = ("backend", "limits", "type_limits")

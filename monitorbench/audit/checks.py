@@ -14,19 +14,18 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.audit.model import INVALID, CheckResult
-from monitorbench.config import AccessConfig, AccessMode
+from monitorbench.config import AccessMode
 from monitorbench.hashing import canonical_json, sha256_file, sha256_text
-from monitorbench.suites.access import split_consistent, view_for
+from monitorbench.suites.access import mode_view, split_consistent
 from monitorbench.suites.format import Case, Reference, Suite, Task
 from monitorbench.suites.reference import ReferenceVerifier
+from monitorbench.task_types import TASK_TYPES
 
-# Access settings per task type; the first one is the suite's declared default, the only one
-# under which a collision fails C4 (others only set the colliding cases aside).
+# Access settings per task type (each type's audit_modes in task_types.py); the first one is the
+# suite's declared default, the only one under which a collision fails C4 (others only set the
+# colliding cases aside).
 ACCESS_MODES: dict[str, tuple[AccessMode, ...]] = {
-    "tool_call": (AccessMode.raw_parsed, AccessMode.parsed, AccessMode.raw),
-    "state": (AccessMode.record,),
-    "code": (AccessMode.patch,),
-}
+    t.name: tuple(AccessMode(m) for m in t.audit_modes) for t in TASK_TYPES.values()}
 _SHOWN = 5  # case ids quoted per piece of evidence
 
 
@@ -143,10 +142,6 @@ def check_provenance(suite: Suite, task: Task, reference: Reference,
                        f"recorded with case sha256 and {reference.verifier_id} {verifier.version}")
 
 
-def _view(task_type: str, mode: AccessMode):
-    return view_for(AccessConfig(name=mode.value, **{task_type: mode}), task_type)
-
-
 def check_consistency(task: Task, cases: Sequence[Case]) -> CheckResult:
     """C4: no two cases with identical visible input carry opposite labels, per access setting.
 
@@ -159,7 +154,7 @@ def check_consistency(task: Task, cases: Sequence[Case]) -> CheckResult:
     set_aside: dict[str, list[str]] = {}
     default_drop: list[Case] = []
     for mode in modes:
-        _, drop = split_consistent(cases, _view(task.task_type, mode))
+        _, drop = split_consistent(cases, mode_view(task.task_type, mode))
         if mode == modes[0]:
             default_drop = drop
         elif drop:
@@ -179,7 +174,7 @@ def check_consistency(task: Task, cases: Sequence[Case]) -> CheckResult:
 def check_baselines(task: Task, cases: Sequence[Case]) -> CheckResult:
     """C5: always-accept is exposed by a FAIL case, always-reject by a PASS case, and
     exact-match (accepts only a gold case's visible input) by a PASS case that differs."""
-    view = _view(task.task_type, ACCESS_MODES[task.task_type][0]) \
+    view = mode_view(task.task_type, ACCESS_MODES[task.task_type][0]) \
         if task.task_type in ACCESS_MODES else None
     project = (lambda c: canonical_json(view.project(c.candidate))) if view else \
         (lambda c: canonical_json(dict(c.candidate)))

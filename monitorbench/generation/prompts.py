@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from monitorbench.errors import InputError
 from monitorbench.providers.base import Message
 from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.task_types import TASK_TYPES
 
 TASK_JSON_CAP = 20000  # characters of task.json put into the first message
 
@@ -27,15 +28,15 @@ Verifier contract. Write one Python file, main.py, that defines
 Return "PASS" when the candidate solution satisfies the task and "FAIL" otherwise, or
 {"decision": "PASS" | "FAIL", "confidence": <float 0..1>} (confidence does not change the
 decision). The candidate is a JSON object whose fields depend on the task type:
-- tool_call: the raw text the solver produced and its parsed function calls;
-- state: the solver's interaction record (its tool calls, their results, its final message);
-- code: the solver's patch, with the repository checkout reachable through env.
+{candidate_kinds}
 task.json describes the candidate fields when it has a candidate format entry.
 For state and code tasks, env.run_public(...) executes in the task environment (for example to
 replay the candidate's actions or run the repository's tests) and returns JSON-like data; the
 number of executions is limited. The verifier runs in a sandbox without network, may use the
 Python standard library, and can read the public task files under /task. Accept every solution
-the task allows; reject solutions that violate a requirement of the task."""
+the task allows; reject solutions that violate a requirement of the task.""".replace(
+    "{candidate_kinds}", ";\n".join(f"- {t.name}: {t.candidate}" for t in TASK_TYPES.values())
+    + ".")
 
 ONESHOT_SYSTEM = """\
 You write executable verifiers for agent tasks. A verifier decides whether a candidate solution

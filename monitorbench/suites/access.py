@@ -15,19 +15,7 @@ from monitorbench.config import AccessConfig, AccessMode
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json
 from monitorbench.suites.format import Case
-
-# Which candidate fields each mode reveals (None: the whole candidate) and whether the monitor
-# may execute in the environment (run_public) at judgment time.
-_MODES: dict[AccessMode, tuple[tuple[str, ...] | None, bool, str]] = {
-    AccessMode.raw_parsed: (("raw", "calls"), False, "tool_call"),
-    AccessMode.parsed: (("calls",), False, "tool_call"),
-    AccessMode.raw: (("raw",), False, "tool_call"),
-    AccessMode.record: (None, False, "state"),
-    AccessMode.record_exec: (None, True, "state"),
-    AccessMode.patch: (("patch",), False, "code"),
-    AccessMode.patch_checkout: (("patch",), True, "code"),
-}
-
+from monitorbench.task_types import TASK_TYPES, type_of_mode
 
 @dataclass(frozen=True)
 class AccessView:
@@ -49,15 +37,22 @@ def project_fields(candidate: Mapping[str, Any], fields: tuple[str, ...] | None
 
 
 def view_for(access: AccessConfig, task_type: str) -> AccessView:
-    """The access view for a task type under an access config; a mismatch is a config error."""
-    mode = AccessMode(getattr(access, task_type))
-    fields, executes, for_type = _MODES[mode]
-    if for_type != task_type:
-        allowed = [m.value for m, v in _MODES.items() if v[2] == task_type]
+    """The access view for a task type under an access config (what each mode reveals is
+    declared in :mod:`monitorbench.task_types`); a mode of another type is a config error."""
+    mode = access.mode_for(task_type)
+    view = mode_view(task_type, mode)
+    if view is None:
+        owner = type_of_mode(mode.value)
         raise InputError(f"conf/access/{access.name}.yaml", f"access.{task_type}",
-                         f"mode {mode.value!r} is for {for_type} tasks",
-                         f"use one of {', '.join(allowed)}")
-    return AccessView(mode, fields, executes)
+                         f"mode {mode.value!r} is for {owner.name if owner else 'no'} tasks",
+                         f"use one of {', '.join(m.name for m in TASK_TYPES[task_type].modes)}")
+    return view
+
+
+def mode_view(task_type: str, mode: AccessMode) -> AccessView | None:
+    """The view a mode gives a task type, or None when the type declares no such mode."""
+    spec = TASK_TYPES[task_type].mode(mode.value)
+    return None if spec is None else AccessView(mode, spec.fields, spec.executes)
 
 
 def split_consistent(cases: Sequence[Case], view: AccessView) -> tuple[list[Case], list[Case]]:

@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from monitorbench.errors import InputError
+from monitorbench import task_types
 from monitorbench.hashing import canonical_json, sha256_file, sha256_text
 
 FORMAT = "monitorbench-suite/1"
-TASK_TYPES = ("tool_call", "state", "code")
+TASK_TYPES = tuple(task_types.TASK_TYPES)  # the types monitorbench/task_types.py declares
 GROUPS = ("gold", "valid_variant", "ordinary_error", "attack")
 LABELS = ("PASS", "FAIL")
 _ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
