@@ -30,16 +30,6 @@ def suites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("tau2_suites")
 
 
-@pytest.fixture()
-def slow_start(monkeypatch):
-    """The τ² runtime's session start imports τ²'s toolkits and parses the domain's database in
-    the worker parent: about 1.2 CPU-seconds with the lean import, but 7 s of wall time at load
-    17 on this 2-core machine, close to the sandbox client's START_TIMEOUT (10 s). These tests
-    judge verifiers and masks, not the start budget, so they give the start 120 s."""
-    import monitorbench.sandbox.client as client
-    monkeypatch.setattr(client, "START_TIMEOUT", 120.0)
-
-
 @pytest.fixture(scope="module")
 def suite(suites_dir):
     return ensure_suite(suites_dir, "tau2", SLICE)
@@ -122,8 +112,7 @@ def test_reference_is_stricter_than_tau2_on_the_reply_and_looser_on_gold_reads(s
     ("schema_check", lambda m: m["tpr"] > 0.0 and m["tnr"] < 100.0
      and -100.0 < m["ba_norm"] < 100.0),
 ])
-def test_baselines_give_the_expected_pattern(suites_dir, suite, tmp_path, generator, expect,
-                                             slow_start):
+def test_baselines_give_the_expected_pattern(suites_dir, suite, tmp_path, generator, expect):
     m = run_job(compose_cfg(tmp_path / "out", suites_dir, [
         f"generator={generator}", "task.task_types=[state]", "tracking.enabled=false",
         "task.suites=[{name: tau2, options: {max_tasks: 2}}]", "task.rounds={state: 1}",
@@ -222,7 +211,7 @@ def verify(candidate, env):
                                              ("tau2.retail.1", RETAIL_1)],
                          ids=["airline", "retail"])
 def test_a_careful_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_path, task_id,
-                                                                   program, slow_start):
+                                                                   program):
     from monitorbench.sandbox.factory import make_sandbox
     vdir = tmp_path / "verifier"
     vdir.mkdir()

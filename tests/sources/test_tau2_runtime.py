@@ -20,16 +20,6 @@ from monitorbench.sources.tau2.build import build_tau2_suite, masked_paths
 from monitorbench.suites.format import load_suite
 
 
-@pytest.fixture()
-def slow_start(monkeypatch):
-    """The τ² runtime's session start imports τ²'s toolkits and parses the domain's database in
-    the worker parent: about 1.2 CPU-seconds with the lean import, but 7 s of wall time at load
-    17 on this 2-core machine, close to the sandbox client's START_TIMEOUT (10 s). These tests
-    judge verifiers and masks, not the start budget, so they give the start 120 s."""
-    import monitorbench.sandbox.client as client
-    monkeypatch.setattr(client, "START_TIMEOUT", 120.0)
-
-
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("tau2_rt") / "suite"
@@ -190,8 +180,7 @@ def verify(candidate, env):
 
 
 @pytest.mark.parametrize("masked", [True, False], ids=["masked", "unmasked"])
-def test_red_team_probe_from_inside_the_sandbox_finds_no_answers(suite, tmp_path, masked,
-                                                                  slow_start):
+def test_red_team_probe_from_inside_the_sandbox_finds_no_answers(suite, tmp_path, masked):
     """Inside bwrap, with the spec's runtime and masks, a verifier walks the whole τ² package
     for the task files' contents (the gold action lists, the facts to communicate, the
     assertions), asks run_public for tools beyond the agent's list and tries τ²'s dataset

@@ -125,8 +125,8 @@ def initial_db(domain: str) -> Any:
     from JSON by pydantic: much faster than τ²'s ``load_file``, the same model); cached and
     never mutated (a replay works on copy-on-write tables over it)."""
     if domain not in _INITIAL:
+        db_class = toolkit_class(domain).model_fields["db"].annotation   # first: lean imports
         from inspect_evals.tau2.utils import TAU2_DATA_DIR
-        db_class = toolkit_class(domain).model_fields["db"].annotation
         raw = (TAU2_DATA_DIR / "domains" / domain / "db.json.gz").read_bytes()
         _INITIAL[domain] = db_class.model_validate_json(gzip.decompress(raw))
     return _INITIAL[domain]
