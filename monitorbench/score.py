@@ -26,16 +26,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
 
 from monitorbench.audit.prepare import ensure_suite, load_built
-from monitorbench.compose import CONF, group_options
-from monitorbench.config import AccessConfig, MonitorKind, PathsConfig, SandboxConfig
+from monitorbench.compose import CONF, compose_config, group_options
+from monitorbench.config import MonitorbenchConfig, MonitorKind, PathsConfig
 from monitorbench.errors import InputError, MonitorbenchError
 from monitorbench.generation.base import verifier_hash
 from monitorbench.judging.judge import TaskJob, judgment
 from monitorbench.judging.records import Outcome
-from monitorbench.pipeline.prepare import (hidden_roots, limits_for, sandbox_spec,
+from monitorbench.pipeline.prepare import (hidden_roots, limits_for, sandbox_spec, typed_config,
                                            visible_cases)
 from monitorbench.pipeline.score import score
 from monitorbench.sandbox.base import SandboxSpec, Verdict
@@ -120,18 +119,19 @@ def main(argv: list[str] | None = None, prog: str = "monitorbench score") -> int
         return 0
 
 
-def access_config(name: str) -> AccessConfig:
-    """The access setting ``conf/access/<name>.yaml`` selects, typed by the schema."""
-    node = OmegaConf.merge(OmegaConf.structured(AccessConfig),
-                           OmegaConf.load(CONF / "access" / f"{name}.yaml"))
-    access = OmegaConf.to_object(node)
-    assert isinstance(access, AccessConfig)
-    if access.monitor != MonitorKind.code:
-        raise InputError(CONF / "access" / f"{name}.yaml", "--access",
-                         f"access={name} has a model read each case; there is no verifier "
+def job_config(access: str) -> MonitorbenchConfig:
+    """The typed config a run with ``access=<name>`` composes (the same checks and defaults: the
+    access setting, the per-type limits); a model-judge access has no program to score."""
+    if access not in group_options("access"):
+        raise InputError(CONF / "access", "--access", f"no access setting {access!r}",
+                         f"use one of {', '.join(group_options('access'))}")
+    conf = typed_config(compose_config([f"access={access}"]))
+    if conf.access.monitor != MonitorKind.code:
+        raise InputError(CONF / "access" / f"{access}.yaml", "--access",
+                         f"access={access} has a model read each case; there is no verifier "
                          "program to score", "use an access setting with a verifier program: "
-                         + ", ".join(n for n in group_options("access") if n != name))
-    return access
+                         + ", ".join(n for n in group_options("access") if n != access))
+    return conf
 
 
 @dataclass
@@ -166,9 +166,10 @@ def _prepare(args: argparse.Namespace) -> Scoring:
                          f"use a task id from the suite, e.g. {near or list(suite.tasks)[:3]} "
                          f"(all: monitorbench list tasks --suite {suite_name})")
     task = suite.tasks[args.task]
-    access = access_config(args.access)
+    conf = job_config(args.access)
+    access = conf.access
     view, cases, hidden = visible_cases(suite.cases[task.task_id], access, task.task_type)
-    limits = limits_for(SandboxConfig(), task.task_type)
+    limits = limits_for(conf.sandbox, task.task_type)
     if args.wall_seconds is not None:
         limits = replace(limits, wall_seconds=args.wall_seconds)
     paths = PathsConfig(outputs=str(args.outputs_dir), suites=str(args.suites_dir))
