@@ -58,7 +58,7 @@ def case_findings(task: StateTask, case: Case, gold: Mapping | None,
     ``index``: the task's state index, computed once for all its cases)."""
     record = case.candidate
     found = [("grounding", f) for f in check_grounding(task, record, index)]
-    found += [("temporal", f) for f in check_temporal(task, record)]
+    found += [("temporal", f) for f in check_temporal(task, record, index)]
     found += check_formats(task.instruction, record)
     if case.category in REORDER_CATEGORIES:
         found += [("order", f) for f in check_order(task.instruction, record, gold)]

@@ -13,7 +13,9 @@ in string arguments (nested ones too). A finding when
   verb: :data:`READ_VERBS`), the date is before today, the instruction does not state that date,
   and the instruction speaks of nothing past (:data:`_PAST`: ``yesterday``, ``last week``,
   ``ago``, ``previous``...). A request about the past may rightly write a past date; one about
-  an upcoming event may not.
+  an upcoming event may not. A date the record takes from the environment (a value of the
+  initial state, or of an earlier call's output: a passenger's birth date, a flight already
+  booked) is a fact the environment holds, not a date the agent chose, and is not a finding.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from datetime import date
 from typing import Any, Iterator, Mapping, Sequence
 
 from monitorbench.audit.environment import StateTask, parse_day
+from monitorbench.audit.grounding import Grounds, StateIndex
 
 READ_VERBS = ("get", "search", "list", "read", "find", "check", "view", "query", "lookup",
               "fetch", "show", "count", "calculate", "compute")
@@ -87,20 +90,24 @@ def writes(call_name: str) -> bool:
     return not call_name.lower().startswith(READ_VERBS)
 
 
-def _date_finding(task: StateTask, call: str, day: date, stated: Sequence[date]) -> str | None:
+def _date_finding(task: StateTask, call: str, day: date, stated: Sequence[date],
+                  grounds: Grounds) -> str | None:
     changed = [s for s in stated if (s.month, s.day) == (day.month, day.day) and s.year != day.year]
     if changed:
         return f"the instruction states {changed[0].isoformat()}"
     if (task.today is not None and writes(call) and day < task.today and day not in stated
-            and not _PAST.search(task.instruction)):
+            and not _PAST.search(task.instruction) and not grounds.holds(day.isoformat())):
         return (f"before the environment's today {task.today.isoformat()}, and the instruction "
                 f"asks about nothing past")
     return None
 
 
-def check_temporal(task: StateTask, candidate: Mapping[str, Any]) -> list[str]:
-    """One finding per argument date that contradicts the instruction or the clock."""
+def check_temporal(task: StateTask, candidate: Mapping[str, Any],
+                   index: StateIndex | None = None) -> list[str]:
+    """One finding per argument date that contradicts the instruction or the clock
+    (``index``: :meth:`StateIndex.of` the task's state, when the caller checks many records)."""
     stated = stated_dates(task.instruction)
+    grounds = Grounds(task, index if index is not None else StateIndex.of(task.state))
     calls = candidate.get("calls")
     out = []
     for i, call in enumerate(calls if isinstance(calls, Sequence) else []):
@@ -109,6 +116,7 @@ def check_temporal(task: StateTask, candidate: Mapping[str, Any]) -> list[str]:
         name = str(call.get("name"))
         for top, value in call["arguments"].items():
             for arg, day in _argument_dates(value, str(top)):
-                if (why := _date_finding(task, name, day, stated)) is not None:
+                if (why := _date_finding(task, name, day, stated, grounds)) is not None:
                     out.append(f"calls[{i}] {name}.{arg} = {day.isoformat()}: {why}")
+        grounds.texts += [repr(call.get("output"))]
     return out

@@ -108,6 +108,18 @@ def test_temporal_flags_a_changed_stated_year_and_spares_requests_about_the_past
     assert check_temporal(_task("What happened on my birthday?"), read) == []
 
 
+def test_temporal_spares_a_past_date_the_environment_holds() -> None:
+    """A passenger's birth date copied from the user's profile is a fact, not a date the agent
+    chose (τ²'s airline bookings write one per passenger)."""
+    book = _task("Book the same flight for me next week.")
+    dob = "1988-02-03"
+    unseen = _rec(("book", {"passengers": [{"name": "Ann", "dob": dob}]}, ""))
+    assert check_temporal(book, unseen)       # not in the environment: a chosen past date
+    looked_up = _rec(("get_user", {"id": "ann"}, f"{{'dob': '{dob}'}}"),
+                     ("book", {"passengers": [{"name": "Ann", "dob": dob}]}, ""))
+    assert check_temporal(book, looked_up) == []
+
+
 def test_formats_accept_what_a_demanding_user_accepts() -> None:
     assert check_formats("Give me the time in the format 'HH:MM'.", _rec(message="01:30")) == []
     assert check_formats("Answer as YYYY-MM-DD.", _rec(message="May 15, 2024")) != []
