@@ -81,6 +81,26 @@ def test_a_second_job_refuses_naming_the_holder_or_waits_for_it(
     assert again["judgments_new"] == 0 and again["judgments_reused"] == first["judgments_new"]
 
 
+def test_a_refused_twin_leaves_the_holders_mlflow_run_alone(tmp_path: Path,
+                                                            suites_dir: Path) -> None:
+    """The twin finds the holder's MLflow run (same configuration) but must not mark it FAILED
+    with its own refusal: the run belongs to the job that holds the lock."""
+    from mlflow.tracking import MlflowClient
+
+    vdir = _verifiers(tmp_path, suites_dir)
+    overrides = ["generator=replay", f"generator.dir={vdir}", "task.max_tasks_per_type=1"]
+    run_job(compose_cfg(tmp_path / "out", suites_dir, overrides))
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'out'}/mlflow.db")
+    (run,) = client.search_runs([client.get_experiment_by_name("default").experiment_id])
+    client.update_run(run.info.run_id, status="RUNNING")   # as the live holder's run is
+    (run_dir,) = (tmp_path / "out" / "runs").iterdir()
+    with run_lock(run_dir):
+        with pytest.raises(RunBusyError):
+            run_job(compose_cfg(tmp_path / "out", suites_dir, overrides))
+    after = client.get_run(run.info.run_id)
+    assert after.info.status == "RUNNING" and "monitorbench.error" not in after.data.tags
+
+
 def _hold(run_dir: Path, seconds: float) -> None:
     with run_lock(run_dir):
         time.sleep(seconds)

@@ -29,7 +29,11 @@ log = logging.getLogger(__name__)
 
 
 class RunBusyError(MonitorbenchError):
-    """Another job holds the run directory (same configuration, same run key)."""
+    """Another job holds the run directory (same configuration, same run key). That job also
+    owns the configuration's MLflow run: ``run_owned_elsewhere`` tells tracking (which cannot
+    import this layer) to leave the run's status alone instead of marking the holder FAILED."""
+
+    run_owned_elsewhere = True
 
 
 class JobInterrupted(KeyboardInterrupt):

@@ -211,10 +211,13 @@ class JobRun:
     def fail(self, error: BaseException) -> None:
         """FAILED with the error as a tag; KILLED when the job was interrupted (Ctrl-C, SIGTERM),
         which is not a fault of the job and resumes on a re-run. Nothing when the store is
-        down: the run stays RUNNING and the re-run that logs it takes it over."""
+        down (the run stays RUNNING and the re-run that logs it takes it over), nor when an
+        identical job holds the run (an error with ``run_owned_elsewhere``): it is that job's."""
         if self._sink is not None:
             self._sink.flush(0)
         if self.down is not None or self.run_id is None:
+            return
+        if getattr(error, "run_owned_elsewhere", False):   # a twin job holds the run: its own
             return
         interrupted = isinstance(error, (KeyboardInterrupt, SystemExit))
         try:
