@@ -145,7 +145,8 @@ class HarnessLimits:
     """Bounds on a harness sandbox (the program and every command its model runs), so a hostile
     model cannot take the machine. Defaults fit one harness on a 2-core, 24 GB host with room
     for the framework and a model server; measured needs are in the README's Harnesses section.
-    Going past ``processes``, ``disk_mb``/``disk_entries`` or ``file_size_mb`` ends the
+    Going past ``processes``, ``disk_mb``/``disk_entries``, ``file_size_mb`` or
+    ``session_memory_mb`` (the kernel kills inside the session's memory cgroup) ends the
     generation as ``no_submission`` with the limit in the trace; past ``memory_mb`` or
     ``cpu_seconds`` the kernel refuses the offending process (its command fails)."""
 
@@ -155,9 +156,11 @@ class HarnessLimits:
     cpu_seconds: int = 3600     # RLIMIT_CPU per process
     disk_mb: int = 1024         # workspace + HOME on disk, checked while it runs and after
     disk_entries: int = 20000   # files and directories in workspace + HOME
+    session_memory_mb: int = 6144  # all processes together: a memory cgroup, where the host has one
     # A limit can end a generation early (no_submission), so each is part of its identity.
-    IDENTITY: ClassVar[tuple[str, ...]] = ("processes", "memory_mb", "file_size_mb", "cpu_seconds", "disk_mb",
-                                            "disk_entries")
+    IDENTITY: ClassVar[tuple[str, ...]] = ("processes", "memory_mb", "file_size_mb",
+                                           "cpu_seconds", "disk_mb", "disk_entries",
+                                           "session_memory_mb")
     NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 

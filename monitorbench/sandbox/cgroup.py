@@ -75,3 +75,53 @@ class PidsCgroup:
                 if time.monotonic() > deadline:
                     return
                 time.sleep(0.001)  # members exit within a few ms of the session's close
+
+
+_MEMORY_ROOTS = (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup"),
+                 Path("/sys/fs/cgroup/unified"))
+
+
+class MemoryCgroup:
+    """One throw-away memory cgroup capping the total memory of everything in it (cgroup v1's
+    ``memory.limit_in_bytes`` or v2's ``memory.max``). Why: rlimits bound each process alone, so
+    a session that forks many processes (a harness whose model runs commands) could still take
+    the machine's memory; the kernel kills inside the cgroup when it is full. None where the host
+    gives no writable memory controller."""
+
+    def __init__(self, path: Path, limit_file: str, events_file: str) -> None:
+        self.path, self.limit_file, self.events_file = path, limit_file, events_file
+
+    @classmethod
+    def create(cls, limit_bytes: int) -> "MemoryCgroup | None":
+        for root in _MEMORY_ROOTS:
+            if not ((root / "cgroup.procs").is_file() and os.access(root, os.W_OK)):
+                continue
+            v1 = (root / "memory.limit_in_bytes").is_file()
+            if not v1 and "memory" not in _read(root / "cgroup.subtree_control"):
+                continue
+            limit_file, events = (("memory.limit_in_bytes", "memory.oom_control") if v1
+                                  else ("memory.max", "memory.events"))
+            path = root / f"monitorbench-{uuid.uuid4().hex[:12]}"
+            try:
+                path.mkdir()
+                (path / limit_file).write_text(str(limit_bytes))
+            except OSError:
+                if path.exists():
+                    path.rmdir()
+                continue
+            return cls(path, limit_file, events)
+        return None
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """As :meth:`PidsCgroup.wrap`: the command joins this cgroup, then execs ``argv``."""
+        procs = str(self.path / "cgroup.procs")
+        return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, *argv]
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a member for going past the limit."""
+        words = _read(self.path / self.events_file).split()
+        return any(w == "oom_kill" and i + 1 < len(words) and words[i + 1] != "0"
+                   for i, w in enumerate(words))
+
+    def remove(self, wait_seconds: float = 2.0) -> None:
+        PidsCgroup(self.path, 0).remove(wait_seconds)

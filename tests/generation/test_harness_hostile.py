@@ -173,6 +173,40 @@ def test_processes_memory_and_file_size_are_bounded(chat_server, task_dir,
     assert limits and limits[0] in ("process_limit", "file_size_limit"), result.detail
 
 
+# Four processes of 150 MB each: every one within its own RLIMIT_DATA (512 MB), together past
+# the session's memory cgroup (256 MB).
+SPREAD = r'''
+import subprocess, sys, time
+kids = [subprocess.Popen([sys.executable, "-c",
+                          "x = bytearray(150 << 20); import time; time.sleep(20)"])
+        for _ in range(4)]
+time.sleep(20)
+'''
+
+
+@needs_bwrap
+def test_memory_spread_over_processes_is_bounded_by_the_session(chat_server, task_dir,
+                                                                tmp_path: Path) -> None:
+    """rlimits bound each process alone; the session's memory cgroup bounds them together and
+    the run ends as no_submission with memory_limit (skipped where the host gives no writable
+    memory controller)."""
+    from dataclasses import replace
+
+    from monitorbench.sandbox.cgroup import MemoryCgroup
+
+    probe = MemoryCgroup.create(1 << 30)
+    if probe is None:
+        pytest.skip("no writable memory cgroup on this host")
+    probe.remove()
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    limits = replace(SMALL, session_memory_mb=256)
+    result = _generator(_probe(SPREAD), server.base_url, tmp_path, limits=limits).generate(
+        task, public, tmp_path / "o")
+    assert result.status == NO_SUBMISSION and result.detail.startswith("memory_limit"), \
+        result.detail
+
+
 FILL_DISK = r'''
 import os
 for i in range(20):

@@ -12,7 +12,8 @@ bwrap itself (pid 1 inside, whose ``/proc/1/environ`` any process there can read
 :data:`HOST_ENV`, not the framework's environment: ``--clearenv`` would clean only its child,
 and the framework's environment holds the endpoint's key. Every process inside runs under the
 scaffold's :class:`~monitorbench.config.HarnessLimits`: rlimits set just before bwrap is exec'd
-(data size, file size, CPU seconds, processes) and, where the host gives one, a pids cgroup.
+(data size, file size, CPU seconds, processes) and, where the host gives them, a pids cgroup
+and a memory cgroup bounding all its processes together (``session_memory_mb``).
 
 A run is stopped at its wall clock, as soon as its output passes the cap (a flooding harness),
 or once its workspace and HOME pass the disk limit; the caller turns each into
@@ -35,7 +36,7 @@ from typing import Callable, Mapping, Sequence
 from monitorbench.config import HarnessLimits
 from monitorbench.generation.harnesses.install import SYSTEM_PYTHON
 from monitorbench.sandbox.bwrap import ETC_FILES, _system_links
-from monitorbench.sandbox.cgroup import PidsCgroup
+from monitorbench.sandbox.cgroup import MemoryCgroup, PidsCgroup
 
 WORKSPACE = "/workspace"
 HOME = "/home/harness"
@@ -126,19 +127,24 @@ def run_bounded(argv: list[str], log_path: Path, *, wall_seconds: float, output_
     whole group at the wall clock, once its output exceeds ``output_bytes`` (everything up to the
     cap is kept in ``log_path``) or once ``over_disk()`` names a reason (polled every
     :data:`DISK_POLL_SECONDS`). A fork refused by the pids cgroup ends it as
-    ``process_limit``."""
+    ``process_limit``, a kill by the kernel in the full memory cgroup as ``memory_limit``."""
     limits = limits or HarnessLimits()
     cgroup = PidsCgroup.create(limits.processes)
+    memory = MemoryCgroup.create(limits.session_memory_mb << 20)
     full = limited_argv(argv, limits, nproc=cgroup is None)
+    for group in (cgroup, memory):
+        full = group.wrap(full) if group is not None else full
     try:
-        outcome = _run(cgroup.wrap(full) if cgroup else full, log_path, wall_seconds,
-                       output_bytes, over_disk)
+        outcome = _run(full, log_path, wall_seconds, output_bytes, over_disk)
         if cgroup is not None and not outcome.reason and _forks_refused(cgroup):
             outcome.reason, outcome.returncode = "process_limit", None
+        if memory is not None and not outcome.reason and memory.oom_killed():
+            outcome.reason, outcome.returncode = "memory_limit", None
         return outcome
     finally:
-        if cgroup is not None:
-            cgroup.remove()
+        for group in (cgroup, memory):
+            if group is not None:
+                group.remove()
 
 
 def _forks_refused(cgroup: PidsCgroup) -> bool:
