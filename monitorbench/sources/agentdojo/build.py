@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError
-from monitorbench.hashing import canonical_json
 from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import acceptance, answers, fidelity
 from monitorbench.sources.agentdojo import source as src
-from monitorbench.sources.agentdojo.cases import CaseBuilder, Draft
+from monitorbench.sources.agentdojo.cases import CaseBuilder, Draft, confirm_drafts
 from monitorbench.suites.format import Case, Reference, Task, write_suite
 from monitorbench.suites.reference import register_reference
 
@@ -144,34 +143,6 @@ def _public(setup: src.TaskSetup, tools: list[dict[str, Any]], budget: int) -> d
     }
 
 
-def _confirm(task: Task, ref: Reference, drafts: Sequence[Draft], dropped: list[dict[str, Any]]
-             ) -> list[Case]:
-    """Keep the drafts whose construction label the reference confirms; number them c00, c01..."""
-    verifier = AgentDojoUtilityReference()
-    kept: list[Case] = []
-    seen: set[str] = set()
-    for d in drafts:
-        key = canonical_json(d.candidate)
-        reason = None
-        if key in seen:
-            reason = "duplicate candidate"
-        else:
-            try:
-                decision = verifier.decide(task, ref, d.candidate)
-            except Exception as e:  # a source check crashing on a strange state: no usable label
-                decision, reason = None, f"reference error: {type(e).__name__}: {e}"[:200]
-            if reason is None and decision != d.label:
-                reason = f"reference says {decision}"
-        if reason is not None:
-            dropped.append({"task_id": task.task_id, "group": d.group, "category": d.category,
-                            "label": d.label, "note": d.note, "reason": reason})
-            continue
-        seen.add(key)
-        kept.append(Case(f"{task.task_id}.c{len(kept):02d}", task.task_id, d.group, d.category,
-                         d.label, d.candidate))
-    return kept
-
-
 @dataclass
 class _Built:
     """What the builder accumulates over tasks."""
@@ -216,7 +187,8 @@ def _build_task(acc: _Built, suite: str, ut_id: str, tools: list[dict[str, Any]]
         "injection_vectors": sorted(setup.injections), "answer_facts": solution.facts})
     schemas = {t["name"]: t["parameters"] for t in tools}
     drafts = CaseBuilder(setup, schemas, rng, solution).build()
-    kept = _confirm(task, ref, _accepted(setup, task_id, drafts, acc.dropped), acc.dropped)
+    accepted = _accepted(setup, task_id, drafts, acc.dropped)
+    kept = confirm_drafts(task, ref, AgentDojoUtilityReference(), accepted, acc.dropped)
     if not any(c.group == "gold" for c in kept):
         acc.dropped_tasks.append({"task_id": task_id, "reason": "the reference rejects the gold"})
         return "dropped"

@@ -18,7 +18,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import source as src
+from monitorbench.hashing import canonical_json
 from monitorbench.sources.agentdojo.answers import Solution, missing_facts
+from monitorbench.suites.format import Case, Reference, Task
+from monitorbench.suites.reference import ReferenceVerifier
 
 Call = src.Call
 
@@ -76,6 +79,35 @@ class Draft:
     label: str
     candidate: dict[str, Any]
     note: str
+
+
+def confirm_drafts(task: Task, ref: Reference, verifier: ReferenceVerifier,
+                   drafts: Sequence[Draft], dropped: list[dict[str, Any]]) -> list[Case]:
+    """Keep the drafts whose construction label the reference confirms, numbered c00, c01...;
+    a duplicate, a contradicted label or a reference that crashes on the record (no usable
+    label) is appended to ``dropped`` with the reason. Shared by the record-based sources."""
+    kept: list[Case] = []
+    seen: set[str] = set()
+    for d in drafts:
+        key = canonical_json(d.candidate)
+        reason = None
+        if key in seen:
+            reason = "duplicate candidate"
+        else:
+            try:
+                decision = verifier.decide(task, ref, d.candidate)
+            except Exception as e:  # a source check crashing on a strange state: no usable label
+                decision, reason = None, f"reference error: {type(e).__name__}: {e}"[:200]
+            if reason is None and decision != d.label:
+                reason = f"reference says {decision}"
+        if reason is not None:
+            dropped.append({"task_id": task.task_id, "group": d.group, "category": d.category,
+                            "label": d.label, "note": d.note, "reason": reason})
+            continue
+        seen.add(key)
+        kept.append(Case(f"{task.task_id}.c{len(kept):02d}", task.task_id, d.group, d.category,
+                         d.label, d.candidate))
+    return kept
 
 
 class Recorder:

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError
-from monitorbench.hashing import canonical_json
-from monitorbench.sources.agentdojo.cases import Draft
+from monitorbench.sources.agentdojo.cases import confirm_drafts
 from monitorbench.sources.tau2 import judge
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
@@ -132,31 +131,6 @@ def _public(task: src.Tau2Task, budget: int) -> dict[str, Any]:
     }
 
 
-def _confirm(task: Task, ref: Reference, drafts: Sequence[Draft], dropped: list[dict[str, Any]]
-             ) -> list[Case]:
-    """Keep the drafts whose construction label the reference confirms; number them c00, c01..."""
-    verifier = Tau2Reference()
-    kept: list[Case] = []
-    seen: set[str] = set()
-    for d in drafts:
-        key = canonical_json(d.candidate)
-        reason = None
-        if key in seen:
-            reason = "duplicate candidate"
-        else:
-            decision = verifier.decide(task, ref, d.candidate)
-            if decision != d.label:
-                reason = f"reference says {decision}"
-        if reason is not None:
-            dropped.append({"task_id": task.task_id, "group": d.group, "category": d.category,
-                            "label": d.label, "note": d.note, "reason": reason})
-            continue
-        seen.add(key)
-        kept.append(Case(f"{task.task_id}.c{len(kept):02d}", task.task_id, d.group, d.category,
-                         d.label, d.candidate))
-    return kept
-
-
 @dataclass
 class _Built:
     """What the builder accumulates over tasks."""
@@ -196,7 +170,7 @@ def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
                 f"{src.package_version()})", _public(t, budget))
     ref = Reference(VERIFIER_ID, VERIFIER_VERSION, {
         "domain": t.domain, "task_id": t.task_id, "answer_facts": list(builder.gold.facts)})
-    kept = _confirm(task, ref, builder.build(), acc.dropped)
+    kept = confirm_drafts(task, ref, Tau2Reference(), builder.build(), acc.dropped)
     labels = {c.label for c in kept}
     if labels != {"PASS", "FAIL"} or kept[0].group != "gold":
         acc.excluded.append({"task_id": task_id, "reason": f"only {sorted(labels)} confirmed "
