@@ -5,7 +5,8 @@ request.
 ``source`` reads the τ² tasks, policies and tool schemas from the pinned inspect-evals wheel,
 ``answers`` writes the gold reply, ``judge`` holds the reference's checks, ``cases`` the labelled
 records, ``build`` assembles the suite and registers the reference, ``mutants`` holds the audit's
-C6 operators and ``defects`` its replay hunt (reason R). ``runtime`` is the in-sandbox replay
+C6 operators, ``attack`` the adaptive attacker's operators and ``defects`` its replay hunt
+(reason R). ``runtime`` is the in-sandbox replay
 runtime (the sandbox binds it and nothing else of this package). Only ``SPEC`` is imported when
 the source is looked up.
 """
@@ -17,6 +18,7 @@ SPEC = SourceSpec(
     builder="monitorbench.sources.tau2.build:build_tau2_suite",
     references={"tau2.db_actions": "monitorbench.sources.tau2.build"},
     mutants="monitorbench.sources.tau2.mutants",
+    attack="monitorbench.sources.tau2.attack:toolkit",
     defect_hunt="monitorbench.sources.tau2.defects:hunt_nondeterministic_replay",
     defect_code="R",
     runtime="monitorbench.sources.tau2.runtime",
