@@ -12,7 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_tau2 import AIRLINE_1, RETAIL_1   # the careful verifiers, written from the public task
+from test_tau2 import (  # the careful verifiers, written from the public task
+    AIRLINE_1,
+    RETAIL_1,
+)
 
 from monitorbench.attack import run_adaptive_attack
 from monitorbench.audit.prepare import ensure_suite
