@@ -1,4 +1,7 @@
-"""The `monitorbench` console script, run as users run it: a subprocess of the installed script."""
+"""The `monitorbench` console script. Every command runs at least once as users run it, a
+subprocess of the installed script (its `--help`, and `run` and `audit` for real); the other
+checks of a command's arguments and messages call the same `main(argv)` in this process, which
+saves a Python start-up (and the imports) per call."""
 
 from __future__ import annotations
 
@@ -24,6 +27,25 @@ def _mb(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
                           env={**os.environ, **(env or {})}, timeout=timeout)
 
 
+def _mb_here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str,
+             env: dict[str, str] | None = None, cwd: Path = ROOT
+             ) -> subprocess.CompletedProcess:
+    """`monitorbench ARGS` as `cli.main(ARGS)` in this process, in `cwd` with `env` set: the same
+    exit code, stdout and stderr a subprocess would give (argparse's exits included)."""
+    from monitorbench.cli import main
+
+    for key, value in (env or {}).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(cwd)
+    capsys.readouterr()
+    try:
+        code = main(list(args))
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out.out, out.err)
+
+
 def test_top_level_help_lists_every_command_with_examples() -> None:
     r = _mb("--help")
     assert r.returncode == 0, r.stderr
@@ -43,43 +65,49 @@ def test_every_command_has_help_with_its_own_name_and_an_example(command: str) -
     assert "examples:" in r.stdout and f"  monitorbench {command} " in r.stdout
 
 
-def test_score_access_vocabulary_is_the_access_group() -> None:
-    r = _mb("score", "--help")
+def test_score_access_vocabulary_is_the_access_group(monkeypatch, capsys) -> None:
+    r = _mb_here(monkeypatch, capsys, "score", "--help")
     for name in group_options("access"):
         assert name in r.stdout
     assert "record_exec" not in r.stdout       # per-type modes are not the user's vocabulary
 
 
-def test_list_tasks_prints_the_task_ids_of_a_built_suite(suites_dir: Path) -> None:
+def test_list_tasks_prints_the_task_ids_of_a_built_suite(suites_dir: Path, monkeypatch,
+                                                         capsys) -> None:
     from monitorbench.suites.format import load_suite
 
-    r = _mb("list", "tasks", "--suite", "bfcl", "--suites-dir", str(suites_dir))
+    r = _mb_here(monkeypatch, capsys, "list", "tasks", "--suite", "bfcl",
+                 "--suites-dir", str(suites_dir))
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == sorted(load_suite(suites_dir / "bfcl").tasks)
 
 
-def test_list_tasks_of_a_suite_not_built_says_how_to_build_it(tmp_path: Path) -> None:
-    r = _mb("list", "tasks", "--suite", "bfcl", "--suites-dir", str(tmp_path / "none"))
+def test_list_tasks_of_a_suite_not_built_says_how_to_build_it(tmp_path: Path, monkeypatch,
+                                                             capsys) -> None:
+    r = _mb_here(monkeypatch, capsys, "list", "tasks", "--suite", "bfcl",
+                 "--suites-dir", str(tmp_path / "none"))
     assert r.returncode == 2
     assert "not built" in r.stderr and "monitorbench build bfcl" in r.stderr
     assert not (tmp_path / "none").exists()
-    bad = _mb("list", "tasks", "--suite", "bfc", "--suites-dir", str(tmp_path))
+    bad = _mb_here(monkeypatch, capsys, "list", "tasks", "--suite", "bfc",
+                   "--suites-dir", str(tmp_path))
     assert bad.returncode == 2 and "unknown suite 'bfc'" in bad.stderr and "bfcl" in bad.stderr
 
 
-def test_list_suites_and_experiments(suites_dir: Path) -> None:
-    suites = _mb("list", "suites", "--suites-dir", str(suites_dir))
+def test_list_suites_and_experiments(suites_dir: Path, monkeypatch, capsys) -> None:
+    suites = _mb_here(monkeypatch, capsys, "list", "suites", "--suites-dir", str(suites_dir))
     assert suites.returncode == 0
     lines = {line.split()[0]: line for line in suites.stdout.splitlines()}
     assert "built: bfcl" in lines["bfcl"] and "not built" in lines["code"]
-    exps = _mb("list", "experiments")
+    exps = _mb_here(monkeypatch, capsys, "list", "experiments")
     assert [line.split()[0] for line in exps.stdout.splitlines()] == group_options("experiment")
 
 
-def test_report_for_an_unknown_experiment_fails_without_creating_a_store(tmp_path: Path) -> None:
+def test_report_for_an_unknown_experiment_fails_without_creating_a_store(
+        tmp_path: Path, monkeypatch, capsys) -> None:
     out = tmp_path / "outputs"
     env = {"MONITORBENCH_OUTPUTS": str(out), "MLFLOW_TRACKING_URI": ""}
-    r = _mb("report", "--experiment", "nosuch", env=env, cwd=tmp_path)
+    r = _mb_here(monkeypatch, capsys, "report", "--experiment", "nosuch", env=env, cwd=tmp_path)
     assert r.returncode == 2
     assert "no experiment 'nosuch'" in r.stderr or "so no experiment 'nosuch'" in r.stderr
     for name in group_options("experiment"):
@@ -87,7 +115,8 @@ def test_report_for_an_unknown_experiment_fails_without_creating_a_store(tmp_pat
     assert not (out / "mlflow.db").exists() and not out.exists()
 
 
-def test_report_lists_the_experiments_an_existing_store_holds(tmp_path: Path) -> None:
+def test_report_lists_the_experiments_an_existing_store_holds(tmp_path: Path, monkeypatch,
+                                                              capsys) -> None:
     from mlflow.tracking import MlflowClient
 
     out = tmp_path / "outputs"
@@ -95,8 +124,8 @@ def test_report_lists_the_experiments_an_existing_store_holds(tmp_path: Path) ->
     client = MlflowClient(tracking_uri=f"sqlite:///{out / 'mlflow.db'}")
     client.create_experiment("quickstart")
     client.create_experiment("my_sweep")
-    r = _mb("report", "--experiment", "nosuch",
-            env={"MONITORBENCH_OUTPUTS": str(out), "MLFLOW_TRACKING_URI": ""}, cwd=tmp_path)
+    r = _mb_here(monkeypatch, capsys, "report", "--experiment", "nosuch",
+                 env={"MONITORBENCH_OUTPUTS": str(out), "MLFLOW_TRACKING_URI": ""}, cwd=tmp_path)
     assert r.returncode == 2
     assert "existing experiments: my_sweep, quickstart" in r.stderr
 
@@ -110,9 +139,9 @@ def test_report_lists_the_experiments_an_existing_store_holds(tmp_path: Path) ->
     (["audit", "bfcl"], "suite"),
 ])
 def test_run_refuses_a_typo_before_anything_is_written(tmp_path: Path, args: list[str],
-                                                       key: str) -> None:
+                                                       key: str, monkeypatch, capsys) -> None:
     out = tmp_path / "outputs"
-    r = _mb(*args, env={"MONITORBENCH_OUTPUTS": str(out)}, cwd=tmp_path)
+    r = _mb_here(monkeypatch, capsys, *args, env={"MONITORBENCH_OUTPUTS": str(out)}, cwd=tmp_path)
     assert r.returncode == 2
     assert f"field '{key}'" in r.stderr
     assert not out.exists()

@@ -13,7 +13,6 @@ import pytest
 
 from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.audit.model import CHECKS
-from monitorbench.audit.prepare import build_suite
 
 # Mutant -> the cases that can expose it. A skipped or an absent report comes only from the
 # attack built for it; missing tests also follow from an ordinary error that breaks an import.
@@ -24,13 +23,10 @@ RESULT_HANDLING = {"skipped_counts_as_passed": {"skips_tests"},
 
 
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory: pytest.TempPathFactory):
-    from monitorbench.sources.code.mutants import MUTANTS
-    before = MUTANTS.graded_here
-    root = build_suite(tmp_path_factory.mktemp("suites"), "code",
-                       {"libraries": ["toolz"], "tasks_per_library": 1})
-    report = json.loads((root / "audit" / "report.json").read_text())
-    return {"root": root, "report": report, "c6_gradings": MUTANTS.graded_here - before}
+def audited(code_slice):
+    """The toolz one-bug slice, built and audited once per session (tests/conftest.py)."""
+    report = json.loads((code_slice.root / "audit" / "report.json").read_text())
+    return {"root": code_slice.root, "report": report, "c6_gradings": code_slice.c6_gradings}
 
 
 @pytest.mark.slow

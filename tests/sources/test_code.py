@@ -293,19 +293,18 @@ def test_unknown_library_is_an_input_error(tmp_path):
 
 
 @pytest.mark.slow
-def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch):
-    """Two builds from separate caches (one toolz task each): byte-identical manifests."""
+def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch, code_slice):
+    """Two builds from separate caches (one toolz task each): byte-identical manifests. One is
+    the session's slice (tests/conftest.py, the default cache), the other is built here from a
+    fresh cache holding only the sdist."""
     tar = fetch_sdist(SPEC)
-    manifests = []
-    for i in range(2):
-        cache = tmp_path / f"cache{i}"
-        (cache / "sdists").mkdir(parents=True)
-        shutil.copy(tar, cache / "sdists" / tar.name)
-        monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
-        assert cache_root() == cache / "sdists"
-        out = build_code_suite(tmp_path / f"suite{i}", libraries=["toolz"], tasks_per_library=1)
-        manifests.append((out / "manifest.json").read_bytes())
-    assert manifests[0] == manifests[1]
+    cache = tmp_path / "cache0"
+    (cache / "sdists").mkdir(parents=True)
+    shutil.copy(tar, cache / "sdists" / tar.name)
+    monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
+    assert cache_root() == cache / "sdists"
+    out = build_code_suite(tmp_path / "suite0", libraries=["toolz"], tasks_per_library=1)
+    assert (out / "manifest.json").read_bytes() == (code_slice.root / "manifest.json").read_bytes()
     suite = load_suite(tmp_path / "suite0")
     (tid,) = suite.tasks
     assert tid == "code.toolz.t01"
