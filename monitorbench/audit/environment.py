@@ -9,7 +9,10 @@ tau2 and any later one; builders, please keep to it):
   - ``instruction``: the user's request, verbatim (str);
   - ``tools``: ``[{"name", "description", "parameters"}]``, ``parameters`` a JSON schema whose
     ``properties`` name the arguments (their names are what decides which arguments are entities,
-    see :mod:`monitorbench.audit.grounding`);
+    see :mod:`monitorbench.audit.grounding`), and ``"read_only": true`` on a tool that never
+    changes the state (optional; without it every call may write, and
+    :mod:`monitorbench.audit.requested_answers` reads a source with no initial state less
+    precisely);
   - ``environment.file``: the path, relative to ``public/<task_id>/``, of the *initial* state the
     candidate starts from: a ``.json`` file, or ``.yaml``/``.yml``. Every entity a correct
     solution may name (an IBAN, an email, a channel, a user, a file id, a hotel...) is a string
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -57,6 +60,7 @@ class StateTask:
     tools: Mapping[str, Mapping[str, Any]]
     state: Any
     today: date | None
+    read_only: Mapping[str, bool] = field(default_factory=dict)
 
 
 def leaves(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
@@ -109,4 +113,6 @@ def load_state_task(task: Task, public_dir: Path | None) -> StateTask:
     today = parse_day(str(env["today"])) if env.get("today") is not None else _clock(state)
     tools = {t["name"]: t.get("parameters") or {} for t in task.public.get("tools") or []
              if isinstance(t, Mapping) and isinstance(t.get("name"), str)}
-    return StateTask(str(task.public.get("instruction", "")), tools, state, today)
+    read_only = {t["name"]: t.get("read_only") is True for t in task.public.get("tools") or []
+                 if isinstance(t, Mapping) and isinstance(t.get("name"), str)}
+    return StateTask(str(task.public.get("instruction", "")), tools, state, today, read_only)

@@ -13,7 +13,9 @@ public task, its initial state and the record:
 * ``format``, ``truncated_list``, ``broken_bullets``, ``copied_summary``
   (:mod:`monitorbench.audit.formats`): stated formats met, lists whole, summaries written;
 * ``order`` (:mod:`monitorbench.audit.order_words`): a reordered variant keeps the order the
-  instruction's words fix.
+  instruction's words fix;
+* ``unanswered`` (:mod:`monitorbench.audit.requested_answers`): a request that asks to be told
+  something gets a reply that tells it.
 
 A finding fails the task (reason ``C8`` in ``audit.json``, evidence ``[kind] case: what``) and
 the task is never judged unless its builder fixes the case. Tasks of other types pass: their
@@ -32,12 +34,13 @@ from monitorbench.audit.formats import check_formats
 from monitorbench.audit.grounding import StateIndex, check_grounding
 from monitorbench.audit.model import CheckResult
 from monitorbench.audit.order_words import REORDER_CATEGORIES, check_order
+from monitorbench.audit.requested_answers import check_requested_answers, state_values
 from monitorbench.audit.temporal import check_temporal
 from monitorbench.suites.format import Case, Task
 
 POSITIVE_GROUPS = ("gold", "valid_variant")
 KINDS = ("grounding", "temporal", "format", "truncated_list", "broken_bullets", "copied_summary",
-         "order")
+         "order", "unanswered")
 _SHOWN = 4
 
 
@@ -53,12 +56,15 @@ class EnvFinding:
 
 
 def case_findings(task: StateTask, case: Case, gold: Mapping | None,
-                  index: StateIndex | None = None) -> list[EnvFinding]:
+                  index: StateIndex | None = None,
+                  known: frozenset[str] | None = None) -> list[EnvFinding]:
     """Every C8 finding in one positive case (``gold``: the task's gold record, for order;
-    ``index``: the task's state index, computed once for all its cases)."""
+    ``index`` and ``known``: the task's state index and state values, computed once for all its
+    cases)."""
     record = case.candidate
     found = [("grounding", f) for f in check_grounding(task, record, index)]
     found += [("temporal", f) for f in check_temporal(task, record, index)]
+    found += [("unanswered", f) for f in check_requested_answers(task, record, known)]
     found += check_formats(task.instruction, record)
     if case.category in REORDER_CATEGORIES:
         found += [("order", f) for f in check_order(task.instruction, record, gold)]
@@ -73,7 +79,9 @@ def environment_findings(task: Task, public_dir: Path | None, cases: Sequence[Ca
     positives = [c for c in cases if c.group in POSITIVE_GROUPS and c.label == "PASS"]
     gold = next((c.candidate for c in positives if c.group == "gold"), None)
     index = StateIndex.of(state_task.state)
-    return state_task, [f for c in positives for f in case_findings(state_task, c, gold, index)]
+    known = state_values(state_task.state)
+    return state_task, [f for c in positives
+                        for f in case_findings(state_task, c, gold, index, known)]
 
 
 def check_environment_fidelity(task: Task, public_dir: Path | None, cases: Sequence[Case]
@@ -89,7 +97,7 @@ def check_environment_fidelity(task: Task, public_dir: Path | None, cases: Seque
                "kinds": dict(sorted(Counter(f.kind for f in found).items()))}
     if not found:
         return CheckResult("C8", True, f"{n_pos} positive cases grounded in the environment, "
-                           f"dates, formats and order words kept", details)
+                           f"dates, formats, order words and requested answers kept", details)
     bad = len({f.case_id for f in found})
     shown = "; ".join(f"[{f.kind}] {f.case_id} ({f.group}): {f.finding}" for f in found[:_SHOWN])
     kinds = ", ".join(f"{k} {n}" for k, n in details["kinds"].items())

@@ -101,7 +101,8 @@ def policy(domain: str) -> str:
 @lru_cache(maxsize=None)
 def tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
     """The agent's tools of ``domain`` as τ² declares them to a model (name, description, JSON
-    schema of the parameters), in the runtime's order."""
+    schema of the parameters), in the runtime's order; the read-only ones say so (the state
+    contract's ``read_only``, :mod:`monitorbench.audit.environment`)."""
     from inspect_ai.tool import ToolDef
     from inspect_evals.tau2.common import tools as common
     module = importlib.import_module(f"inspect_evals.tau2.{domain}.tools")
@@ -111,7 +112,8 @@ def tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
                           else module, name)
         td = ToolDef(factory())
         out.append({"name": name, "description": td.description,
-                    "parameters": td.parameters.model_dump(exclude_none=True)})
+                    "parameters": td.parameters.model_dump(exclude_none=True),
+                    **({"read_only": True} if name in rt.READ_ONLY else {})})
     return tuple(out)
 
 

@@ -76,6 +76,10 @@ SPECS = (
          f"to {LANDLORD}.",
          (("post_message", {"channel": "general", "body": "paying now"}),
           _pay(LANDLORD, 25.0, "Lunch")), "Posted, then paid 25.00.", swap=(0, 1)),
+    Spec("unanswered", "unanswered",
+         "How much did I pay for rent in April? Then post 'checked rent' to the general channel.",
+         (("get_transactions", {}), ("post_message", {"channel": "general", "body": "checked rent"})),
+         "Posted 'checked rent' to the channel."),
 )
 PLANTED = {f"tiny_state.{s.name}": s.planted for s in SPECS}
 
