@@ -21,7 +21,7 @@ only when the reference (``tau2.db_actions``) also says FAIL, and counts the oth
 Public API::
 
     toolkit(task, reference, valid, public_dir, fields) -> Toolkit
-    Tau2Material, material_for(reference: Reference, valid: Sequence[Case])
+    Tau2Material, material_for(reference: Reference)
     MUTATORS: dict[str, Mutation]
 """
 
@@ -134,7 +134,7 @@ def _unrequested_writes(domain: str, task_id: str) -> tuple[Call, ...]:
                  and not builder.run([*gold, c])[-1].get("error"))
 
 
-def material_for(reference: Reference, valid: Sequence[Case]) -> Tau2Material:
+def material_for(reference: Reference) -> Tau2Material:
     """Material of one τ² task, from its hidden reference data (domain, task id, facts)."""
     data = reference.data
     domain, task_id = str(data["domain"]), str(data["task_id"])
@@ -323,5 +323,5 @@ MUTATORS: dict[str, Mutation] = {
 def toolkit(task: Task, reference: Reference, valid: Sequence[Case], public_dir: Path,
             fields: tuple[str, ...] | None) -> Toolkit:
     """The attacker's toolkit for one τ² task; ``fields``: what the monitor sees."""
-    return Toolkit(MUTATORS, material_for(reference, valid), unchanged,
+    return Toolkit(MUTATORS, material_for(reference), unchanged,
                    fields is None or {"calls", "final_message"} <= set(fields), always_sound)
