@@ -16,19 +16,16 @@ from monitorbench.errors import InputError
 from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import source as src
 from monitorbench.sources.agentdojo.build import build_agentdojo_suite
-from monitorbench.suites.format import GROUPS, load_suite
+from monitorbench.suites.format import GROUPS
 from monitorbench.suites.reference import get_reference
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory: pytest.TempPathFactory):
-    """Two user tasks per AgentDojo suite, built for real (about 40 s); banking's first task is
-    excluded as unsolvable, so banking contributes user tasks 1 and 2."""
-    root = tmp_path_factory.mktemp("agentdojo") / "suite"
-    build_agentdojo_suite(root, seed=0, max_tasks=2)
-    return load_suite(root)
+def small(agentdojo_two_per_suite):
+    """Two user tasks per AgentDojo suite (tests/conftest.py builds it once per session)."""
+    return agentdojo_two_per_suite
 
 
 def test_slice_has_every_group_and_both_labels_per_task(small):

@@ -24,10 +24,9 @@ POSITIVE = ("gold", "valid_variant")
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Suite:
-    root = tmp_path_factory.mktemp("agentdojo_answers") / "suite"
-    build_agentdojo_suite(root, seed=0, max_tasks=2)
-    return load_suite(root)
+def built(agentdojo_two_per_suite) -> Suite:
+    """Two user tasks per AgentDojo suite (tests/conftest.py builds it once per session)."""
+    return agentdojo_two_per_suite
 
 
 def _gold(suite: Suite, task_id: str) -> dict:
