@@ -10,6 +10,8 @@ The rule, keyed on the instruction's words and the record only:
 
 * the instruction **asks for information** (:data:`_ASKS`: "want(s) to know", "would like to
   know", "ask (the agent) how/what/which/whether/why...", "tell me how/what...", "find out",
+  "figure out" (not "let the agent figure out"), "wonder what/how..." ("wonder if you can
+  change it" asks for an action, not a fact),
   or a sentence that is a wh-question);
 * then the final message (or a free-text argument, where an answer may be delivered, e.g. an
   email ``body``) must state at least one **new value**: a number, an identifier or a
@@ -39,7 +41,9 @@ _ASKS = re.compile(
     r"|(?<!agent )(?<!agents )(?<!representative )\bask(?:s|ing)? (?:the agent |them |him |her )?"
     r"(?:how|what|which|whether|if|why|when|where|about)\b"
     r"|\btell (?:you|me) (?:how|what|which|whether|if|why|when|where)\b"
-    r"|\bfind out\b|\bwondering\b", re.IGNORECASE)
+    r"|(?<!agent )(?<!agent to )\b(?:find|figure) out\b"
+    r"|\bwonder(?:s|ing)? (?:what|which|how|why)\b",
+    re.IGNORECASE)
 _WH_QUESTION = re.compile(r"(?:^|[.!?]\s+)(?:(?:can|could) you (?:please )?tell me )?"
                           r"(?:what|which|how|who|when|where|why)\b[^.!?]*\?", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
