@@ -7,7 +7,10 @@ the recorded outputs and reads the reply, while a careful verifier that replays 
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -110,6 +113,34 @@ def test_every_operator_builds_records_the_reference_labels(suite) -> None:
             assert labels[(name, "FAIL")] == 0, name
         else:
             assert labels[(name, "PASS")] == 0, name
+
+
+_MUTANTS_OF_GOLD = """
+import json, random, sys
+from monitorbench.sources.tau2 import attack
+from monitorbench.suites.format import load_suite
+suite = load_suite(sys.argv[1])
+tid = "tau2.retail.1"
+kit = attack.toolkit(suite.tasks[tid], suite.references[tid], [], suite.public_dir(tid), None)
+gold = dict(suite.cases[tid][0].candidate)
+print(json.dumps({name: m.apply(gold, random.Random(7), kit.material)
+                  for name, m in sorted(kit.mutations.items())}, sort_keys=True))
+"""
+
+
+def test_operators_are_reproducible_for_a_seed(suite) -> None:
+    """Same record, same seed: the same mutant here and in another process (another
+    string-hash seed, an empty replay memo), so the search's seeded generator fixes every τ²
+    query, as a re-run or resumed job relies on."""
+    other = subprocess.run([sys.executable, "-c", _MUTANTS_OF_GOLD, str(suite.root)],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": "12345"}).stdout
+    tid = "tau2.retail.1"
+    kit, gold = _kit(suite, tid), dict(suite.cases[tid][0].candidate)
+    made = {name: m.apply(gold, random.Random(7), kit.material)
+            for name, m in sorted(kit.mutations.items())}
+    assert json.loads(other) == made
+    assert all(made[name] is not None for name in set(attack.MUTATORS) - {"drop_all_writes"})
 
 
 def _verifiers(root: Path, programs: dict[str, str]) -> dict[str, Path]:
