@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from monitorbench.audit.audit import SuiteAudit
+from monitorbench.audit.rules import write_rules
 from monitorbench.errors import InputError
 from monitorbench.suites.format import Suite
 
@@ -23,13 +24,15 @@ FORMAT = "monitorbench-audit/1"
 
 
 def write_exclusions(audit: SuiteAudit) -> Path:
-    """Write ``audit.json`` for a whole-suite audit; returns its path."""
+    """Write ``audit.json`` for a whole-suite audit, and which rules made it; returns its
+    path."""
     path = Path(audit.root) / AUDIT_FILE
     body = {"format": FORMAT, "suite": audit.name, "suite_hash": audit.suite_hash,
             "tasks_audited": len(audit.tasks),
             "excluded": [{"task_id": t.task_id, "source": t.source, "reasons": t.reasons()}
                          for t in audit.failed()]}
     path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_rules(audit.root)
     return path
 
 

@@ -17,6 +17,7 @@ from monitorbench.audit.audit import audit_suite
 from monitorbench.audit.exclusions import AUDIT_FILE, read_exclusions, write_exclusions
 from monitorbench.audit.model import CHECKS
 from monitorbench.audit.report import write_report
+from monitorbench.audit.rules import audited_by_these_rules
 from monitorbench.errors import InputError
 from monitorbench.hashing import sha256_file
 from monitorbench.suites import registry
@@ -59,12 +60,15 @@ def ensure_suites(suites_root: Path, wanted: Sequence[tuple[str, Mapping[str, An
 
 
 def require_audit(suite: Suite) -> Suite:
-    """The suite, if its ``audit.json`` is there and audited exactly these files.
+    """The suite, if its ``audit.json`` is there and audited exactly these files, audited again
+    first when older audit rules made it (:mod:`monitorbench.audit.rules`).
 
     The audit decides which tasks are judged, so it is part of the suite's identity: a suite
     whose audit was deleted would silently judge the tasks it excluded, under the same run key.
     """
     path = Path(suite.root) / AUDIT_FILE
+    if path.is_file() and not audited_by_these_rules(suite.root):
+        _reaudit(Path(suite.root))
     body = read_exclusions(suite.root)
     fix = (f"run `monitorbench audit suite={suite.name}` (writes {AUDIT_FILE}), or remove "
            f"{suite.root} so the next run rebuilds and audits it")
@@ -75,6 +79,13 @@ def require_audit(suite: Suite) -> Suite:
         raise InputError(path, "suite_hash", f"the audit is of suite {body.get('suite_hash')!r}, "
                          f"the manifest says {suite.suite_hash!r}", fix)
     return suite
+
+
+def _reaudit(root: Path) -> None:
+    with registry.suite_lock(root):
+        if not audited_by_these_rules(root):   # another process may have done it meanwhile
+            log.warning("the audit rules changed since %s was audited: auditing it again", root)
+            audit_built(root, progress=False)
 
 
 def load_built(root: Path, name: str) -> Suite:

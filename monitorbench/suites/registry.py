@@ -68,12 +68,17 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     target.parent.mkdir(parents=True, exist_ok=True)
     # Parallel jobs of a sweep may all find the suite missing: one builds, the others wait and
     # then load it; nobody replaces a directory another job is reading.
-    with FileLock(str(target.parent / f".{target.name}.lock")):
+    with suite_lock(target):
         if target.exists() and not force:
             return target
         _remove_leftovers(target)
         _build_into(target, name, info, options, progress=progress, check=check)
     return target
+
+
+def suite_lock(target: Path) -> FileLock:
+    """The file lock under which the suite at ``target`` is built or re-audited."""
+    return FileLock(str(target.parent / f".{target.name}.lock"))
 
 
 def _remove_leftovers(target: Path) -> None:

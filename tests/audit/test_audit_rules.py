@@ -1,0 +1,44 @@
+"""A suite audited by older rules is audited again when it is loaded: a new check reaches the
+suites users already built (the τ² tasks C8 'unanswered' excludes would otherwise go on being
+judged from a cached suite), and a rule change that excludes nothing keeps ``audit.json``, and so
+every run key, byte-identical."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from monitorbench.audit.exclusions import AUDIT_FILE
+from monitorbench.audit.prepare import build_suite, load_built
+from monitorbench.audit.rules import RULES_FILE, audited_by_these_rules, rules_hash
+from monitorbench.suites.source_registry import register_source, unregister_source
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sources"))
+from tiny_state import SPEC  # noqa: E402
+
+
+def test_an_audit_by_older_rules_is_redone_on_load_and_keeps_audit_json(tmp_path) -> None:
+    register_source(SPEC)
+    try:
+        root = build_suite(tmp_path, "tiny_state")
+        assert audited_by_these_rules(root)
+        assert (root / RULES_FILE).read_text().strip() == rules_hash()
+        audit = root / AUDIT_FILE
+        before = audit.read_bytes()
+        excluded = json.loads(before)["excluded"]
+        assert any(e["task_id"] == "tiny_state.unanswered" for e in excluded)
+        # A suite audited before the 'unanswered' rule existed: its audit lacks the exclusion.
+        stale = json.loads(before)
+        stale["excluded"] = [e for e in excluded if e["task_id"] != "tiny_state.unanswered"]
+        audit.write_text(json.dumps(stale, indent=1, sort_keys=True) + "\n")
+        (root / RULES_FILE).write_text("0" * 64 + "\n")
+        load_built(root, "tiny_state")
+        assert audit.read_bytes() == before
+        assert audited_by_these_rules(root)
+        stamp = (root / RULES_FILE).stat().st_mtime_ns
+        load_built(root, "tiny_state")   # current rules: nothing is redone
+        assert audit.read_bytes() == before
+        assert (root / RULES_FILE).stat().st_mtime_ns == stamp
+    finally:
+        unregister_source(SPEC.name)
