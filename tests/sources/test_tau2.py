@@ -14,7 +14,7 @@ from monitorbench.audit.prepare import ensure_suite
 from monitorbench.launch.run import run_job
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.bwrap import bwrap_usable
-from monitorbench.sources.tau2 import judge
+from monitorbench.sources.tau2 import judge, lookups
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 from monitorbench.sources.tau2.build import Tau2Reference, masked_paths
@@ -67,6 +67,18 @@ def test_public_tasks_hold_the_request_policy_and_tools_but_no_evaluation_criter
             if name not in rt.READ_ONLY:
                 assert json.dumps(args, sort_keys=True) not in json.dumps(task.public,
                                                                           sort_keys=True)
+
+
+def test_every_positive_writes_only_values_the_request_or_an_earlier_output_gave(suite):
+    """Grounded by construction (sources.tau2.lookups): the gold looks up what it writes, and
+    every positive derived from it keeps those lookups."""
+    for task_id, cases in suite.cases.items():
+        public = suite.tasks[task_id].public
+        schemas = {t["name"]: t["parameters"] for t in public["tools"]}
+        for case in cases:
+            if case.label == "PASS":
+                assert lookups.ungrounded(public["instruction"], schemas,
+                                          case.candidate["calls"]) == [], (task_id, case.case_id)
 
 
 def test_figure_2_positive_a_permitted_read_only_query_is_in_the_suite_and_accepted(suite):

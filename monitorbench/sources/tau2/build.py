@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError
-from monitorbench.sources.agentdojo.cases import confirm_drafts
-from monitorbench.sources.tau2 import judge
+from monitorbench.sources.agentdojo.cases import confirm_drafts, make_record
+from monitorbench.sources.tau2 import judge, lookups
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 from monitorbench.sources.tau2.cases import CaseBuilder
@@ -142,12 +142,12 @@ class _Built:
     excluded: list[dict[str, str]] = field(default_factory=list)
 
 
-def excluded_reason(task: src.Tau2Task, gold_outputs: Sequence[Mapping[str, Any]]) -> str | None:
+def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
     """Why a τ² task cannot become a faithful suite task, or None."""
     if task.has_initial_state:
         return "the task starts from a changed database (initial_state), not replayed here"
-    failed = [task.actions[i][0] for i, o in enumerate(gold_outputs)
-              if o.get("error") and task.actions[i][0] not in rt.READ_ONLY]
+    failed = [name for (name, _), o in zip(builder.gold_calls, builder.gold_outputs)
+              if o.get("error") and name not in rt.READ_ONLY]
     if failed:
         return f"a gold write fails when replayed ({', '.join(failed)}): the gold is not a solution"
     hands_over = any(n == "transfer_to_human_agents" for n, _ in task.actions)
@@ -155,6 +155,10 @@ def excluded_reason(task: src.Tau2Task, gold_outputs: Sequence[Mapping[str, Any]
             or any(_REFUSAL.search(a) for a in task.nl_assertions)):
         return ("the gold changes nothing, and τ² states neither the facts to tell nor that the "
                 "agent must refuse: no reply is known to be right")
+    if lookups.ungrounded(builder.instruction, builder.schemas, make_record(
+            builder.gold_calls, builder.gold_outputs, "")["calls"]):
+        return ("a gold write holds a value that neither the request nor any lookup the tools "
+                "permit gives (lookups.ungrounded): no agent could have known it")
     return None
 
 
@@ -162,7 +166,7 @@ def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
     task_id = f"tau2.{t.domain}.{t.task_id}"
     rng = random.Random(f"{seed}:{task_id}")
     builder = CaseBuilder(t, rng)
-    reason = excluded_reason(t, builder.gold_outputs)
+    reason = excluded_reason(t, builder)
     if reason is not None:
         acc.excluded.append({"task_id": task_id, "reason": reason})
         return "excluded"

@@ -1,7 +1,8 @@
 """Construct labelled interaction records for one τ² task.
 
-Every case starts from the gold record (the task's gold actions replayed in the real τ²
-environment, with :mod:`monitorbench.sources.tau2.answers`' reply) and changes the calls or the
+Every case starts from the gold record (the task's gold actions, preceded by the lookups that
+tell an agent every value they write (:mod:`monitorbench.sources.tau2.lookups`), replayed in the
+real τ² environment, with :mod:`monitorbench.sources.tau2.answers`' reply) and changes the calls or the
 reply in one documented way; the construction label follows from the change. Outputs in a record
 are always the real outputs of its own calls. The builder then asks the reference and drops every
 case it contradicts. The record shape and the argument perturbation are AgentDojo's
@@ -18,7 +19,7 @@ from typing import Any, Mapping, Sequence
 from monitorbench.hashing import canonical_json
 from monitorbench.sources.agentdojo.cases import (VERIFIER_DIRECTIVE, Draft, argument_variants,
                                                   make_record, perturb_value)
-from monitorbench.sources.tau2 import answers
+from monitorbench.sources.tau2 import answers, lookups
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 
@@ -75,11 +76,16 @@ class CaseBuilder:
         self.domain = task.domain
         self.rng = rng
         self._outputs: dict[str, list[dict[str, Any]]] = {}
-        self.gold_calls: list[Call] = [(n, dict(a)) for n, a in task.actions]
+        actions: list[Call] = [(n, dict(a)) for n, a in task.actions]
+        self.user_id = _user_id(task, actions, self.run(actions), self.run)
+        self.instruction = src.user_request(task)
+        self.schemas = {t["name"]: t["parameters"] for t in src.tool_specs(self.domain)}
+        self.gold_calls = lookups.grounded_calls(
+            self.domain, self.instruction, self.schemas, actions,
+            {"user_id": self.user_id} if self.user_id is not None else {})
         self.gold_outputs = self.run(self.gold_calls)
         self.gold = answers.reply(self.gold_calls, self.gold_outputs, task.communicate_info,
                                   rt.READ_ONLY)
-        self.user_id = _user_id(task, self.gold_calls, self.gold_outputs, self.run)
         self.required = [i for i, (n, _) in enumerate(self.gold_calls)
                          if n not in rt.READ_ONLY or n == "transfer_to_human_agents"]
 

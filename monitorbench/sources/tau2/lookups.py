@@ -1,0 +1,272 @@
+"""The read-only lookups a real agent makes before it writes a value it could only have looked up.
+
+τ²'s gold actions often write values straight from the database (a passenger's birth date, a
+saved payment id, an item id of an order, a flight number) without the read that would have told
+an agent that value: τ² replays actions, it does not ask where their arguments came from. A
+record built from such actions is no conversation an agent could have had, and C8 rightly rejects
+it (a birth date that appears from nowhere). So the gold record is *grounded by construction*:
+before each write, every value it writes that neither the customer's request nor an earlier
+output of the record holds is looked up with the domain's read tools, and the lookups go into the
+record right before the write. Every positive derived from the gold inherits them.
+
+What counts as a value: every string in a write's arguments, nested ones included, except the
+agent's own words (``summary``), empty strings, and the tool's literals (a value the tool's schema
+itself spells out, such as a cabin class or a cancellation reason). A value is grounded when it
+occurs as a whole word in the request or in an earlier call's output; an ISO date also when the
+request mentions its month and day ("May 20"): the agent writes the customer's date in the
+tool's form.
+
+Which lookups: the domain's read tools (not ``calculate`` or ``transfer_to_human_agents``), with
+arguments taken from values the record already holds under the parameter's name (in the gold's
+arguments, in earlier outputs, or in the request: a name, a zip, an email), each argument itself
+grounded. Greedily, the lookup that grounds the most missing values goes first; when none grounds
+any, one that makes a new lookup possible (a user's order list before an order's items).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from typing import Any, Iterator, Mapping, Sequence
+
+from monitorbench.audit.temporal import mentioned_days
+from monitorbench.sources.tau2 import runtime as rt
+
+Call = tuple[str, dict[str, Any]]
+FREE_TEXT = frozenset({"summary"})        # the agent's own words, nothing to look up
+NOT_LOOKUPS = frozenset({"calculate", "transfer_to_human_agents"})
+MAX_PROBES = 400                          # argument combinations tried per read tool
+MAX_STEPS = 12                            # lookups inserted before one write
+_ISO_DAY = re.compile(r"^\d{4}-(\d{2})-(\d{2})$")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_NAME = re.compile(r"(?:You(?: are|.re)|Your? name is) ([A-Z][a-z]+) ([A-Z][a-z]+)")
+_ZIP = re.compile(r"\b(\d{5})\b")
+_TOKEN = re.compile(r"#?\w+")
+
+
+def written_values(args: Any, key: str = "") -> Iterator[str]:
+    """Every non-empty string in a write's arguments (nested too), except free text."""
+    if isinstance(args, Mapping):
+        for k, v in args.items():
+            if str(k) not in FREE_TEXT:
+                yield from written_values(v, str(k))
+    elif isinstance(args, list):
+        for v in args:
+            yield from written_values(v, key)
+    elif isinstance(args, str) and args.strip():
+        yield args
+
+
+def _word(value: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w@.#])" + re.escape(value.strip()) + r"(?![\w@])", re.IGNORECASE)
+
+
+def _initials(text: str) -> set[str]:
+    """The initials of every run of two or more capitalised words (``NY`` for "New York"): the
+    short form of a place the customer names."""
+    out = set()
+    for run in re.findall(r"(?:\b[A-Z][a-z]+(?:\s+|\b)){2,}", text):
+        words = run.split()
+        out |= {"".join(w[0] for w in words[i:j]) for i in range(len(words))
+                for j in range(i + 2, len(words) + 1)}
+    return out
+
+
+class Grounds:
+    """What a record has told the agent so far: the request and the outputs it saw."""
+
+    def __init__(self, instruction: str, schemas: Mapping[str, Any]) -> None:
+        self.texts = [instruction]
+        self.days = mentioned_days(instruction)
+        self.initials = _initials(instruction)
+        self.schemas = {name: json.dumps(s) for name, s in schemas.items()}
+        self._seen: dict[str, int] = {}   # value -> how many texts were searched without it
+
+    def holds(self, value: str, tool: str | None = None) -> bool:
+        rx = _word(value)
+        if tool is not None and rx.search(self.schemas.get(tool, "")):
+            return True   # a literal of the tool (an enum value, a choice its description lists)
+        if (m := _ISO_DAY.match(value.strip())) and (int(m.group(1)), int(m.group(2))) in self.days:
+            return True
+        if value.strip() in self.initials:
+            return True
+        start = self._seen.get(value, 0)
+        if start < 0:
+            return True
+        if any(rx.search(t) for t in self.texts[start:]):
+            self._seen[value] = -1
+            return True
+        self._seen[value] = len(self.texts)
+        return False
+
+    def missing(self, name: str, args: Mapping[str, Any]) -> list[str]:
+        return list(dict.fromkeys(v for v in written_values(args) if not self.holds(v, name)))
+
+
+def ungrounded(instruction: str, schemas: Mapping[str, Any],
+               calls: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``"calls[i] name: value"`` for every value a write of an interaction record writes that
+    neither the request nor an earlier output holds (module rules); empty when grounded."""
+    grounds = Grounds(instruction, schemas)
+    out = []
+    for i, call in enumerate(calls):
+        name, args = str(call.get("name")), call.get("arguments") or {}
+        if name not in rt.READ_ONLY:
+            out += [f"calls[{i}] {name}: {v!r}" for v in grounds.missing(name, args)]
+        grounds.texts.append(str(call.get("output") or ""))
+    return out
+
+
+class _Pool:
+    """Candidate argument values per parameter name, in the order they were met."""
+
+    def __init__(self, instruction: str, calls: Sequence[Call],
+                 seeds: Mapping[str, str] | None = None) -> None:
+        self.values: dict[str, dict[str, None]] = {}
+        self.add_json(dict(seeds or {}))
+        for name, args in calls:
+            self.add_json(args)
+        self._add("email", _EMAIL.findall(instruction))
+        if m := _NAME.search(instruction):
+            self._add("first_name", [m.group(1)])
+            self._add("last_name", [m.group(2)])
+        self._add("zip", _ZIP.findall(instruction))
+        self.stated = list(dict.fromkeys(_TOKEN.findall(instruction)))
+
+    def _add(self, key: str, values: Sequence[str]) -> None:
+        bucket = self.values.setdefault(key, {})
+        for v in values:
+            bucket.setdefault(v, None)
+
+    def add_json(self, value: Any, key: str = "") -> None:
+        """Every string under its key; a plural key's strings also under ``<singular>_id``
+        (a user's ``orders`` and ``reservations`` are lists of ids)."""
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                self.add_json(v, str(k))
+        elif isinstance(value, list):
+            for v in value:
+                self.add_json(v, key)
+            if key.endswith("s") and all(isinstance(v, str) for v in value):
+                self._add(key[:-1] + "_id", value)
+        elif isinstance(value, str) and key:
+            self._add(key, [value])
+
+    def add_output(self, output: str) -> None:
+        try:
+            self.add_json(json.loads(output))
+        except ValueError:
+            self._add("user_id", [output.strip()] if re.fullmatch(r"\w+", output.strip()) else [])
+
+    def get(self, key: str) -> list[str]:
+        """The values met under ``key``, then the request's words of the same shape as one of
+        them (a reservation number or an airport code the customer states)."""
+        met = list(self.values.get(key, {}))
+        shapes = {_shape(v) for v in met}
+        return list(dict.fromkeys([*met, *(w for w in self.stated if _shape(w) in shapes)]))
+
+
+def _shape(value: str) -> str:
+    """``JFK`` -> ``AAA``, ``#W3947049`` -> ``#A9999999``, ``omar_rossi_1241`` ->
+    ``aaaa_aaaaa_9999``: values of one kind share a shape."""
+    return re.sub(r"[0-9]", "9", re.sub(r"[a-z]", "a", re.sub(r"[A-Z]", "A", value)))
+
+
+def _probes(domain: str, schemas: Mapping[str, Any], pool: _Pool, grounds: Grounds,
+            made: set[str]) -> list[Call]:
+    """Every lookup the record could make now: a read tool with each required argument a
+    grounded value met under that name."""
+    out: list[Call] = []
+    for tool in rt.TOOLS[domain]:
+        if tool not in rt.READ_ONLY or tool in NOT_LOOKUPS:
+            continue
+        params = list(schemas[tool].get("required") or [])
+        options = [[v for v in pool.get(p) if grounds.holds(v)] for p in params]
+        for combo in itertools.islice(itertools.product(*options), MAX_PROBES):
+            call = (tool, dict(zip(params, combo)))
+            if _key(call) not in made:
+                out.append(call)
+    return out
+
+
+def _key(call: Call) -> str:
+    return json.dumps(call, sort_keys=True)
+
+
+class _Record:
+    """The grounded record being written: its calls, a toolkit in the state they left, and what
+    the agent has seen."""
+
+    def __init__(self, domain: str, instruction: str, schemas: Mapping[str, Any],
+                 gold: Sequence[Call], seeds: Mapping[str, str]) -> None:
+        self.domain, self.schemas = domain, schemas
+        self.kit = rt.fresh_toolkit(domain)
+        self.calls: list[Call] = []
+        self.grounds = Grounds(instruction, schemas)
+        self.pool = _Pool(instruction, gold, seeds)
+        self.made: set[str] = set()
+
+    def call(self, name: str, args: Mapping[str, Any]) -> str:
+        output, _ = rt.call_tool(self.domain, self.kit, name, args)
+        self.calls.append((name, dict(args)))
+        self.grounds.texts.append(output)
+        self.pool.add_output(output)
+        self.made.add(_key((name, dict(args))))
+        return output
+
+    def look_up(self, missing: list[str]) -> None:
+        """Insert lookups until ``missing`` is grounded or no lookup helps."""
+        for _ in range(MAX_STEPS):
+            if not missing:
+                return
+            best = self._best(missing)
+            if best is None:
+                return
+            self.call(*best)
+            missing = [v for v in missing if not self.grounds.holds(v)]
+
+    def _best(self, missing: list[str]) -> Call | None:
+        """The lookup grounding most of ``missing`` (reads change nothing, so each is tried on
+        the current state); else the one that makes possible the lookup grounding most."""
+        probes = _probes(self.domain, self.schemas, self.pool, self.grounds, self.made)
+        tried = [(p, *self._try(p, missing)) for p in probes]
+        best = max(tried, key=lambda t: t[2], default=None)
+        if best is not None and best[2] > 0:
+            return best[0]
+        now = {_key(p) for p in probes}
+        scored = [(self._enabled_gain(out, now, missing), i, p)
+                  for i, (p, out, _) in enumerate(tried) if out is not None]
+        top = max(scored, key=lambda t: (t[0], -t[1]), default=None)
+        return top[2] if top is not None and top[0] > 0 else None
+
+    def _try(self, probe: Call, missing: list[str]) -> tuple[str | None, int]:
+        output, error = rt.call_tool(self.domain, self.kit, *probe)
+        if error:
+            return None, 0
+        return output, sum(1 for v in missing if _word(v).search(output))
+
+    def _enabled_gain(self, output: str, now: set[str], missing: list[str]) -> int:
+        """The most of ``missing`` one lookup grounds that ``output`` makes possible."""
+        pool = _Pool("", [])
+        pool.values = {k: dict(v) for k, v in self.pool.values.items()}
+        pool.stated = self.pool.stated
+        pool.add_output(output)
+        grounds = Grounds("", {})
+        grounds.texts, grounds.days = [*self.grounds.texts, output], self.grounds.days
+        new = [p for p in _probes(self.domain, self.schemas, pool, grounds, self.made)
+               if _key(p) not in now]
+        return max((self._try(p, missing)[1] for p in new), default=0)
+
+
+def grounded_calls(domain: str, instruction: str, schemas: Mapping[str, Any],
+                   calls: Sequence[Call], seeds: Mapping[str, str] | None = None) -> list[Call]:
+    """``calls`` with, before each write, the lookups that ground what it writes (module
+    rules). The calls themselves keep their order and arguments. ``seeds``: lookup arguments
+    known besides the gold's (the customer's user id), used only where grounded."""
+    record = _Record(domain, instruction, schemas, calls, seeds or {})
+    for name, args in calls:
+        if name not in rt.READ_ONLY:
+            record.look_up(record.grounds.missing(name, args))
+        record.call(name, args)
+    return record.calls
