@@ -3,6 +3,7 @@ own database, action and communication checks, made stricter where they are loos
 request.
 
 ``source`` reads the τ² tasks, policies and tool schemas from the pinned inspect-evals wheel,
+``lookups`` puts before each gold write the read-only lookups that tell an agent what it writes,
 ``answers`` writes the gold reply, ``judge`` holds the reference's checks, ``cases`` the labelled
 records, ``build`` assembles the suite and registers the reference, ``mutants`` holds the audit's
 C6 operators, ``attack`` the adaptive attacker's operators and ``defects`` its replay hunt
