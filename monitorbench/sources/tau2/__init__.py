@@ -24,5 +24,5 @@ SPEC = SourceSpec(
     defect_code="R",
     runtime="monitorbench.sources.tau2.runtime",
     masked_paths="monitorbench.sources.tau2.build:masked_paths",
-    builder_version=1,
+    builder_version=2,   # 2: gold records carry the lookups that ground their writes
 )
