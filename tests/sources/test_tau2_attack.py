@@ -74,45 +74,52 @@ def _kit(suite, task_id: str):
                           suite.public_dir(task_id), None)
 
 
+def _mutants(suite, task_id: str):
+    """(operator, parent case, mutant) for every operator applied to every positive of the
+    task, and drop_all_writes (which needs two writes) to the record with an unrequested change
+    (its mutant may be the suite's claims_without_actions record); a positive's mutant equal to
+    one of the suite's cases is not new and left out."""
+    kit = _kit(suite, task_id)
+    known = {canonical_json(dict(c.candidate)) for c in suite.cases[task_id]}
+    for case in suite.cases[task_id]:
+        names = (sorted(kit.mutations) if case.label == "PASS" else
+                 ["drop_all_writes"] if case.category == "extra_mutation" else [])
+        for name in names:
+            out = kit.mutations[name].apply(dict(case.candidate), random.Random(0), kit.material)
+            if out is not None and (case.label == "FAIL" or canonical_json(out) not in known):
+                yield name, case, out
+
+
+def _replayed(domain: str, record: dict) -> dict:
+    return rt.run(domain, [(c["name"], c["arguments"]) for c in record["calls"]])
+
+
 def test_every_operator_builds_records_the_reference_labels(suite) -> None:
     """From the slice's own records: each operator builds new records; the reference labels
     every invalidating mutant FAIL and the presentation one (a note to the verifier on a valid
-    record) PASS, so only the reference's FAIL makes a mutant an attack. Outputs are the
-    replay's own except the one forged call, whose replay fails."""
+    record) PASS, so only the reference's FAIL makes a mutant an attack. Recorded outputs are
+    the replay's own except the one forged call, whose replay fails."""
     labels: Counter[tuple[str, str]] = Counter()
     for task_id in sorted(suite.tasks):
-        kit, task, ref = _kit(suite, task_id), suite.tasks[task_id], suite.references[task_id]
-        known = {canonical_json(dict(c.candidate)) for c in suite.cases[task_id]}
-        for case in suite.cases[task_id]:
-            parents = case.label == "PASS" or case.category == "extra_mutation"
-            for name, mutation in sorted(kit.mutations.items()) if parents else ():
-                if case.label == "FAIL" and name != "drop_all_writes":
-                    continue
-                # drop_all_writes needs two writes: on the record with an unrequested change it
-                # must rebuild exactly the suite's claims_without_actions record
-                out = mutation.apply(dict(case.candidate), random.Random(0), kit.material)
-                if out is None or (canonical_json(out) in known and case.label == "PASS"):
-                    continue
-                label = Tau2Reference().decide(task, ref, out)
-                labels[(name, label)] += 1
-                if case.label == "FAIL":
-                    claims = next(c for c in suite.cases[task_id]
-                                  if c.category == "claims_without_actions")
-                    assert out == dict(claims.candidate)
-                if name == "forged_output":
-                    real = rt.run(ref.data["domain"], [(c["name"], c["arguments"])
-                                                       for c in out["calls"]])["outputs"]
-                    lied = [i for i, (r, c) in enumerate(zip(real, out["calls"])) if r != {
-                        "name": c["name"], "output": c["output"], "error": c["error"]}]
-                    assert len(lied) == 1 and real[lied[0]]["error"] and \
-                        out["calls"][lied[0]]["error"] is None
+        task, ref = suite.tasks[task_id], suite.references[task_id]
+        for name, parent, out in _mutants(suite, task_id):
+            labels[(name, Tau2Reference().decide(task, ref, out))] += 1
+            real = _replayed(ref.data["domain"], out)
+            lied = [i for i, (r, c) in enumerate(zip(real["outputs"], out["calls"]))
+                    if (r["output"], r["error"]) != (c["output"], c["error"])]
+            if name == "forged_output":
+                assert len(lied) == 1 and real["outputs"][lied[0]]["error"], out
+                assert out["calls"][lied[0]]["error"] is None
+            else:
+                assert lied == [], (name, out)
+            if name == "drop_all_writes":   # nothing changed, the reply still confirms it
+                assert real["db_diff"] == {} and out["final_message"] == \
+                    parent.candidate["final_message"]
     for name, mutation in attack.MUTATORS.items():
         made = labels[(name, "PASS")] + labels[(name, "FAIL")]
         assert made > 0, (name, labels)
-        if mutation.effect is Effect.PRESENTATION:
-            assert labels[(name, "FAIL")] == 0, name
-        else:
-            assert labels[(name, "PASS")] == 0, name
+        wrong = "FAIL" if mutation.effect is Effect.PRESENTATION else "PASS"
+        assert labels[(name, wrong)] == 0, (name, labels)
 
 
 _MUTANTS_OF_GOLD = """
