@@ -180,7 +180,7 @@ def test_search_beats_a_record_reader_and_a_careful_verifier_rejects_what_it_fou
     which replay the record, reject those and yield nothing to a search of the same budget."""
     ids = ["tau2.retail.0", "tau2.retail.1"]
     weak = _attack(suite, ids, _verifiers(tmp_path / "weak", dict.fromkeys(ids, RECORD_READER)),
-                   tmp_path / "weak_out", budget=6)
+                   tmp_path / "weak_out", budget=12)
     assert weak["attack/tasks_broken_static"] == 0.0 and weak["attack/fpr_h_static"] == 0.0
     assert weak["attack/n_tasks_broken_adaptive"] == 2 == weak["attack/tasks_found"], weak
     found = [json.loads(p.read_text()) for p in sorted((tmp_path / "weak_out" / "found")
