@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 import sys
+from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -14,10 +14,10 @@ from hydra.utils import to_absolute_path
 from omegaconf import DictConfig
 
 from monitorbench.compose import check_keys
-from monitorbench.config import JobKind, register_configs
+from monitorbench.config import JobKind, check_axes, register_configs
 from monitorbench.errors import MonitorbenchError
-from monitorbench.launch.callbacks import PARENT_ENV
-from monitorbench.tracking.mlflow_logger import read_parent
+from monitorbench.tracking.job import axis_labels
+from monitorbench.tracking.sweep_record import SweepPlace, read_record
 
 register_configs()
 log = logging.getLogger("monitorbench")
@@ -29,6 +29,7 @@ def main(cfg: DictConfig) -> float | None:
 
     try:
         check_keys(cfg)   # `+key=value` force-adds bypass Hydra's struct mode
+        check_axes(cfg)   # each job of a sweep: its generator and access go together
     except MonitorbenchError as e:
         log.error("%s", e)
         sys.exit(2)
@@ -36,15 +37,17 @@ def main(cfg: DictConfig) -> float | None:
     # Jobs may run in another working directory (submitit, Slurm): pin paths to the launch dir.
     for key in ("outputs", "suites", "cache"):
         cfg.paths[key] = to_absolute_path(cfg.paths[key])
-    parent = None
-    if hc.mode == RunMode.MULTIRUN:
-        parent = os.environ.get(PARENT_ENV) or read_parent(hc.sweep.dir)
+    place = SweepPlace()
+    if hc.mode == RunMode.MULTIRUN:   # the sweep's record, by the sweep dir this job's config names
+        record = read_record(Path(to_absolute_path(hc.sweep.dir)))
+        place = SweepPlace(record.parent_run_id,
+                           axis_labels(cfg, record.axes, hc.runtime.choices))
     try:
         if cfg.job == JobKind.audit:
             from monitorbench.audit.run import run_audit
 
-            return run_audit(cfg, parent_run_id=parent).get("tasks_excluded")
-        metrics = run_job(cfg, parent_run_id=parent)
+            return run_audit(cfg, parent_run_id=place.parent_run_id).get("tasks_excluded")
+        metrics = run_job(cfg, place=place)
     except MonitorbenchError as e:
         log.error("%s", e)
         sys.exit(2)

@@ -22,6 +22,7 @@ import sys
 from typing import Callable, Sequence
 
 from monitorbench.compose import compose_config, config_groups, group_options, sweep_checks
+from monitorbench.config import check_axes
 from monitorbench.errors import MonitorbenchError
 
 TOP_HELP = """usage: monitorbench COMMAND [ARGS ...]
@@ -108,8 +109,11 @@ def run_cmd(argv: Sequence[str]) -> int:
     argv = ["--help" if a == "--hydra-help" else a for a in argv]
     overrides = _overrides_of(argv)
     if "--help" not in argv and overrides is not None:
-        for checked in sweep_checks(overrides):
-            compose_config(checked)
+        checks = sweep_checks(overrides)
+        for checked in checks:
+            cfg = compose_config(checked)
+        if len(checks) == 1:   # one job: its axes go together (a sweep's jobs check at start)
+            check_axes(cfg)
     # Exactly `python -m monitorbench`: run as __main__, Hydra finds conf/ next to the file.
     sys.argv = ["monitorbench", *argv]
     runpy.run_module("monitorbench", run_name="__main__", alter_sys=True)

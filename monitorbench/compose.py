@@ -157,8 +157,7 @@ def explain(e: HydraException) -> InputError:
         return InputError(CONF / f"{in_yaml['file']}.yaml", key, f"unknown config key '{key}'",
                           _fix_for(key, schema))
     if full_key:                               # a value of the wrong type or outside an enum
-        return InputError(CONF / "config.yaml", full_key, first,
-                          "use a value of the type or from the list the message names")
+        return InputError(CONF / "config.yaml", full_key, first, _value_fix(first))
     if isinstance(e, MissingConfigException) and e.options:   # `group=option`, no such option
         group, _, option = str(e.missing_cfg_file).rpartition("/")
         return InputError(CONF / group, group, f"no option {option!r} in config group {group!r}",
@@ -166,6 +165,22 @@ def explain(e: HydraException) -> InputError:
     return InputError(CONF / "config.yaml", None, " ".join(str(e).split()),
                       f"config groups: {', '.join(config_groups())}; keys at the top level: "
                       f"{', '.join(allowed_keys(''))}")
+
+
+_NOT_IN_ENUM = re.compile(
+    r"Invalid value '(?P<value>[^']*)', expected one of \[(?P<allowed>[^]]*)\]")
+
+
+def _value_fix(problem: str) -> str:
+    """The fix for a value Hydra refused: the nearest allowed value of an enum (``bwarp`` ->
+    ``did you mean 'bwrap'?``) and the whole list, else the type the message names."""
+    enum = _NOT_IN_ENUM.search(problem)
+    if not enum:
+        return "use a value of the type the message names"
+    allowed = [a.strip() for a in enum["allowed"].split(",")]
+    near = difflib.get_close_matches(enum["value"], allowed, n=1)
+    hint = f"did you mean '{near[0]}'? " if near else ""
+    return f"{hint}use one of {', '.join(allowed)}"
 
 
 def compose_config(overrides: Sequence[str] = (), *, return_hydra_config: bool = False

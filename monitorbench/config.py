@@ -11,10 +11,8 @@ sweep are ``generator`` (who writes the verifier), ``scaffold`` (the harness tha
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any, ClassVar, Optional
-
-from hydra.core.config_store import ConfigStore
 
 from monitorbench.task_types import TASK_TYPES, access_modes
 
@@ -23,6 +21,37 @@ class GeneratorKind(str, Enum):
     scripted = "scripted"    # non-LLM baselines written by code (always_accept, schema_check, ...)
     replay = "replay"        # verifiers written elsewhere, one sub-directory per task id
     model = "model"          # a language model driven by a scaffold
+
+
+# StrEnums: a member is its value wherever a string is read (str(), ==, JSON, a dict key), and
+# Hydra refuses any other value at compose time, naming the key and the allowed values.
+class SandboxBackend(StrEnum):
+    """``sandbox.backend``: the isolation backend (monitorbench.sandbox.factory)."""
+
+    auto = "auto"            # bwrap, falling back to unshare (with its warning)
+    bwrap = "bwrap"
+    unshare = "unshare"
+    docker = "docker"
+
+
+class Dialect(StrEnum):
+    """``generator.request.dialect``: how a request spells the token limit and the reasoning
+    effort (monitorbench.providers.openai_sdk; README "Model endpoints")."""
+
+    openai = "openai"
+    openrouter = "openrouter"
+    enable_thinking = "enable_thinking"
+    plain = "plain"
+
+
+class Baseline(StrEnum):
+    """``generator.baseline``: the non-LLM verifier a scripted generator writes
+    (monitorbench.generation.baselines)."""
+
+    always_accept = "always_accept"
+    always_reject = "always_reject"
+    schema_check = "schema_check"
+    grounded_check = "grounded_check"
 
 
 class Effort(str, Enum):
@@ -54,9 +83,8 @@ class RequestConfig:
     timeout_seconds: float = 600.0
     retries: int = 4
     concurrency: int = 4
-    # How the request spells the token limit and reasoning effort (README "Model endpoints"):
-    # openai|openrouter|enable_thinking|plain
-    dialect: str = "openai"
+    # How the request spells the token limit and reasoning effort (README "Model endpoints")
+    dialect: Dialect = Dialect.openai
 
 
 @dataclass
@@ -78,7 +106,7 @@ class GeneratorConfig:
 class ScriptedGeneratorConfig(GeneratorConfig):
     """A non-LLM baseline written by code."""
 
-    baseline: str = "always_accept"             # always_accept|always_reject|schema_check
+    baseline: Baseline = Baseline.always_accept
 
 
 @dataclass
@@ -275,6 +303,9 @@ class TaskConfig:
 
 @dataclass
 class LimitsConfig:
+    """Per-case resource limits applied inside the sandbox. One definition: the sandbox takes
+    them as they are (``monitorbench.sandbox.base.Limits`` is this class)."""
+
     wall_seconds: float = 10.0
     cpu_seconds: int = 10
     memory_mb: int = 1024
@@ -295,7 +326,7 @@ def _type_limits() -> dict[str, "LimitsConfig"]:
 
 @dataclass
 class SandboxConfig:
-    backend: str = "bwrap"                     # bwrap|unshare|docker
+    backend: SandboxBackend = SandboxBackend.bwrap
     image: str = "python:3.11-slim"            # docker only
     workers: int = 2                           # sessions judged in parallel; also the Slurm
     #                                            job's cpus_per_task, so 2 fits a 2-core node
@@ -433,6 +464,23 @@ def check_limits(config: Any) -> None:
                          f"set {key} to {words} (e.g. {key}={_example(key, least)})")
 
 
+def check_axes(config: Any) -> None:
+    """Refuse a combination of axes no job can run, as one :class:`InputError` before any
+    suite, model or sandbox starts: a model judge (``access.monitor: model``) is the
+    generator's model reading each case, so it needs a model generator. ``config``: the
+    composed DictConfig or the typed config of one job (a sweep's jobs are checked each)."""
+    from monitorbench.errors import InputError
+
+    access, gen = config.access, config.generator
+    if (MonitorKind(access.monitor) is MonitorKind.model
+            and GeneratorKind(gen.kind) is not GeneratorKind.model):
+        raise InputError(f"conf/access/{access.name}.yaml", "access.monitor",
+                         f"a model judge needs a model generator, got generator {gen.name!r} "
+                         f"(kind {GeneratorKind(gen.kind).value})",
+                         "use a model generator (generator=smollm2|openai|recorded), or an "
+                         "access whose monitor is code (access=raw_parsed)")
+
+
 def _example(key: str, least: int) -> Any:
     """The schema's default for ``key`` where it has one (a sensible value), else the least."""
     node: Any = MonitorbenchConfig()
@@ -452,6 +500,8 @@ def register_configs() -> None:
     narrows ``generator: GeneratorConfig`` to that subclass. Unknown keys, ``+key=`` force-adds
     included, are refused by :mod:`monitorbench.compose`.
     """
+    from hydra.core.config_store import ConfigStore   # here: the sandbox imports this module
+
     store = ConfigStore.instance()
     store.store(name="monitorbench_schema", node=MonitorbenchConfig)
     for name, schema in GENERATOR_SCHEMAS.items():

@@ -113,6 +113,37 @@ def test_typo_fails_at_compose_time_naming_the_key_and_what_is_allowed(
         assert word in str(ei.value), (word, str(ei.value))
 
 
+@pytest.mark.parametrize("overrides,key,near", [
+    (["sandbox.backend=bwarp"], "sandbox.backend", "bwrap"),
+    (["generator.baseline=schema_chek"], "generator.baseline", "schema_check"),
+    (["generator=openai", "generator.request.dialect=open_router"], "generator.request.dialect",
+     "openrouter"),
+])
+def test_a_misspelt_backend_baseline_or_dialect_fails_at_compose_time_with_the_nearest_value(
+        overrides: list[str], key: str, near: str) -> None:
+    """These were plain strings checked only when the run reached them (the sandbox, the
+    baseline, the first request); now the schema's enums refuse a typo before anything runs."""
+    from monitorbench.compose import compose_config
+    from monitorbench.errors import InputError
+
+    with pytest.raises(InputError) as ei:
+        compose_config(overrides)
+    assert ei.value.field == key
+    assert f"did you mean '{near}'" in ei.value.fix
+
+
+def test_the_sandbox_providers_and_baselines_accept_exactly_the_schema_enums() -> None:
+    from monitorbench.config import Baseline, Dialect, SandboxBackend
+    from monitorbench.generation.baselines import BASELINES
+    from monitorbench.providers.openai_sdk import DIALECTS
+    from monitorbench.sandbox.factory import BACKENDS
+
+    assert BACKENDS == tuple(SandboxBackend) and DIALECTS == tuple(Dialect)
+    assert BASELINES == tuple(Baseline)
+    cfg = _compose(["generator=schema_check"])
+    assert cfg.sandbox.backend == "bwrap" and str(cfg.generator.baseline) == "schema_check"
+
+
 def test_plain_hydra_compose_no_longer_offers_the_schema_as_an_option() -> None:
     from hydra.errors import MissingConfigException
 
@@ -326,6 +357,35 @@ def test_python_m_monitorbench_refuses_a_nonsense_limit_before_any_work(tmp_path
         key, said = override.split("=")[0], r.stdout + r.stderr   # Hydra logs to stdout
         assert r.returncode == 2 and f"field '{key}'" in said, (override, said[-800:])
         assert "Traceback" not in said and not (tmp_path / "out" / "runs").exists()
+
+
+def test_a_model_judge_with_a_scripted_generator_is_refused_before_any_suite_loads(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The generator and access axes must go together: a model judge is the generator's model,
+    so ``access=model_judge`` with a baseline generator fails at compose time (it failed only
+    after the suites were built and loaded), naming the field and the fix."""
+    import subprocess
+    import sys
+
+    from monitorbench.cli import main as cli_main
+    from monitorbench.compose import compose_config
+    from monitorbench.config import check_axes
+    from monitorbench.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        check_axes(compose_config(["access=model_judge", "generator=schema_check"]))
+    assert e.value.field == "access.monitor" and "generator=" in e.value.fix
+    check_axes(compose_config(["access=model_judge", "generator=openai"]))   # a model: fine
+    assert cli_main(["run", "access=model_judge"]) == 2
+    assert "a model judge needs a model generator" in capsys.readouterr().err
+    suites = tmp_path / "suites"
+    r = subprocess.run([sys.executable, "-m", "monitorbench", "access=model_judge",
+                        f"paths.outputs={tmp_path / 'out'}", f"paths.suites={suites}",
+                        "tracking.enabled=false", f"hydra.run.dir={tmp_path / 'hydra'}"],
+                       cwd=Path(CONF).parent, capture_output=True, text=True, timeout=300)
+    said = r.stdout + r.stderr
+    assert r.returncode == 2 and "field 'access.monitor'" in said, said[-800:]
+    assert not suites.exists() and not (tmp_path / "out" / "runs").exists()
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "nan"])

@@ -32,8 +32,7 @@ def _job(outputs: Path, suites: Path, uri: str, *extra: str) -> list[str]:
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    for k in ("MLFLOW_TRACKING_URI", "MONITORBENCH_PARENT_RUN_ID", "MONITORBENCH_SWEEP_AXES"):
-        env.pop(k, None)
+    env.pop("MLFLOW_TRACKING_URI", None)
     return env
 
 

@@ -20,8 +20,7 @@ pytestmark = pytest.mark.slow
 def _sweep(outputs: Path, suites: Path, args: list[str], *, check: bool = True
            ) -> subprocess.CompletedProcess:
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(outputs))
-    for k in ("MLFLOW_TRACKING_URI", "MONITORBENCH_PARENT_RUN_ID", "MONITORBENCH_SWEEP_AXES"):
-        env.pop(k, None)
+    env.pop("MLFLOW_TRACKING_URI", None)
     out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}",
                           "sandbox.workers=1"], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=600)
@@ -63,7 +62,10 @@ def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_paren
             value = c.data.metrics[key]
             assert value == round(value, 2), (key, value)
         assert c.data.metrics["progress/generation"] == 3.0      # last point: all 3 verifiers
-        assert c.data.metrics["progress/judging"] == c.data.metrics["n_tasks"]  # one round each
+        # the sample's sizes are params (constants of the job, not curves), the rates metrics
+        assert c.data.metrics["progress/judging"] == int(c.data.params["n_tasks"])  # 1 round
+        assert int(c.data.params["n_cases"]) > 0
+        assert not {"n_tasks", "n_cases", "group/gold/n"} & set(c.data.metrics)
         assert c.info.end_time - c.info.start_time > 0
     assert parent.data.params["sweep.generator"] == "always_accept,schema_check"
     assert parent.data.params["sweep.access"] == "raw_parsed,parsed"
@@ -189,7 +191,6 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
     from pipeline_helpers import compose_cfg
 
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.delenv("MONITORBENCH_SWEEP_AXES", raising=False)
     entry = tmp_path / "cache" / "generations" / "k1"
     (entry / "verifier").mkdir(parents=True)
     (entry / "verifier" / "main.py").write_text("print('PASS')\n")
@@ -212,7 +213,7 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
                            trace_path=entry / "trace.jsonl")
 
     cfg = compose_cfg(tmp_path, tmp_path / "suites", ["scaffold=mini_swe"])
-    job = JobRun(cfg, None)
+    job = JobRun(cfg)
     job.finish(run_dir=run_dir, run_key="r1", metrics={"n_tasks": 1.0}, records=[],
                generations={gen.task_id: gen})
 
@@ -220,6 +221,7 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
     run = client.get_run(job.run_id)
     assert run.info.status == "FINISHED"
     assert run.data.tags["monitorbench.harness"] == "mini-swe-agent==2.4.6"  # name and version
+    assert run.data.params["n_tasks"] == "1" and "n_tasks" not in run.data.metrics  # a size
     got = Path(client.download_artifacts(job.run_id, "native", str(tmp_path / "dl")))
     task = got / "bfcl.simple_python_1"
     files = sorted(str(p.relative_to(task)) for p in task.rglob("*") if p.is_file())
@@ -237,8 +239,7 @@ def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(tmp_path: Pat
     parent is closed KILLED when the sweep ends."""
     args = ["-m", "generator=always_accept,schema_check", "task.max_tasks_per_type=3"]
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
-    for k in ("MLFLOW_TRACKING_URI", "MONITORBENCH_PARENT_RUN_ID", "MONITORBENCH_SWEEP_AXES"):
-        env.pop(k, None)
+    env.pop("MLFLOW_TRACKING_URI", None)
     proc = subprocess.Popen([sys.executable, "-m", "monitorbench", *args,
                              f"paths.suites={suites_dir}", "sandbox.workers=1"], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -21,7 +21,6 @@ pytestmark = [pytest.mark.service, pytest.mark.slow]
 
 def _sweep(server: MlflowServer, outputs: Path, suites: Path, args: list[str]) -> None:
     env = dict(os.environ, MLFLOW_TRACKING_URI=server.url, MONITORBENCH_OUTPUTS=str(outputs))
-    env.pop("MONITORBENCH_PARENT_RUN_ID", None)
     out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=2300)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
@@ -103,7 +102,6 @@ def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboar
         mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
     env = dict(os.environ, MLFLOW_TRACKING_URI=mlflow_server.url,
                MONITORBENCH_OUTPUTS=str(tmp_path / "out"))
-    env.pop("MONITORBENCH_PARENT_RUN_ID", None)
     proc = subprocess.Popen([sys.executable, "-m", "monitorbench", "-m",
                              "generator=always_accept,schema_check", "access=raw_parsed,raw",
                              "task.max_tasks_per_type=40", "sandbox.workers=1",

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Mapping, Protocol
 
 from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.suites.format import Task
 
-SUBMITTED = "submitted"
-NO_SUBMISSION = "no_submission"   # the generator ran but delivered no verifier (kept as U)
-ERROR = "error"                   # the generator failed (kept as U, reason recorded)
+class GenStatus(StrEnum):
+    """How a generation ended: the one definition, which the judgment records use too. A
+    StrEnum, so it equals and serialises as the strings on disk and in MLflow."""
+
+    submitted = "submitted"
+    no_submission = "no_submission"   # the generator ran but delivered no verifier (kept as U)
+    error = "error"                   # the generator failed (kept as U, reason recorded)
+
+
+SUBMITTED, NO_SUBMISSION, ERROR = GenStatus.submitted, GenStatus.no_submission, GenStatus.error
 
 
 @dataclass
@@ -26,11 +34,14 @@ class GenerationResult:
     """Outcome of generating one verifier. ``verifier_dir`` is None when nothing was submitted."""
 
     task_id: str
-    status: str
+    status: GenStatus
     verifier_dir: Path | None = None
     detail: str = ""
     stats: dict[str, float] = field(default_factory=dict)
     trace_path: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.status = GenStatus(self.status)   # a status read back from disk is the enum too
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

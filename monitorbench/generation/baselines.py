@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
+from monitorbench.config import Baseline
 from monitorbench.errors import InputError
 from monitorbench.generation.base import SUBMITTED, GenerationResult
 from monitorbench.hashing import canonical_json, sha256_text
@@ -28,7 +29,7 @@ def verify(candidate, env):
     return "{decision}"
 '''
 
-BASELINES = ("always_accept", "always_reject", "schema_check", "grounded_check")
+BASELINES = tuple(b.value for b in Baseline)   # the config's enum is the one list
 _PROGRAMS = Path(__file__).resolve().parent / "baseline_verifiers"
 
 

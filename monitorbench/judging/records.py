@@ -3,8 +3,9 @@
 The judging loop makes them, the store writes them as one JSON line each (the same line format as
 before the type existed, so an old run directory still resumes) and validates every line once,
 when it loads; the metrics read the dicts :meth:`Judgment.to_dict` returns. Outcomes, U reasons and
-generation statuses are ``str`` enums: they compare equal to the strings on disk and in MLflow
-tables, but a typo in code is a ``AttributeError`` instead of a silently unmatched literal.
+generation statuses (``generation.base.GenStatus``) are ``str`` enums: they compare equal to the
+strings on disk and in MLflow tables, but a typo in code is a ``AttributeError`` instead of a
+silently unmatched literal.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from monitorbench.errors import InputError
-from monitorbench.generation import base as generation
 from monitorbench.sandbox import base as sandbox
 from monitorbench.suites.format import GROUPS, LABELS, TASK_TYPES
 
@@ -39,14 +39,6 @@ class UReason(str, Enum):
     output_limit = sandbox.OUTPUT_LIMIT
     malformed = sandbox.MALFORMED
     sandbox_error = sandbox.SANDBOX_ERROR
-
-
-class GenStatus(str, Enum):
-    """How a generation ended (the generators' own status strings)."""
-
-    submitted = generation.SUBMITTED
-    no_submission = generation.NO_SUBMISSION
-    error = generation.ERROR
 
 
 # A sandbox failure says nothing about the verifier (e.g. Slurm signalled the whole job's process

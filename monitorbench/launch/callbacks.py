@@ -1,15 +1,15 @@
 """Hydra callback that gives a sweep one MLflow parent run and a leaderboard when it ends.
 
-The parent run is created in the launching process before any job starts; its id reaches the
-jobs through an environment variable (inherited by in-process, submitit-local and Slurm jobs,
-since sbatch exports the environment) and a file in the sweep directory.
+The parent run is created in the launching process before any job starts; its id and the
+settings the sweep varies reach the jobs through the sweep's record in the sweep directory
+(:mod:`monitorbench.tracking.sweep_record`), which in-process, submitit-local and Slurm jobs
+all read by the sweep directory their config names: no environment variable, no global state.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
-import os
 import signal
 import sys
 import threading
@@ -21,13 +21,12 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from monitorbench.errors import MonitorbenchError
-from monitorbench.tracking.job import SWEEP_AXES_ENV
-from monitorbench.tracking.mlflow_logger import (PARENT_FILE, client_for, code_tags,
-                                                 experiment_id, log_params_metrics, start_run,
-                                                 tracking_uri, ui_hint)
+from monitorbench.tracking.mlflow_logger import (client_for, code_tags, experiment_id,
+                                                 log_params_metrics, start_run, tracking_uri,
+                                                 ui_hint)
+from monitorbench.tracking.sweep_record import SweepRecord, write_record
 
 log = logging.getLogger(__name__)
-PARENT_ENV = "MONITORBENCH_PARENT_RUN_ID"
 
 
 SLURM_LAUNCHER = "SlurmLauncher"
@@ -68,23 +67,35 @@ class SlurmGuardCallback(Callback):
 
 
 class MlflowSweepCallback(Callback):
+    """Writes the sweep's record for its jobs (the settings it varies, which name their runs,
+    tracked or not) and, when tracked, opens the sweep's MLflow parent run before the jobs and
+    closes it with the leaderboard after them."""
+
+    def __init__(self) -> None:
+        self.parent_run_id: str | None = None   # open from multirun start to multirun end
+
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        sweep_dir = Path(str(config.hydra.sweep.dir))
+        axes = tuple(sweep_overrides(config)[0])
+        write_record(sweep_dir, SweepRecord(None, axes))   # untracked, or the store is down
         if not config.tracking.enabled:
             return
         try:
-            self._open_parent(config)
+            self.parent_run_id = self._open_parent(config)
+            write_record(sweep_dir, SweepRecord(self.parent_run_id, axes))
         except Exception as e:
             # Hydra would only warn and run the sweep untracked, with no parent run: stop.
             log.error("could not open the sweep's MLflow parent run: %s: %s",
                       type(e).__name__, e)
             raise SystemExit(2) from e
 
-    def _open_parent(self, config: DictConfig) -> None:
+    def _open_parent(self, config: DictConfig) -> str | None:
+        """The sweep's parent run, found or created; None when the store is down and
+        ``tracking.when_down`` lets the sweep judge now."""
         from monitorbench.tracking.connection import check_when_down, configure_http, probe
 
         outputs = Path(config.paths.outputs)
         swept, fixed = sweep_overrides(config)
-        os.environ[SWEEP_AXES_ENV] = ",".join(swept)   # the jobs' run names, tracked or not
         uri = tracking_uri(config.tracking.tracking_uri, outputs)
         configure_http(float(config.tracking.timeout_s), int(config.tracking.retries))
         down = probe(uri, float(config.tracking.timeout_s))
@@ -95,24 +106,22 @@ class MlflowSweepCallback(Callback):
                                       "tracking.when_down=log_later, or tracking=off")
             log.warning("MLflow at %s is unreachable (%s): the sweep judges now and its runs "
                         "are logged on a re-run once the server is back", uri, down)
-            return
+            return None
         client = client_for(uri)
         name = config.tracking.experiment_name or config.experiment_name
         exp = experiment_id(client, name, outputs)
         sweep_dir = Path(str(config.hydra.sweep.dir))
         run_id = _sweep_parent(client, exp, name, swept, fixed, sweep_dir)
-        sweep_dir.mkdir(parents=True, exist_ok=True)
-        (sweep_dir / PARENT_FILE).write_text(run_id + "\n")
-        os.environ[PARENT_ENV] = run_id
-        atexit.register(_close_abandoned, uri, run_id)
+        atexit.register(self._close_abandoned, uri, run_id)
         if (threading.current_thread() is threading.main_thread()
                 and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL):
             # `kill` would end the process without running atexit hooks: exit cleanly instead
             signal.signal(signal.SIGTERM, _exit_on_sigterm)
         log.info("MLflow parent run %s for sweep %s", run_id, sweep_dir)
+        return run_id
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        run_id = os.environ.pop(PARENT_ENV, None)
+        run_id, self.parent_run_id = self.parent_run_id, None   # closed here, not at exit
         if not config.tracking.enabled or not run_id:
             return
         from monitorbench.tracking.sweep_report import finish_parent
@@ -131,6 +140,18 @@ class MlflowSweepCallback(Callback):
             log.error("%s", not_logged(uri, reason(e)))
             raise SystemExit(2) from None
         _print_summary(sweep_dir, uri, client.get_run(run_id).info.experiment_id)
+
+    def _close_abandoned(self, uri: str, run_id: str) -> None:
+        """At interpreter exit: a sweep that never reached ``on_multirun_end`` (Ctrl-C, a
+        crash) marks its parent run KILLED, so the MLflow UI does not show it RUNNING forever.
+        Its finished child runs stay as they are; a re-run reopens the parent and reuses their
+        judgments."""
+        if self.parent_run_id != run_id:
+            return  # the sweep ended normally and closed it
+        try:
+            client_for(uri).set_terminated(run_id, "KILLED")
+        except Exception as e:  # the store may be unreachable at exit: say so, keep the exit
+            log.warning("could not mark abandoned sweep parent %s KILLED: %s", run_id, e)
 
 
 def _sweep_parent(client: Any, exp: str, name: str, swept: dict[str, str],
@@ -199,15 +220,3 @@ def sweep_overrides(config: DictConfig) -> tuple[dict[str, str], dict[str, str]]
 def _exit_on_sigterm(signum: int, frame: Any) -> None:
     log.warning("SIGTERM: stopping the sweep (finished judgments are kept; a re-run resumes)")
     sys.exit(128 + signum)
-
-
-def _close_abandoned(uri: str, run_id: str) -> None:
-    """At interpreter exit: a sweep that never reached ``on_multirun_end`` (Ctrl-C, a crash)
-    marks its parent run KILLED, so the MLflow UI does not show it RUNNING forever. Its finished
-    child runs stay as they are; a re-run opens a new parent and reuses their judgments."""
-    if os.environ.get(PARENT_ENV) != run_id:
-        return  # the sweep ended normally and closed it
-    try:
-        client_for(uri).set_terminated(run_id, "KILLED")
-    except Exception as e:  # the store may be unreachable at exit; say so, do not mask the exit
-        log.warning("could not mark abandoned sweep parent %s KILLED: %s", run_id, e)

@@ -26,15 +26,14 @@ from omegaconf import DictConfig, OmegaConf
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.audit.prepare import ensure_suites
 from monitorbench.config import (GeneratorConfig, MonitorbenchConfig, MonitorKind,
-                                 check_limits)
-from monitorbench.errors import InputError
-from monitorbench.generation.base import GenerationResult, verifier_hash
+                                 check_axes, check_limits)
+from monitorbench.generation.base import GenerationResult, GenStatus, verifier_hash
 from monitorbench.generation.factory import (GenerationCache, generate_all,
                                              generation_workers, make_generator)
 from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.judging.judge import OpenSession, judge_all
 from monitorbench.judging.model_judge import open_model_judge
-from monitorbench.judging.records import GenStatus, Judgment
+from monitorbench.judging.records import Judgment
 from monitorbench.judging.store import JudgmentStore
 from monitorbench.launch.run_identity import earlier_keys, key_material, run_key
 from monitorbench.launch.run_lock import adopt_judgments, interrupted_hint, run_lock
@@ -45,6 +44,7 @@ from monitorbench.pipeline.score import score
 from monitorbench.sandbox.base import Limits, Sandbox
 from monitorbench.suites.access import view_for
 from monitorbench.suites.format import Suite, Task
+from monitorbench.tracking.sweep_record import SweepPlace
 
 __all__ = ["Selection", "limits_from", "run_job", "run_key", "select_tasks"]
 
@@ -63,21 +63,24 @@ def limits_from(cfg: DictConfig | MonitorbenchConfig, task_type: str) -> Limits:
     return prepare.limits_for(typed_config(cfg).sandbox, task_type)
 
 
-def run_job(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
+def run_job(cfg: DictConfig, *, place: SweepPlace = SweepPlace()) -> dict[str, float]:
     """Run one configuration end to end and return its metrics, with the generator's local
-    model server (``generator.serve``) up for the whole job and stopped afterwards."""
+    model server (``generator.serve``) up for the whole job and stopped afterwards. ``place``:
+    the job's parent run and name labels in its sweep (nothing for a single run)."""
     from contextlib import nullcontext
 
     from monitorbench.providers.local_server import serving
-    from monitorbench.tracking.job import JobRun
+    from monitorbench.tracking.job import JobRun, run_name
 
     conf = typed_config(cfg)  # the one conversion to the typed schema
     check_limits(conf)        # entry points check at compose time; the Python API here
+    check_axes(conf)
     # The MLflow run opens first, so a job that fails anywhere (the server included) leaves a
     # FAILED run with the error, and the UI shows the job RUNNING for as long as it works.
-    with (JobRun(cfg, parent_run_id) if conf.tracking.enabled else nullcontext()) as tracker, \
+    with (JobRun(cfg, place) if conf.tracking.enabled else nullcontext()) as tracker, \
             serving(conf.generator) as gen_cfg:
-        return _run_job(cfg, replace(conf, generator=gen_cfg), tracker=tracker)
+        return _run_job(cfg, replace(conf, generator=gen_cfg), tracker=tracker,
+                        name=run_name(cfg, place))
 
 
 @dataclass
@@ -100,9 +103,11 @@ class Generated:
         return vdir, verifier_hash(vdir)
 
 
-def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any) -> dict[str, float]:
+def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any,
+             name: str) -> dict[str, float]:
     """The body of :func:`run_job`: the stages in order. ``conf.generator`` carries the started
-    server's endpoint, ``tracker`` is the job's open MLflow run (None when tracking is off)."""
+    server's endpoint, ``tracker`` is the job's open MLflow run (None when tracking is off),
+    ``name`` the job's run name for its summary."""
     from monitorbench.sandbox.factory import make_sandbox
 
     t_start = time.time()
@@ -126,7 +131,7 @@ def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any) -> dict
         metrics["seconds_total"] = round(time.time() - t_start, 3)
         if conf.attack.adaptive:
             metrics.update(_attack(conf, sel, plan, gen, sandbox, specs, run_dir, records))
-        _finish(cfg, run_dir, key, metrics, records, gen, tracker)
+        _finish(run_dir, key, metrics, records, gen, tracker, name)
     return metrics
 
 
@@ -238,12 +243,11 @@ def _attack(conf: MonitorbenchConfig, sel: Selection, plan: JobPlan, gen: Genera
         workers=int(conf.sandbox.workers), search_reject_all=bool(conf.attack.search_reject_all))
 
 
-def _finish(cfg: DictConfig, run_dir: Path, key: str, metrics: dict[str, float],
-            records: list[dict[str, Any]], gen: Generated, tracker: Any) -> None:
+def _finish(run_dir: Path, key: str, metrics: dict[str, float], records: list[dict[str, Any]],
+            gen: Generated, tracker: Any, name: str) -> None:
     """Track stage: metrics and the judgments table into the run directory, the MLflow run
     finished, and the job's summary printed."""
     from monitorbench.tracking.console import job_summary, point_hydra_dir, type_counts
-    from monitorbench.tracking.job import run_name
 
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
     _write_table(records, run_dir / "judgments.csv")
@@ -255,7 +259,7 @@ def _finish(cfg: DictConfig, run_dir: Path, key: str, metrics: dict[str, float],
         tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
                        generations=gen.generations)
     hint = tracker.ui_hint() if tracker is not None else None
-    print(job_summary(run_name(cfg), {**metrics, **type_counts(records)}, str(run_dir), hint),
+    print(job_summary(name, {**metrics, **type_counts(records)}, str(run_dir), hint),
           flush=True)
     point_hydra_dir(str(run_dir), hint)
     if tracker is not None:
@@ -273,15 +277,9 @@ def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:
 
 def _judge_model(conf: MonitorbenchConfig, cache_dir: Path) -> tuple[Any, Mapping[str, Any]]:
     """The generator's model, behind the response cache, as a model-judge monitor."""
-    from monitorbench.config import GeneratorKind
     from monitorbench.providers.factory import cached_chat_model
 
-    gen_cfg: GeneratorConfig = conf.generator
-    if GeneratorKind(gen_cfg.kind) is not GeneratorKind.model:
-        raise InputError(f"conf/access/{conf.access.name}.yaml", "access.monitor",
-                         f"a model judge needs a model generator, got {gen_cfg.name!r} "
-                         f"(kind {GeneratorKind(gen_cfg.kind).value})",
-                         "use generator=smollm2|openai|recorded, or access.monitor=code")
+    gen_cfg: GeneratorConfig = conf.generator   # a model generator: check_axes at the start
     model, _ = cached_chat_model(gen_cfg, cache_dir)
     identity = {"monitor": "model_judge", "model": dict(model.identity),
                 "condition": asdict(gen_cfg.condition)}

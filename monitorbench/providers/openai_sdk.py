@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 
 import openai
 
-from monitorbench.config import Effort
+from monitorbench.config import Dialect, Effort
 from monitorbench.providers.base import (ContextOverflow, Message, ModelError, Reply,
                                                  estimate_tokens)
 
@@ -28,7 +28,7 @@ from monitorbench.providers.base import (ContextOverflow, Message, ModelError, R
 # ("exceed_context_size_error") say a request does not fit the model's window.
 _OVERFLOW_MARKERS = ("context_length_exceeded", "maximum context length",
                      "exceed_context_size", "exceeds the available context size")
-DIALECTS = ("openai", "openrouter", "enable_thinking", "plain")
+DIALECTS = tuple(d.value for d in Dialect)   # the config's enum is the one list
 # Sent as the bearer token when the endpoint needs none (api_key_env: null). An explicit
 # placeholder, so the SDK never falls back to $OPENAI_API_KEY and leaks it to a local server.
 NO_KEY = "EMPTY"

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from monitorbench.metrics import build_table
+from monitorbench.metrics.headline import HEADLINE
 from monitorbench.metrics.ranking import common_pool, rank_on_pool
 from monitorbench.report.analysis import Analysis
 from monitorbench.report.source import Configuration, axis_values, varying_axes
 from monitorbench.suites.format import TASK_TYPES
 from monitorbench.tracking.sweep_report import pool_note
 
-HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
 DECIMALS = 1  # places a rate is shown with (render.py uses it too)
 NAMES = {"ba_norm": "BA_norm", "tpr": "TPR", "tnr": "TNR", "fpr_h": "FPR_h"}
 # Reference value per delta axis: the paper's common harness role, LOW effort, raw+parsed access.

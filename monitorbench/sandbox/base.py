@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol
 
+from monitorbench.config import LimitsConfig
+
 # Reasons a verifier invocation yields no valid decision (outcome U). Stable strings: they are
 # written into judgment files and MLflow tables, and users filter on them.
 MISSING_VERIFIER = "missing_verifier"  # no main.py, or main.py has no callable verify
@@ -33,17 +35,9 @@ U_REASONS = (MISSING_VERIFIER, CRASH, TIMEOUT, CPU_LIMIT, MEMORY_LIMIT, OUTPUT_L
              SANDBOX_ERROR)
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Per-case resource limits applied inside the sandbox."""
-
-    wall_seconds: float = 10.0
-    cpu_seconds: int = 10
-    memory_mb: int = 1024
-    processes: int = 32
-    file_size_mb: int = 16
-    open_files: int = 128
-    output_bytes: int = 65536
+# Per-case resource limits applied inside the sandbox: the config's schema is their one definition
+# (the seven fields, their defaults and which of them change a judgment).
+Limits = LimitsConfig
 
 
 @dataclass(frozen=True)

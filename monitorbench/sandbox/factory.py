@@ -6,12 +6,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from monitorbench.config import SandboxBackend
 from monitorbench.errors import InputError
 from monitorbench.sandbox.base import Sandbox
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("auto", "bwrap", "unshare", "docker")
+BACKENDS = tuple(b.value for b in SandboxBackend)   # the config's enum is the one list
 OPTIONS = ("image", "runtimes_dir", "binary")  # image/binary: docker only; ignored elsewhere
 
 

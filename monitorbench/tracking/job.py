@@ -21,29 +21,49 @@ from monitorbench.generation.base import GenerationResult
 from monitorbench.tracking.mlflow_logger import (client_for, code_tags, experiment_id,
                                                  flatten, log_params_metrics, start_run,
                                                  tracking_uri, ui_hint)
+from monitorbench.tracking.sweep_record import SweepPlace
 
 log = logging.getLogger(__name__)
 
 
-SWEEP_AXES_ENV = "MONITORBENCH_SWEEP_AXES"   # set by the sweep callback, read in every job
 AXES = ("generator", "scaffold", "access", "task")
-HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
 # Settings the job's metrics.json repeats for the reader; in MLflow they are params already
 # (``attack.budget``), and as metrics they opened the chart view as flat lines.
 NOT_METRICS = ("attack/budget",)
+# The size of the job's sample (tasks, cases, attacked tasks, cases per group): constants of the
+# job, not outcomes, so MLflow gets them as params, which the compare view plots; metrics.json
+# keeps them with the rates.
+COUNTS = ("n_tasks", "n_cases", "n_attack_tasks")
 
 
-def _axis_value(cfg: DictConfig, key: str) -> str:
-    """A config group -> the option this job chose (``parsed``); a key -> ``leaf=value``
+def is_count(key: str) -> bool:
+    """A key of the job's metrics that is the size of its sample (``n_cases``, ``group/gold/n``)."""
+    return key in COUNTS or (key.startswith("group/") and key.endswith("/n"))
+
+
+def split_counts(metrics: Mapping[str, float]) -> tuple[dict[str, str], dict[str, float]]:
+    """The job's metrics as MLflow takes them: the counts as params (whole numbers as text), the
+    rest as metrics, without the settings that are params already."""
+    counts = {k: str(int(v)) for k, v in metrics.items() if is_count(k)}
+    return counts, {k: v for k, v in metrics.items() if not is_count(k) and k not in NOT_METRICS}
+
+
+def axis_labels(cfg: DictConfig, axes: tuple[str, ...], choices: Mapping[str, str]
+                ) -> tuple[str, ...]:
+    """This job's value of each swept setting the name does not already show: for a config
+    group the option it chose (``choices``, ``parsed``), for a key ``leaf=value``
     (``max_tasks_per_type=5``)."""
-    from hydra.core.hydra_config import HydraConfig
-
-    choices = HydraConfig.get().runtime.choices if HydraConfig.initialized() else {}
-    if key in choices:
-        return str(choices[key])
-    if key in AXES:
-        return str(cfg[key].name)
-    return f"{key.rsplit('.', 1)[-1]}={OmegaConf.select(cfg, key, default=None)}"
+    labels = []
+    for key in axes:
+        if key in _IN_NAME or key == "task.max_tasks_per_type":
+            continue
+        if key in choices:
+            labels.append(str(choices[key]))
+        elif key in AXES:
+            labels.append(str(cfg[key].name))
+        else:
+            labels.append(f"{key.rsplit('.', 1)[-1]}={OmegaConf.select(cfg, key, default=None)}")
+    return tuple(labels)
 
 
 def generator_label(cfg: DictConfig) -> str:
@@ -60,15 +80,12 @@ def generator_label(cfg: DictConfig) -> str:
 _IN_NAME = ("generator", "generator.model", "access", "task")
 
 
-def run_name(cfg: DictConfig) -> str:
+def run_name(cfg: DictConfig, place: SweepPlace = SweepPlace()) -> str:
     """A short name that tells runs apart in MLflow's runs table: generator (or model) · access
-    · task, then the values of any other setting the sweep varies (the callback exports them in
-    ``$MONITORBENCH_SWEEP_AXES``), e.g. ``schema_check · parsed · bfcl · agent``. A task sample
-    is always named (``5/type``), so a 5-task run never looks like a full one."""
-    axes = [a for a in os.environ.get(SWEEP_AXES_ENV, "").split(",") if a]
-    parts = [generator_label(cfg), str(cfg.access.name), str(cfg.task.name)]
-    parts += [_axis_value(cfg, a) for a in axes if a not in _IN_NAME
-              and a != "task.max_tasks_per_type"]
+    · task, then this job's values of any other setting its sweep varies (``place``), e.g.
+    ``schema_check · parsed · bfcl · agent``. A task sample is always named (``5/type``), so a
+    5-task run never looks like a full one."""
+    parts = [generator_label(cfg), str(cfg.access.name), str(cfg.task.name), *place.labels]
     n = cfg.task.max_tasks_per_type
     if n is not None:
         parts.append(f"{n}/type")
@@ -107,7 +124,7 @@ class JobRun:
     and :meth:`close_out` ends the job with one line after its local results are written.
     """
 
-    def __init__(self, cfg: DictConfig, parent_run_id: str | None) -> None:
+    def __init__(self, cfg: DictConfig, place: SweepPlace = SweepPlace()) -> None:
         from monitorbench.tracking.connection import check_when_down, configure_http, probe
 
         self.cfg = cfg
@@ -115,13 +132,13 @@ class JobRun:
         configure_http(float(cfg.tracking.timeout_s), int(cfg.tracking.retries))
         outputs = Path(cfg.paths.outputs)
         self.uri = tracking_uri(cfg.tracking.tracking_uri, outputs)
-        self.name = run_name(cfg)
+        self.name = run_name(cfg, place)
         self.run_id: str | None = None
         self.down: str | None = probe(self.uri, float(cfg.tracking.timeout_s))
         self._sink: Any = None
         if self.down is None:
             try:
-                self._open(outputs, parent_run_id)
+                self._open(outputs, place.parent_run_id)
             except Exception as e:
                 if not _unreachable(e):
                     raise
@@ -256,8 +273,16 @@ class JobRun:
         packages = _harness_packages(generations)
         if packages:
             self.client.set_tag(self.run_id, "monitorbench.harness", ", ".join(packages))
-        log_params_metrics(self.client, self.run_id, {}, rounded(
-            {k: v for k, v in metrics.items() if k not in NOT_METRICS}))
+        counts, values = split_counts(metrics)
+        logged = self.client.get_run(self.run_id).data.params   # a reused run may have them
+        changed = {k: float(v) for k, v in counts.items() if logged.get(k, v) != v}
+        if changed:   # a param cannot change: the sample changed under the same settings
+            log.warning("the sample of this configuration changed since its MLflow run was "
+                        "first logged (%s): the new sizes are logged as metrics", ", ".join(
+                            f"{k} {logged[k]} -> {counts[k]}" for k in sorted(changed)))
+        log_params_metrics(self.client, self.run_id,
+                           {k: v for k, v in counts.items() if k not in logged},
+                           rounded({**values, **changed}))
         _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
                        generations)
         from monitorbench.tracking.mlflow_traces import log_generation_traces

@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from monitorbench.metrics.headline import HEADLINE
+
 log = logging.getLogger(__name__)
 
-PARENT_FILE = "mlflow_parent_run.txt"
 _MAX_PARAMS, _MAX_METRICS, _MAX_PARAM_LEN = 100, 1000, 500
 
 
@@ -80,9 +81,9 @@ def _chunks(items: list, n: int) -> Iterable[list]:
 
 # A researcher reads the headline rates first, then the attack's, then per type, then how the
 # job went; metrics are logged (and listed) in that order, not alphabetically.
-READING_ORDER = ("ba_norm", "tpr", "tnr", "fpr_h", "attack/fpr_h_adaptive",
+READING_ORDER = (*HEADLINE, "attack/fpr_h_adaptive",
                  "attack/fpr_h_static", "attack/tasks_broken_adaptive",
-                 "attack/tasks_broken_static", "n_tasks", "n_cases", "submission_rate",
+                 "attack/tasks_broken_static", "submission_rate",
                  "valid_output_rate")
 
 
@@ -145,8 +146,3 @@ def ui_hint(uri: str, page: str) -> str:
     if uri.startswith("sqlite:"):
         return f"mlflow ui --backend-store-uri {uri}  then open http://127.0.0.1:5000/{page}"
     return f"{uri.rstrip('/')}/{page}"
-
-
-def read_parent(sweep_dir: Path) -> str | None:
-    p = Path(sweep_dir) / PARENT_FILE
-    return p.read_text().strip() if p.is_file() else None

@@ -14,11 +14,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from monitorbench.metrics.headline import HEADLINE
 from monitorbench.metrics.ranking import MORE_THAN_POOL
 
 log = logging.getLogger(__name__)
 
-HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
 ATTACK = ("attack/fpr_h_static", "attack/fpr_h_adaptive", "attack/tasks_broken_static",
           "attack/tasks_broken_adaptive")
 
@@ -126,6 +126,14 @@ def _count(tasks: Any) -> int:
 # beside it holds every column.
 SHORT = (("rank", "rank"), ("run", "run"), ("BA_norm", "ba_norm"), ("TPR", "tpr"),
          ("TNR", "tnr"), ("FPR_h", "fpr_h"), ("FPR_h adaptive", "attack/fpr_h_adaptive"),
+def numbers(run: Any) -> dict[str, float]:
+    """A job run's metrics with its sample's sizes, which it logs as params (``n_tasks``)."""
+    from monitorbench.tracking.job import is_count
+
+    counts = {k: float(v) for k, v in run.data.params.items() if is_count(k)}
+    return {**counts, **run.data.metrics}
+
+
          ("tasks", "tasks"))
 
 
@@ -181,7 +189,7 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
             client.log_table(parent_run_id, data={c: [_shown(row.get(c)) for row in rows]
                                                   for c in cols},
                              artifact_file="leaderboard_table.json")
-            summaries = {r.data.tags.get("mlflow.runName", r.info.run_id): r.data.metrics
+            summaries = {r.data.tags.get("mlflow.runName", r.info.run_id): numbers(r)
                          for r in runs if "tpr" in r.data.metrics}
             if summaries:
                 client.log_artifact(parent_run_id, str(plot_tpr_tnr(
