@@ -31,16 +31,36 @@ class CodeSlice:
     c6_gradings: int  # cases the mutation check (C6) graded during the build and audit
 
 
+SMALL_CODE = {"libraries": ["toolz"], "tasks_per_library": 1}  # conf/task/small.yaml's
+
+
 @pytest.fixture(scope="session")
-def code_slice(tmp_path_factory: pytest.TempPathFactory) -> CodeSlice:
-    """`task=small`'s code slice (toolz, one task) with its V4V audit (about 70 s)."""
+def small_suites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A suites directory for `task=small` sweeps (`paths.suites=`): the fixtures below build
+    their slices into it, so a sweep there rebuilds none of them. Kept apart from `suites_dir`,
+    whose listing tests/test_cli.py checks."""
+    return tmp_path_factory.mktemp("small_suites")
+
+
+@pytest.fixture(scope="session")
+def code_slice(small_suites_dir: Path) -> CodeSlice:
+    """`task=small`'s code slice (toolz, one task) with its V4V audit (about 70 s), built in
+    this process (so `c6_gradings` counts this build) before any sweep could build it."""
     from monitorbench.audit.prepare import build_suite
     from monitorbench.sources.code.mutants import MUTANTS
 
     before = MUTANTS.graded_here
-    root = build_suite(tmp_path_factory.mktemp("code_slice"), "code",
-                       {"libraries": ["toolz"], "tasks_per_library": 1})
+    root = build_suite(small_suites_dir, "code", SMALL_CODE)
     return CodeSlice(root, MUTANTS.graded_here - before)
+
+
+@pytest.fixture(scope="session")
+def agentdojo_one_per_suite(small_suites_dir: Path):
+    """`task=small`'s AgentDojo slice (the first solvable user task of each suite, seed 0),
+    built and audited once per session."""
+    from monitorbench.audit.prepare import ensure_suite
+
+    return ensure_suite(small_suites_dir, "agentdojo", {"max_tasks": 1})
 
 
 @pytest.fixture(scope="session")

@@ -306,20 +306,15 @@ def test_every_mutator_returns_a_well_formed_candidate(setting) -> None:
 
 
 @pytest.fixture(scope="module")
-def other_types(tmp_path_factory: pytest.TempPathFactory):
-    """One AgentDojo user task per suite (about 15 s) and one two-bug toolz task (about 35 s),
-    built for real, with sandbox specs masking what each source must hide."""
-    from monitorbench.sources.agentdojo.build import build_agentdojo_suite
-    from monitorbench.sources.code.build import build_code_suite
-
-    root = tmp_path_factory.mktemp("attack_suites")
-    build_agentdojo_suite(root / "agentdojo", seed=0, max_tasks=1)
-    build_code_suite(root / "code", libraries=["toolz"], tasks_per_library=1)
+def other_types(agentdojo_one_per_suite, code_slice):
+    """One AgentDojo user task per suite and one one-bug toolz task, the session's real slices
+    (tests/conftest.py), with sandbox specs masking what each source must hide."""
+    suites = {"agentdojo": agentdojo_one_per_suite, "code": load_suite(code_slice.root)}
     out = {}
-    for name in ("agentdojo", "code"):
-        out[name] = (load_suite(root / name), SandboxSpec(
+    for name, suite in suites.items():
+        out[name] = (suite, SandboxSpec(
             limits=Limits(wall_seconds=10.0),
-            masked_paths=masked_paths(name) + (str(root.resolve()),)))
+            masked_paths=masked_paths(name) + (str(Path(suite.root).parent.resolve()),)))
     return out
 
 

@@ -1,5 +1,6 @@
 """Sweeps logging to a real `mlflow server`: the UI renders the runs (headless Chromium), and the
-full g4adv experiment reads back through MlflowClient with one parent and twelve scored children."""
+g4adv sweep (on task=small) reads back through MlflowClient with one parent and twelve scored
+children."""
 
 from __future__ import annotations
 
@@ -161,14 +162,18 @@ def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboar
         pw.stop()
 
 
-@pytest.mark.timeout(2400)  # builds and audits the AgentDojo and code slices, then 12 jobs
+@pytest.mark.timeout(1200)  # builds and audits the small slices not yet built, then 12 jobs
 def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
-        mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
-    # One state/code round instead of the default three: this test checks that twelve jobs are
-    # logged and scored, not the round selection (tests/test_metrics.py, test_experiments.py),
-    # and the two extra rounds cost ~40 s per job (bench/rounds_walltime.py).
-    _sweep(mlflow_server, tmp_path, suites_dir, ["+experiment=g4adv", "task.rounds.state=1",
-                                                  "task.rounds.code=1"])
+        mlflow_server: MlflowServer, small_suites_dir: Path, tmp_path: Path,  # noqa: F811
+        code_slice, agentdojo_one_per_suite) -> None:
+    # The g4adv sweep (every generator x access) on task=small, all three task types, one
+    # state/code round: this test checks that twelve jobs are logged and scored under one parent,
+    # not the size of the slices nor the round selection (tests/test_metrics.py,
+    # test_experiments.py). On mixed_small it took 733 s; README line 1 runs that. The session's
+    # code and AgentDojo slices (tests/conftest.py) are task=small's: the sweep rebuilds neither.
+    _sweep(mlflow_server, tmp_path, small_suites_dir, ["+experiment=g4adv", "task=small",
+                                                        "task.rounds.state=1",
+                                                        "task.rounds.code=1"])
     client, _, parent, children = _sweep_runs(mlflow_server, "g4adv")
     assert len(children) == 12
     combos = {(c.data.tags["monitorbench.generator"], c.data.tags["monitorbench.access"])
