@@ -80,7 +80,6 @@ def sweep_env(outputs: Path, base: dict[str, str] | None = None) -> dict[str, st
     env = dict(base if base is not None else os.environ)
     env["MONITORBENCH_OUTPUTS"] = str(outputs)
     env.pop("MLFLOW_TRACKING_URI", None)  # the sweep logs to sqlite under outputs
-    env.pop("MONITORBENCH_PARENT_RUN_ID", None)
     return env
 
 
