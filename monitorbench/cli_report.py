@@ -33,9 +33,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output directory (default outputs/reports/<experiment>/<sweep run id>)")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     ap.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    ap.add_argument("--mlflow-ui-url", default=None,
-                    help="address of the MLflow UI the logged report.md loads its plots from "
-                         "(default: the tracking server, else http://127.0.0.1:5000)")
     return ap
 
 
@@ -47,8 +44,7 @@ def main(argv: list[str]) -> int:
     check_experiment(args.experiment, outputs)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     report = build_report(args.experiment, sweep=args.sweep, out=args.out, outputs=outputs,
-                          n_resamples=args.resamples, seed=args.seed,
-                          ui_url=args.mlflow_ui_url)
+                          n_resamples=args.resamples, seed=args.seed)
     print((report.out_dir / "report.md").read_text(encoding="utf-8"))
     print(f"written to {report.out_dir}; logged to MLflow run {report.parent_run_id} "
           "under report/")

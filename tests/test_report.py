@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import re
 import os
@@ -17,6 +18,7 @@ from monitorbench.launch.run import run_job
 from monitorbench.report import build_report
 from monitorbench.report.tables import Diff, Est
 from monitorbench.tracking.mlflow_logger import client_for, experiment_id, start_run
+from monitorbench.tracking.sweep_record import SweepPlace
 from monitorbench.tracking.sweep_report import finish_parent
 
 CONFIGS = [["generator=always_accept"], ["generator=always_reject"],
@@ -32,7 +34,7 @@ def _sweep(outputs: Path, suites: Path, experiment: str, configs: list[list[str]
     for overrides in configs:
         cfg = compose_cfg(outputs, suites, [f"experiment_name={experiment}",
                                             f"task.max_tasks_per_type={max_tasks}", *overrides])
-        run_job(cfg, parent_run_id=parent)
+        run_job(cfg, place=SweepPlace(parent))
     finish_parent(client, parent, outputs / "sweep")
     return parent
 
@@ -126,15 +128,21 @@ def test_files_tables_plots_and_parent_artifacts(report) -> None:
     assert {"report/plots/per_type.png", "report/tables/leaderboard.csv"} <= \
         {a.path for sub in ("report/plots", "report/tables")
          for a in client.list_artifacts(parent, sub)}
-    # on disk: relative image links that resolve from report.md's directory
+    # no file names a host: report.md links each plot relatively, and the link resolves both
+    # next to report.md on disk and inside the parent run's downloaded report/ artifacts
     links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", md)
     assert len(links) == 3 and all((out / link).is_file() for link in links)
-    # logged: absolute get-artifact links (a local store has no URL: mlflow ui's default)
-    logged_md = Path(client.download_artifacts(parent, "report/report.md", str(outputs / "dl")))
-    served = re.findall(r"!\[[^]]*\]\(([^)]+)\)", logged_md.read_text())
-    assert served == [f"http://127.0.0.1:5000/get-artifact?path=report%2Fplots%2F{p.name}"
-                      f"&run_uuid={parent}" for p in map(Path, links)]
-    assert logged_md.read_text().split("### Plots")[0].startswith(md.split("### Plots")[0])
+    got = Path(client.download_artifacts(parent, "report", str(outputs / "dl")))
+    assert (got / "report.md").read_text() == md
+    assert all((got / link).read_bytes() == (out / link).read_bytes() for link in links)
+    html = (got / "report.html").read_text()
+    for text in (md, html):
+        assert not re.search(r"https?://", text)
+    # report.html (MLflow's preview shows it on any host) inlines the same plots
+    inlined = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', html)
+    assert [(alt, base64.b64decode(b64)) for alt, b64 in inlined] == \
+        [(Path(link).stem, (out / link).read_bytes()) for link in links]
+    assert "<h3>Leaderboard (paper Tables 2/12)</h3>" in html
     conc = rep.tables["concentration"]
     reject = _row(conc, "always_reject | oneshot")
     assert reject[1] == reject[2] == 12 and reject[4] == 100.0  # every task all-reject, Q_m 100
@@ -310,30 +318,86 @@ def test_per_type_delta_rows_count_their_own_type_only(report) -> None:
 
 def test_attack_table_has_static_beside_adaptive(report) -> None:
     from monitorbench.attack.metrics import attack_rates
+    from monitorbench.metrics.adaptive import with_found
+    from monitorbench.report.analysis import Analysis
     from monitorbench.report.render import markdown
     from monitorbench.report.source import Configuration
-    from monitorbench.report.tables import attack_table
+    from monitorbench.report.tables import attack_table, leaderboard
 
     outputs, _, _ = report
     configs = _configs(outputs)
+    schema = next(c for c in configs if c.label == "schema_check | oneshot")
+    tasks = sorted({r["task_id"] for r in schema.records})
+
+    def share(tid: str) -> float:
+        att = [r for r in schema.records if r["task_id"] == tid and r["group"] == "attack"]
+        return sum(r["outcome"] == "P" for r in att) / len(att)
+    # the task set aside below is one whose acceptance differs from schema_check's mean, so its
+    # FPR_h over all its tasks differs from its FPR_h on the common pool
+    mean = sum(map(share, tasks)) / len(tasks)
+    aside = next(t for t in tasks if abs(share(t) - mean) > 1e-9)
+    unbroken = next(t for t in tasks if t != aside and share(t) < 1.0)
+    found = frozenset({aside, unbroken})
     ran = []
-    for c in configs[:2]:
-        # the attack stage's own metric function on the job's real records, budget 0 (no
-        # found mutants): static and adaptive numbers come from identical record sets
-        m = {**attack_rates(c.records, "static"), **attack_rates(c.records, "adaptive"),
-             "attack/queries": 0.0}
-        ran.append(Configuration(c.run_id, c.axes, m, c.records, c.label))
-    old = Configuration("old", {}, {"attack/fpr_h_adaptive": 10.0}, [], "old job")
-    t = attack_table([*ran, old, configs[2]])
+    for c in configs[:3]:
+        recs = c.records if c is schema else [r for r in c.records if r["task_id"] != aside]
+        # what the job logs: the attack stage's own metrics over the job's tasks
+        m = {**attack_rates(recs, "static"),
+             **attack_rates(with_found(recs, found if c is schema else ()), "adaptive"),
+             "attack/queries": 7.0}
+        ran.append(Configuration(c.run_id, c.axes, m, recs, c.label,
+                                 found=found if c is schema else frozenset()))
+    # a job whose attack stage left no per-task results (found None) gets no row
+    old = Configuration("old", dict(schema.axes), {"attack/fpr_h_adaptive": 10.0},
+                        schema.records, "old job")
+    an = Analysis([*ran, old, configs[3]], n_resamples=50)
+    t = attack_table(an, [*ran, old, configs[3]])
     assert t.columns == ["configuration", "FPR_h static", "FPR_h adaptive",
                          "tasks broken static", "tasks broken adaptive",
                          "broken static/adaptive of attacked", "queries"]
-    assert [r[0] for r in t.rows] == [c.label for c in ran] + ["old job"]
-    accept, reject = t.rows[0], t.rows[1]
-    assert "always_accept" in accept[0] and accept[1] == accept[2] == 100.0
-    assert accept[3] == accept[4] == 100.0 and accept[5].endswith(" of 12")
-    assert reject[1] == reject[3] == 0.0 and reject[5] == "0/0 of 12"
-    assert t.rows[2][1:] == [None, 10.0, None, None, None, None]
-    assert "same task denominator" in t.note and "equal at budget 0" in t.note
+    assert [r[0] for r in t.rows] == [c.label for c in ran]
+    board = {r[1]: r[5].point for r in leaderboard(an, an.configs).rows}
+    n = len(tasks) - 1
+    for row in t.rows:
+        # static FPR_h is the leaderboard's (same common pool), adaptive never below it
+        assert row[1] == pytest.approx(board[row[0]]) and row[2] >= row[1]
+    by = {r[0]: r for r in t.rows}
+    s_row = by["schema_check | oneshot"]
+    logged = next(c for c in ran if c is not None and c.label == s_row[0]).metrics
+    assert logged["attack/fpr_h_static"] != pytest.approx(s_row[1])  # own pool: not comparable
+    assert s_row[2] > s_row[1]  # `unbroken` found on the pool; `aside` is off it
+    accept, reject = by["always_accept | oneshot"], by["always_reject | oneshot"]
+    assert accept[1] == accept[2] == 100.0 and accept[5] == f"{n}/{n} of {n}"
+    assert reject[1] == reject[2] == reject[3] == 0.0 and reject[5] == f"0/0 of {n}"
+    assert accept[6] == 7 and "never below static" in t.note
     rows = _md_rows(markdown(t))
-    assert all(len(r) == 7 for r in rows) and rows[4][1] == "—"
+    assert all(len(r) == 7 for r in rows)
+
+def test_sweep_leaderboard_puts_static_and_adaptive_fpr_h_on_one_pool(report) -> None:
+    """The sweep's table once showed schema_check · raw with adaptive FPR_h 78.0 below its
+    FPR_h 78.2: FPR_h was on the common pool, adaptive as logged over all the job's tasks."""
+    from monitorbench.tracking.judgments_csv import parse_csv_records
+    from monitorbench.tracking.sweep_report import child_runs, leaderboard_rows
+
+    outputs, parent, _ = report
+    runs = child_runs(client_for(f"sqlite:///{outputs}/mlflow.db"), parent)
+    records = {r.info.run_id: parse_csv_records(
+        outputs / "runs" / r.data.tags["monitorbench.run_key"] / "judgments.csv") for r in runs}
+    schema = next(r for r in runs if r.data.tags["mlflow.runName"].startswith("schema_check")
+                  and r.data.tags.get("monitorbench.scaffold") == "oneshot")
+    tasks = sorted({x["task_id"] for x in records[schema.info.run_id]})
+    aside = tasks[0]
+    unbroken = next(t for t in tasks[1:] if any(  # a task with an attack it rejected
+        x["task_id"] == t and x["group"] == "attack" and x["outcome"] != "P"
+        for x in records[schema.info.run_id]))
+    for r in runs:  # as if the others' access setting had set a task aside
+        if r is not schema:
+            records[r.info.run_id] = [x for x in records[r.info.run_id] if x["task_id"] != aside]
+    found = {r.info.run_id: frozenset({aside, unbroken}) if r is schema else frozenset()
+             for r in runs}
+    rows = leaderboard_rows(runs, records, found)
+    for row in rows:
+        assert row["attack/fpr_h_static"] == pytest.approx(row["fpr_h"])
+        assert row["attack/fpr_h_adaptive"] >= row["attack/fpr_h_static"]
+    s_row = next(row for row in rows if row["run"] == schema.data.tags["mlflow.runName"])
+    assert s_row["attack/fpr_h_adaptive"] > s_row["attack/fpr_h_static"]

@@ -1,5 +1,6 @@
-"""The report's markdown in MLflow's own artifact preview: a real `mlflow server`, headless
-Chromium (Debian's) loading the logged report.md, its plots and tables rendered."""
+"""The report in MLflow's own artifact preview: a real `mlflow server`, headless Chromium
+(Debian's) loading the logged report.html, its plots and tables rendered, with no link that
+names the server's address."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from test_report import _sweep
 pytestmark = [pytest.mark.service, pytest.mark.slow]
 
 
-def test_logged_report_md_shows_its_plots_in_the_mlflow_ui(
+def test_logged_report_html_shows_its_plots_in_the_mlflow_ui(
         mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
     from monitorbench.report import build_report
 
@@ -35,20 +36,16 @@ def test_logged_report_md_shows_its_plots_in_the_mlflow_ui(
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.goto(f"{mlflow_server.url}/#/experiments/{exp}/runs/{parent}/artifacts/"
-                  "report/report.md")
-        page.wait_for_selector("img[alt=concentration]", timeout=120_000)
-        page.wait_for_function("() => [...document.querySelectorAll('img[alt]')].filter("
-                               "i => i.complete && i.naturalWidth > 0).length >= 3",
-                               timeout=60_000)
-        page.screenshot(path=str(tmp_path / "report_md.png"))
-        page.locator("img[alt=tpr_vs_tnr]").scroll_into_view_if_needed()
-        page.screenshot(path=str(tmp_path / "report_md_plots.png"))
-        shown = page.eval_on_selector_all(
-            "img[alt]", "els => els.map(e => [e.alt, e.naturalWidth])")
-        assert {alt for alt, w in shown if alt and w > 100} == {"tpr_vs_tnr", "per_type",
-                                                                  "concentration"}
-        assert page.get_by_text("Leaderboard (paper Tables 2/12)").count() == 1
-        assert page.get_by_text("[tpr_vs_tnr](").count() == 0  # not printed as a link text
+                  "report/report.html")
+        page.wait_for_selector("iframe", timeout=120_000)
+        frame = page.frame_locator("iframe").first
+        frame.locator("img[alt=concentration]").wait_for(timeout=60_000)
+        shown = frame.locator("img[alt]").evaluate_all(
+            "els => els.map(e => [e.alt, e.complete ? e.naturalWidth : 0])")
+        page.screenshot(path=str(tmp_path / "report_html.png"))
+        assert {alt for alt, w in shown if w > 100} == {"tpr_vs_tnr", "per_type",
+                                                        "concentration"}
+        assert frame.get_by_text("Leaderboard (paper Tables 2/12)").count() == 1
     finally:
         browser.close()
         pw.stop()

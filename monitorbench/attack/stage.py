@@ -57,6 +57,7 @@ from monitorbench.attack.search import TaskAttack, attack_task, case_record
 from monitorbench.attack.toolkits import toolkit_for
 from monitorbench.errors import InputError
 from monitorbench.hashing import sha256_text
+from monitorbench.metrics.adaptive import with_found
 from monitorbench.sandbox.base import MISSING_VERIFIER, Sandbox, SandboxSpec
 from monitorbench.suites.access import split_by_fields
 from monitorbench.suites.format import Case, Reference, Task
@@ -68,13 +69,6 @@ log = logging.getLogger(__name__)
 def _task_seed(seed: int, task_id: str) -> int:
     """Per-task seed: the search on one task does not depend on which other tasks ran."""
     return int(sha256_text(f"{seed}:{task_id}")[:16], 16)
-
-
-def _found_record(res: TaskAttack, suite_hash: str) -> dict[str, Any]:
-    """The accepted mutant as one more attack case of its task (category ``adaptive``)."""
-    return {"task_id": res.task_id, "task_type": res.task_type,
-            "case_id": f"{res.task_id}.adaptive", "group": "attack", "category": "adaptive",
-            "label": "FAIL", "outcome": "P", "reason": "", "suite_hash": suite_hash}
 
 
 def run_adaptive_attack(tasks: Sequence[Task], cases: Mapping[str, Sequence[Case]],
@@ -191,9 +185,9 @@ def _metrics(results: Sequence[TaskAttack], budget: int, skipped: Mapping[str, i
     }
     static = [rec for r in results for rec in r.judgments]
     if static:
-        found = [_found_record(r, r.judgments[0]["suite_hash"]) for r in results if r.found]
         out.update(attack_rates(static, "static"))
-        out.update(attack_rates(static + found, "adaptive"))
+        out.update(attack_rates(with_found(static, {r.task_id for r in results if r.found}),
+                                "adaptive"))
     return out
 
 

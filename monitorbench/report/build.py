@@ -1,34 +1,34 @@
 """Assemble a sweep's report: tables and plots on disk and on the sweep's MLflow parent run.
 
-``report.md`` exists twice. On disk its images are relative links (``plots/x.png``), which
-load when the file is opened from its directory. The copy logged to MLflow links each plot as
-``<MLflow URL>/get-artifact?path=report/plots/x.png&run_uuid=<parent run>``: MLflow 3.17's
-markdown artifact preview prints an image with a relative link as the text ``[alt](link)`` and
-strips ``data:`` URIs (its URL filter passes only http(s)), so only an absolute http(s) link
-renders (checked with a real ``mlflow server`` and headless Chromium,
-tests/test_report_mlflow_ui.py). The MLflow URL is the tracking URI when that is a server,
-else ``ui_url`` (default http://127.0.0.1:5000, where ``mlflow ui`` serves).
+The output directory and the parent run's ``report/`` artifacts hold the same files, laid out
+the same way: ``report.md``, ``report.html``, ``tables/`` and ``plots/``. Nothing names a host:
+
+- ``report.md`` links its plots relatively (``plots/x.png``), so they load from the file's
+  directory on disk and name the artifacts ``report/plots/x.png`` of the run in MLflow.
+- ``report.html`` carries the same tables with the plots inlined as ``data:`` images, so it
+  shows them in MLflow's artifact preview on whatever host and port the UI serves. MLflow 3.17's
+  markdown preview prints an image with a relative link as the text ``[alt](link)`` (checked
+  with a real ``mlflow server`` and headless Chromium, tests/test_report_mlflow_ui.py), and an
+  absolute link would break on any other address.
 
 Public API::
 
     build_report(experiment: str, *, sweep: str = "latest", out: Path | None = None,
                  tracking_uri: str | None = None, outputs: Path | None = None,
-                 n_resamples: int = 1000, seed: int = 0, ui_url: str | None = None) -> Report
-    mlflow_ui_url(tracking_uri: str, ui_url: str | None = None) -> str
+                 n_resamples: int = 1000, seed: int = 0) -> Report
 """
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
-import tempfile
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
-from typing import Callable
-from urllib.parse import quote
 
 from monitorbench.report.analysis import Analysis
-from monitorbench.report.render import markdown, write_table
+from monitorbench.report.render import html_table, markdown, write_table
 from monitorbench.report.source import find_sweep, load_configurations, varying_axes
 from monitorbench.report.tables import (DELTA_AXES, Table, attack_table, concentration_table,
                                         delta_table, diagnostics_table, leaderboard,
@@ -38,7 +38,6 @@ from monitorbench.tracking.mlflow_logger import tracking_uri as resolve_uri
 
 log = logging.getLogger(__name__)
 ARTIFACT_DIR = "report"
-DEFAULT_UI_URL = "http://127.0.0.1:5000"  # `mlflow ui` / `mlflow server` without --port
 
 
 @dataclass
@@ -62,7 +61,7 @@ def _tables(an: Analysis) -> list[Table]:
                     out.append(t)
     out += [concentration_table(an, configs), diagnostics_table(an, configs),
             same_cases_table(configs)]
-    attack = attack_table(configs)
+    attack = attack_table(an, configs)
     if attack is not None:
         out.append(attack)
     return out
@@ -84,44 +83,33 @@ def _plots(an: Analysis, out_dir: Path, experiment: str) -> list[Path]:
     ]
 
 
-def mlflow_ui_url(tracking_uri: str, ui_url: str | None = None) -> str:
-    """Where the MLflow UI that shows the logged report serves: ``ui_url`` when given, else the
-    tracking server, else ``mlflow ui``'s default address (a local store has no URL)."""
-    if ui_url:
-        return ui_url.rstrip("/")
-    if tracking_uri.startswith(("http://", "https://")):
-        return tracking_uri.rstrip("/")
-    return DEFAULT_UI_URL
-
-
-def _image_lines(pngs: list[Path], link: Callable[[Path], str]) -> list[str]:
-    return ["### Plots", ""] + [f"![{p.stem}]({link(p)})" for p in pngs]
-
-
-def _write_summaries(report: Report, sections: list[str], base_url: str, tmp: Path
-                     ) -> tuple[Path, Path]:
-    """report.md on disk (relative image links) and the copy for MLflow (absolute
-    get-artifact links to the parent run's plots), written under ``tmp``."""
+def _write_summaries(report: Report, sections: list[str], head: list[str]) -> list[Path]:
+    """report.md (plots linked relatively) and report.html (the same tables, plots inlined)
+    in the output directory, beside its tables/ and plots/."""
     pngs = [p for p in report.files if p.suffix == ".png"]
-    on_disk = report.out_dir / "report.md"
-    on_disk.write_text("\n".join(sections + _image_lines(pngs, lambda p: f"plots/{p.name}"))
-                       + "\n", encoding="utf-8")
+    md = report.out_dir / "report.md"
+    md.write_text("\n".join(head + sections + ["### Plots", ""]
+                            + [f"![{p.stem}](plots/{p.name})" for p in pngs]) + "\n",
+                  encoding="utf-8")
+    images = "".join(
+        f'<p><img alt="{escape(p.stem)}" src="data:image/png;base64,'
+        f'{base64.b64encode(p.read_bytes()).decode()}"></p>' for p in pngs)
+    page = "".join([f"<h1>{escape(head[0].lstrip('# '))}</h1><p>{escape(head[2].replace('`', ''))}</p>",
+                    *(html_table(t) for t in report.tables.values()), "<h3>Plots</h3>",
+                    images])
+    html = report.out_dir / "report.html"
+    html.write_text(f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{_CSS}"
+                    f"</style></head><body>{page}</body></html>\n", encoding="utf-8")
+    return [md, html]
 
-    def served(p: Path) -> str:
-        path = quote(f"{ARTIFACT_DIR}/plots/{p.name}", safe="")
-        return f"{base_url}/get-artifact?path={path}&run_uuid={report.parent_run_id}"
 
-    note = [f"Plots load from the MLflow server at {base_url} (`--mlflow-ui-url` if the UI "
-            "serves elsewhere); report.md in the output directory links them relatively.", ""]
-    logged = tmp / "report.md"
-    logged.write_text("\n".join(sections + note + _image_lines(pngs, served)) + "\n",
-                      encoding="utf-8")
-    return on_disk, logged
+_CSS = ("body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}img{max-width:100%}")
 
 
 def build_report(experiment: str, *, sweep: str = "latest", out: Path | None = None,
                  tracking_uri: str | None = None, outputs: Path | None = None,
-                 n_resamples: int = 1000, seed: int = 0, ui_url: str | None = None) -> Report:
+                 n_resamples: int = 1000, seed: int = 0) -> Report:
     """Read the sweep from MLflow, write every table and plot, log them to its parent run."""
     outputs = Path(outputs or os.environ.get("MONITORBENCH_OUTPUTS", "outputs"))
     uri = resolve_uri(tracking_uri, outputs)
@@ -132,21 +120,21 @@ def build_report(experiment: str, *, sweep: str = "latest", out: Path | None = N
     # one directory per sweep: a report of another sweep of the experiment does not overwrite it
     out_dir = Path(out) if out else outputs / "reports" / experiment / parent.info.run_id[:8]
     report = Report(parent.info.run_id, out_dir)
-    sections = [f"# Report: {experiment}", "",
-                f"Sweep parent run `{parent.info.run_id}`, {len(configs)} configurations, "
-                f"{n_resamples} bootstrap resamples (seed {seed}).", ""]
+    head = [f"# Report: {experiment}", "",
+            f"Sweep parent run `{parent.info.run_id}`, {len(configs)} configurations, "
+            f"{n_resamples} bootstrap resamples (seed {seed}).", ""]
+    sections: list[str] = []
     for table in _tables(an):
         report.tables[table.name] = table
         report.files += write_table(table, out_dir / "tables")
         sections.append(markdown(table))
     report.files += _plots(an, out_dir / "plots", experiment)
+    summaries = _write_summaries(report, sections, head)
+    report.files += summaries
     run_id = parent.info.run_id
     for sub in ("tables", "plots"):
         client.log_artifacts(run_id, str(out_dir / sub), f"{ARTIFACT_DIR}/{sub}")
-    with tempfile.TemporaryDirectory() as tmp:
-        on_disk, logged = _write_summaries(report, sections, mlflow_ui_url(uri, ui_url),
-                                           Path(tmp))
-        client.log_artifact(run_id, str(logged), ARTIFACT_DIR)
-    report.files.append(on_disk)
+    for path in summaries:
+        client.log_artifact(run_id, str(path), ARTIFACT_DIR)
     log.info("report for %s (sweep %s) in %s", experiment, run_id, out_dir)
     return report

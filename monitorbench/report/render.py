@@ -3,17 +3,20 @@
 Markdown shows an estimate as ``point [low, high]`` and a difference as ``+d [low, high]*``;
 CSV keeps numbers machine-readable: an estimate column ``X`` becomes ``X``, ``X_low``,
 ``X_high``, and a difference also gets ``X_significant``. Missing values are ``—`` in markdown
-and empty in CSV, never 0.
+and empty in CSV, never 0. :func:`html_table` renders the same cells as markdown does, for the
+report's HTML copy.
 
 Public API::
 
     write_table(table: Table, out_dir: Path) -> tuple[Path, Path]
     markdown(table: Table) -> str
+    html_table(table: Table) -> str
 """
 
 from __future__ import annotations
 
 import csv
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,8 @@ from monitorbench.report.tables import DECIMALS, Diff, Est, Table
 from monitorbench.tracking.sweep_report import md_cell
 
 
-def _md_cell(v: Any) -> str:
+def _text(v: Any) -> str:
+    """A cell as the reader sees it, before any markdown or HTML escaping."""
     if v is None:
         return "—"
     if isinstance(v, Est):
@@ -31,7 +35,11 @@ def _md_cell(v: Any) -> str:
                 + ("*" if v.significant else ""))
     if isinstance(v, float):
         return f"{v:.{DECIMALS}f}"
-    return md_cell(str(v))
+    return str(v)
+
+
+def _md_cell(v: Any) -> str:
+    return md_cell(_text(v))
 
 
 def markdown(table: Table) -> str:
@@ -41,6 +49,16 @@ def markdown(table: Table) -> str:
     if table.note:
         lines += ["", table.note]
     return "\n".join(lines) + "\n"
+
+
+def html_table(table: Table) -> str:
+    """The table as an HTML section: same title, cells and note as :func:`markdown`."""
+    head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(_text(v))}</td>" for v in row) + "</tr>"
+                   for row in table.rows)
+    note = f"<p>{escape(table.note)}</p>" if table.note else ""
+    return (f"<h3>{escape(table.title)}</h3><table><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>{note}")
 
 
 def _csv_columns(table: Table) -> list[str]:

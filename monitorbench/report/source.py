@@ -4,7 +4,9 @@ The report reads only what the jobs logged: each child run's tags (generator, sc
 task, run key), its params (the flattened config, for the generation condition) and its
 selected judgment records. Records come from the run's artifact ``judgments/judgments.csv``
 (the rows the job scored, after median-round selection), falling back to
-``outputs/runs/<run_key>/judgments.csv`` when the artifact store is not reachable from here.
+``outputs/runs/<run_key>/judgments.csv`` when the artifact store is not reachable from here; a
+job that ran the adaptive attacker also gives the tasks its search broke (``attack/attack.json``,
+same fallback), so the report computes adaptive FPR_h on the same tasks as everything else.
 Re-deriving every number from records, not from logged metrics, is what lets the report put
 bootstrap intervals on them and pair two configurations task by task.
 
@@ -24,6 +26,7 @@ from typing import Any
 
 from monitorbench.errors import InputError
 from monitorbench.tracking.judgments_csv import parse_csv_records
+from monitorbench.tracking.sweep_report import run_found
 
 # Axes that tell configurations apart, in display order: (name, where it is read from).
 AXES = (("generator", "tag:monitorbench.generator"), ("model", "param:generator.model"),
@@ -40,6 +43,7 @@ class Configuration:
     metrics: dict[str, float]
     records: list[dict[str, Any]] = field(default_factory=list)
     label: str = ""
+    found: frozenset[str] | None = None  # tasks the adaptive search broke; None: not attacked
 
 
 def _run_hint(experiment: str) -> str:
@@ -136,7 +140,8 @@ def load_configurations(client: Any, parent: Any, *, experiment: str,
                          f"sweep {parent.info.run_id} of {experiment!r} has no finished job",
                          _run_hint(experiment))
     configs = [Configuration(r.info.run_id, {name: _axis(r, where) for name, where in AXES},
-                             dict(r.data.metrics), _records_for(client, r, outputs))
+                             dict(r.data.metrics), _records_for(client, r, outputs),
+                             found=run_found(client, r, outputs / "runs"))
                for r in runs]
     varying = [name for name, _ in AXES if len({c.axes[name] for c in configs}) > 1]
     shown = varying or ["generator"]

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from monitorbench.attack.metrics import attack_rates
+from monitorbench.metrics.adaptive import with_found
 from monitorbench.metrics import build_table
 from monitorbench.metrics.headline import HEADLINE
 from monitorbench.metrics.ranking import common_pool, rank_on_pool
@@ -309,33 +311,40 @@ def same_cases_table(configs: Sequence[Configuration]) -> Table:
     return t
 
 
-def attack_table(configs: Sequence[Configuration]) -> Table | None:
+def attack_table(an: Analysis, configs: Sequence[Configuration]) -> Table | None:
     """Static beside adaptive attack acceptance for jobs that ran the attack stage (None: none
-    did); the numbers are the stage's own metrics (:mod:`monitorbench.attack.metrics`)."""
-    ran = [c for c in configs if "attack/fpr_h_adaptive" in c.metrics]
+    did), on the leaderboard's common task pool, by the attack stage's own definitions
+    (:func:`monitorbench.attack.metrics.attack_rates` of the pool's records, and of those plus
+    the mutants the search found: :func:`monitorbench.metrics.adaptive.with_found`)."""
+    ran = [c for c in configs if c.found is not None]
     if not ran:
         return None
+    pool = common_pool(_scored(an, configs, None))
     t = Table("attack", "Attack acceptance: static suite vs adaptive search",
               ["configuration", "FPR_h static", "FPR_h adaptive", "tasks broken static",
                "tasks broken adaptive", "broken static/adaptive of attacked", "queries"],
-              note="FPR_h static / adaptive: the paper's FPR_h (mean over the tasks with attack "
-                   "cases of the share of their attack cases the verifier accepted) over the "
-                   "suite's attack cases / over those plus every mutant the budgeted black-box "
-                   "search found and the verifier accepted (invalid by construction and "
-                   "rejected by the reference). Same definition, same task denominator; equal "
-                   "at budget 0. Tasks broken: % of the attacked tasks (those with attack "
-                   "cases) where any attack was accepted, static / adaptive; the counts column "
-                   "gives them as static/adaptive of attacked. Queries: verifier calls the "
-                   "search made. — = the job did not log it.")
+              note=f"On the common task pool of the leaderboard ({len(pool)} tasks), so FPR_h "
+                   "static is the leaderboard's FPR_h. FPR_h static / adaptive: the paper's "
+                   "FPR_h (mean over the tasks with attack cases of the share of their attack "
+                   "cases the verifier accepted) over the suite's attack cases / over those plus "
+                   "every mutant the budgeted black-box search found and the verifier accepted "
+                   "(invalid by construction and rejected by the reference). Same definition, "
+                   "same tasks, so adaptive is never below static; equal at budget 0. Tasks "
+                   "broken: % of the attacked tasks (those with attack cases) where any attack "
+                   "was accepted, static / adaptive; the counts column gives them as "
+                   "static/adaptive of attacked. Queries: verifier calls the search made on all "
+                   "the job's tasks. — = the job did not log it.")
     for c in ran:
-        m = c.metrics
+        recs = [r for r in c.records if r["task_id"] in pool]
+        m = {**attack_rates(recs, "static"),
+             **attack_rates(with_found(recs, c.found or frozenset()), "adaptive")} if recs else {}
         counts = None
         if "attack/n_attack_tasks" in m:
             counts = "/".join(str(int(m.get(f"attack/n_tasks_broken_{k}", 0)))
                               for k in ("static", "adaptive")) + \
                 f" of {int(m['attack/n_attack_tasks'])}"
-        queries = m.get("attack/queries")
-        t.rows.append([c.label, m.get("attack/fpr_h_static"), m["attack/fpr_h_adaptive"],
+        queries = c.metrics.get("attack/queries")
+        t.rows.append([c.label, m.get("attack/fpr_h_static"), m.get("attack/fpr_h_adaptive"),
                        m.get("attack/tasks_broken_static"), m.get("attack/tasks_broken_adaptive"),
                        counts, None if queries is None else int(queries)])
     return t

@@ -62,22 +62,49 @@ def run_records(client, run: Any, runs_dir: Path | None) -> list[dict[str, Any]]
             return None
 
 
-def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | None]
+def run_found(client, run: Any, runs_dir: Path | None) -> frozenset[str] | None:
+    """Tasks the job's adaptive search broke (``attack/attack.json`` in its run directory when
+    this machine has it, else the run's artifact); None when it ran no attack stage or neither
+    is there."""
+    import json
+    import tempfile
+
+    if "attack/fpr_h_adaptive" not in run.data.metrics:
+        return None
+    key = run.data.tags.get("monitorbench.run_key")
+    local = runs_dir / key / "attack" / "attack.json" if key and runs_dir is not None else None
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            path = local if local is not None and local.is_file() else Path(
+                client.download_artifacts(run.info.run_id, "attack/attack.json", tmp))
+            tasks = json.loads(path.read_text(encoding="utf-8"))["tasks"]
+        except Exception:  # no artifact (or unreachable): adaptive stays as logged
+            return None
+    return frozenset(t["task_id"] for t in tasks if t["found"])
+
+
+def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | None],
+                     found: dict[str, frozenset[str] | None] | None = None
                      ) -> list[dict[str, Any]]:
     """One row per child run, ranked by :func:`monitorbench.metrics.ranking.rank_on_pool`
     (BA_norm on the common task pool, ties sharing a rank, ``†`` on a row that scored more):
-    headline rates on the pool, static beside adaptive attack acceptance as logged (when any
-    run has it), FPR_h per attack category as logged. ``records``: run id -> its judgments."""
+    headline rates on the pool, static beside adaptive attack acceptance (FPR_h on the pool
+    when ``found`` has the tasks the run's search broke, :mod:`monitorbench.metrics.adaptive`;
+    else as logged), FPR_h per attack category as logged. ``records``: run id -> its
+    judgments."""
     from monitorbench.metrics import build_table, summarize
+    from monitorbench.metrics.adaptive import static_adaptive_fpr_h
     from monitorbench.metrics.ranking import rank_on_pool
 
     by_name = {_name(r): r for r in runs}
     scored = {_name(r): (frozenset(build_table(records[r.info.run_id]).task_ids)
                          if records.get(r.info.run_id) else frozenset()) for r in runs}
     on_pool: dict[str, dict[str, float]] = {}
+    pooled: dict[str, list[dict[str, Any]]] = {}
 
     def value_on(name: str, pool: frozenset[str]) -> float | None:
         recs = [x for x in records[by_name[name].info.run_id] or [] if x["task_id"] in pool]
+        pooled[name] = recs
         on_pool[name] = summarize(recs) if recs else {}
         return on_pool[name].get("ba_norm")
 
@@ -89,9 +116,22 @@ def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | 
                                "tasks": place.tasks_cell if place.tasks else None}
         row.update({k: on_pool.get(place.name, {}).get(k) for k in HEADLINE})
         row.update({k: m.get(k) for k in attacked})
+        broke = (found or {}).get(by_name[place.name].info.run_id)
+        if broke is not None and pooled.get(place.name):
+            # one pool for both: adaptive as logged is over all the job's tasks
+            row["attack/fpr_h_static"], row["attack/fpr_h_adaptive"] = \
+                static_adaptive_fpr_h(pooled[place.name], broke)
         row.update({k: m[k] for k in sorted(m) if k.startswith("fpr_h/")})
         rows.append(row)
     return rows
+
+
+def numbers(run: Any) -> dict[str, float]:
+    """A job run's metrics with its sample's sizes, which it logs as params (``n_tasks``)."""
+    from monitorbench.tracking.job import is_count
+
+    counts = {k: float(v) for k, v in run.data.params.items() if is_count(k)}
+    return {**counts, **run.data.metrics}
 
 
 def _name(run: Any) -> str:
@@ -126,14 +166,6 @@ def _count(tasks: Any) -> int:
 # beside it holds every column.
 SHORT = (("rank", "rank"), ("run", "run"), ("BA_norm", "ba_norm"), ("TPR", "tpr"),
          ("TNR", "tnr"), ("FPR_h", "fpr_h"), ("FPR_h adaptive", "attack/fpr_h_adaptive"),
-def numbers(run: Any) -> dict[str, float]:
-    """A job run's metrics with its sample's sizes, which it logs as params (``n_tasks``)."""
-    from monitorbench.tracking.job import is_count
-
-    counts = {k: float(v) for k, v in run.data.params.items() if is_count(k)}
-    return {**counts, **run.data.metrics}
-
-
          ("tasks", "tasks"))
 
 
@@ -181,7 +213,8 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
     try:
         if runs:
             rows = leaderboard_rows(runs, {r.info.run_id: run_records(client, r, runs_dir)
-                                           for r in runs})
+                                           for r in runs},
+                                    {r.info.run_id: run_found(client, r, runs_dir) for r in runs})
             for p in write_tables(rows, sweep_dir):
                 client.log_artifact(parent_run_id, str(p))
             # As an MLflow table too, so the UI shows the leaderboard as a table, not a file.
