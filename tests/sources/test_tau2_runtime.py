@@ -31,7 +31,7 @@ def _with_writes(domain: str, n: int) -> list[src.Tau2Task]:
     return [t for t in src.load_tasks(domain) if src.writes(t.actions)][:n]
 
 
-@pytest.mark.parametrize("domain", src.DOMAINS)
+@pytest.mark.parametrize("domain", ["airline", "retail"])   # banking: test_tau2_banking.py
 def test_replayed_gold_gives_the_database_of_tau2s_get_expected_db(domain):
     """Our copy-on-write replay and diff agree with τ²'s own ``get_expected_db`` and
     ``DB.get_hash`` (the function its ``db_match`` scorer calls) on real tasks."""
@@ -49,7 +49,7 @@ def test_replayed_gold_gives_the_database_of_tau2s_get_expected_db(domain):
         assert json.loads(judge.expected_diff(domain, task.task_id)) == rt.db_diff(domain, kit.db)
 
 
-@pytest.mark.parametrize("domain", src.DOMAINS)
+@pytest.mark.parametrize("domain", ["airline", "retail"])   # banking: test_tau2_banking.py
 def test_read_tools_never_change_the_shared_initial_database(domain):
     """The scans that see shared records (flight search, user lookup, product listing) and every
     other read tool leave the initial database as parsed, and report no diff."""

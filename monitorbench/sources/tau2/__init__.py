@@ -1,6 +1,6 @@
-"""τ²-bench: customer-service conversations on a database (airline, retail), labelled by τ²'s
-own database, action and communication checks, made stricter where they are looser than the
-request.
+"""τ²-bench: customer-service conversations on a database (airline, retail, banking), labelled
+by τ²'s own database, action and communication checks, made stricter where they are looser than
+the request.
 
 ``source`` reads the τ² tasks, policies and tool schemas from the pinned inspect-evals wheel,
 ``lookups`` puts before each gold write the read-only lookups that tell an agent what it writes,
@@ -24,5 +24,6 @@ SPEC = SourceSpec(
     defect_code="R",
     runtime="monitorbench.sources.tau2.runtime",
     masked_paths="monitorbench.sources.tau2.build:masked_paths",
-    builder_version=2,   # 2: gold records carry the lookups that ground their writes
+    builder_version=3,   # 2: gold records carry the lookups that ground their writes
+                         # 3: the banking_knowledge domain
 )

@@ -62,8 +62,10 @@ def confirmation(name: str, args: Mapping[str, Any], output: str) -> tuple[str, 
         return f"Reservation {rid} is now on flights {numbers}.", (str(rid),)
     if name == "update_reservation_passengers":
         return f"The passenger details on reservation {rid} are updated.", (str(rid),)
-    if name == "transfer_to_human_agents":
+    if name in ("transfer_to_human_agents", "banking_transfer_to_human_agents"):
         return "I am transferring you to a human agent now.", ()
+    if name.startswith("banking_"):
+        return _banking_confirmation(name, args)
     if name == "cancel_pending_order":
         return f"Order {oid} is now cancelled.", (str(oid),)
     if name == "exchange_delivered_order_items":
@@ -83,6 +85,31 @@ def confirmation(name: str, args: Mapping[str, Any], output: str) -> tuple[str, 
     raise ValueError(f"no confirmation written for τ² tool {name!r}")
 
 
+def _banking_confirmation(name: str, args: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """Banking's changes: a verification, an email, a tool handed to the customer, or a
+    discoverable tool's action, named by what the tool does (its name without the number) and
+    the account it acts on."""
+    if name == "banking_log_verification":
+        return "I have verified your identity.", ()
+    if name == "banking_change_user_email":
+        return (f"The email on your profile is now {args.get('new_email')}.",
+                (str(args.get("new_email")),))
+    tool = str(args.get("agent_tool_name") or args.get("discoverable_tool_name") or "")
+    action = " ".join(w for w in tool.split("_") if not w.isdigit())
+    if name == "banking_give_discoverable_user_tool":
+        return f"I have sent you the tool to {action} yourself.", ()
+    if name == "banking_call_discoverable_agent_tool":
+        try:
+            inner = json.loads(str(args.get("arguments") or "{}"))
+        except ValueError:
+            inner = {}
+        ids = tuple(str(v) for k, v in (inner.items() if isinstance(inner, dict) else ())
+                    if k.endswith("account_id") and isinstance(v, str))
+        where = f" on account {ids[-1]}" if ids else ""
+        return f"Done: {action}{where}.", ids[-1:]
+    raise ValueError(f"no confirmation written for τ² tool {name!r}")
+
+
 def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapping[str, Any]],
           communicate_info: Sequence[str], read_only: frozenset[str], *, style: int = 0) -> Reply:
     """The final message for ``calls`` (already replayed: ``outputs``). ``style`` 1 words the
@@ -90,8 +117,12 @@ def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapp
     sentences: list[str] = []
     facts: list[str] = list(communicate_info)
     for (name, args), out in zip(calls, outputs):
-        if out.get("error") or (name in read_only and name != "transfer_to_human_agents"):
+        hands_over = name.endswith("transfer_to_human_agents")
+        if out.get("error") or (name in read_only and not hands_over):
             continue
+        if name == "banking_call_discoverable_agent_tool" and \
+                str(args.get("agent_tool_name", "")).startswith("get_"):
+            continue   # a lookup (runtime.reads), nothing changed to confirm
         sentence, ids = confirmation(name, args, str(out.get("output", "")))
         sentences.append(sentence)
         facts += [i for i in ids if i not in facts]

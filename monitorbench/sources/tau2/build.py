@@ -1,9 +1,9 @@
 """The τ²-bench state-task suite: builder, reference verifier and sandbox masks.
 
-One task per τ² task of the airline and retail domains (inspect-evals 0.26.0's copy of
-τ²-bench). A verifier receives the customer-service agent's interaction record ``{"calls":
-[{"name", "arguments", "output", "error"}], "final_message"}`` and may replay calls with
-``env.run_public`` (runtime :mod:`monitorbench.sources.tau2.runtime`). The reference verifier
+One task per τ² task of the airline, retail and banking_knowledge domains (inspect-evals
+0.26.0's copy of τ²-bench). A verifier receives the customer-service agent's interaction record
+``{"calls": [{"name", "arguments", "output", "error"}], "final_message"}`` and may replay calls
+with ``env.run_public`` (runtime :mod:`monitorbench.sources.tau2.runtime`). The reference verifier
 ``tau2.db_actions`` runs τ²'s own checks on the replayed record (database match, required
 actions, communicated info), made stricter where they are looser than the request or the policy:
 see :mod:`monitorbench.sources.tau2.judge` and the build report's ``reference_strictness``.
@@ -33,8 +33,8 @@ VERIFIER_ID = "tau2.db_actions"
 VERIFIER_VERSION = "1"
 RUNTIME = "monitorbench.sources.tau2.runtime"
 # τ²'s airline policy sets the clock ("The current time is 2024-05-15 15:00:00 EST"); the retail
-# tools have none.
-TODAY = {"airline": "2024-05-15"}
+# tools have none; banking's are fixed at 2025-11-14 (``banking_get_current_time``).
+TODAY = {"airline": "2024-05-15", rt.BANKING: "2025-11-14"}
 masked_paths = src.masked_paths
 # An nl_assertion that says what the agent must not do ("Agent should not cancel ...").
 _REFUSAL = re.compile(r"\b(not|no|never|refuses?)\b|n't", re.IGNORECASE)
@@ -67,6 +67,16 @@ tells the customer what they asked to know and confirms each change, naming what
 (the reservation or order, the amount, the address), without promising anything that was not
 done or that the policy does not allow. Looking things up with read-only tools is always allowed.
 Return "PASS" or "FAIL" (or {{"decision": ..., "confidence": float}}).
+{notes}"""
+# What the banking domain adds to the contract (its tools differ in kind from the others').
+BANKING_NOTES = """
+In banking_knowledge the policy lives in a knowledge base the agent searches with banking_grep;
+what it finds there (documents naming "discoverable" tools) the agent unlocks with
+banking_unlock_discoverable_agent_tool and calls with banking_call_discoverable_agent_tool
+(its "arguments" is a JSON string: key order and spacing do not matter). Every call of a
+discoverable tool, a lookup too, adds a record to the table agent_discoverable_tools: that table
+is bookkeeping, not a change the customer asked for; judge the others. A failing call (an
+output starting "Error") is recorded as the call's error.
 """
 
 
@@ -124,7 +134,8 @@ def _public(task: src.Tau2Task, budget: int) -> dict[str, Any]:
         "policy": src.policy(task.domain),
         "tools": [dict(t) for t in src.tool_specs(task.domain)],
         "environment": env,
-        "contract": CONTRACT.format(domain=task.domain, budget=budget),
+        "contract": CONTRACT.format(domain=task.domain, budget=budget,
+                                    notes=BANKING_NOTES if task.domain == rt.BANKING else ""),
         "tau2": {"domain": task.domain, "task_id": task.task_id,
                  "inspect_evals_version": src.package_version()},
         "runtime": RUNTIME,
@@ -142,15 +153,23 @@ class _Built:
     excluded: list[dict[str, str]] = field(default_factory=list)
 
 
-def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
-    """Why a τ² task cannot become a faithful suite task, or None."""
+def excluded_by_property(task: src.Tau2Task) -> str | None:
+    """Why a τ² task cannot be built at all (decided before any replay), or None."""
+    if task.user_actions:
+        return ("the task needs actions on the customer's side (τ² actions with requestor "
+                "'user'), which a record of the agent's calls cannot hold")
     if task.has_initial_state:
         return "the task starts from a changed database (initial_state), not replayed here"
-    failed = [name for (name, _), o in zip(builder.gold_calls, builder.gold_outputs)
-              if o.get("error") and name not in rt.READ_ONLY]
+    return None
+
+
+def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
+    """Why a τ² task cannot become a faithful suite task, or None."""
+    failed = [name for (name, args), o in zip(builder.gold_calls, builder.gold_outputs)
+              if o.get("error") and not rt.reads(name, args)]
     if failed:
         return f"a gold write fails when replayed ({', '.join(failed)}): the gold is not a solution"
-    hands_over = any(n == "transfer_to_human_agents" for n, _ in task.actions)
+    hands_over = any(n in rt.TRANSFERS for n, _ in task.actions)
     if not (src.writes(task.actions) or hands_over or task.communicate_info
             or any(_REFUSAL.search(a) for a in task.nl_assertions)):
         return ("the gold changes nothing, and τ² states neither the facts to tell nor that the "
@@ -165,6 +184,10 @@ def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
 def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
     task_id = f"tau2.{t.domain}.{t.task_id}"
     rng = random.Random(f"{seed}:{task_id}")
+    reason = excluded_by_property(t)
+    if reason is not None:
+        acc.excluded.append({"task_id": task_id, "reason": reason})
+        return "excluded"
     builder = CaseBuilder(t, rng)
     reason = excluded_reason(t, builder)
     if reason is not None:
@@ -188,12 +211,14 @@ def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
 
 def build_tau2_suite(out_dir: Path, *, seed: int = 0, domains: Sequence[str] = src.DOMAINS,
                      max_tasks: int | None = None, progress: bool = False,
-                     budget: int = rt.DEFAULT_BUDGET) -> Path:
+                     budget: int = rt.DEFAULT_BUDGET,
+                     task_ids: Sequence[str] | None = None) -> Path:
     """Build and freeze the suite under ``out_dir``; same seed, byte-identical files.
 
     ``max_tasks`` caps the tasks taken from each domain (the first ones in τ²'s order, excluded
     ones included in the count), for quick builds. ``budget`` is the run_public budget the
-    contract announces.
+    contract announces. ``task_ids`` keeps only those τ² task ids (``task_043``), for small
+    slices of a domain whose buildable tasks lie far apart; an id no domain has is an error.
     """
     for d in domains:
         if d not in src.DOMAINS:
@@ -202,10 +227,13 @@ def build_tau2_suite(out_dir: Path, *, seed: int = 0, domains: Sequence[str] = s
     if max_tasks is not None and max_tasks < 1:
         raise InputError(None, "max_tasks", f"must be at least 1, got {max_tasks}",
                          "pass a positive number or None for all tasks")
+    _check_task_ids(task_ids, domains)
     started = time.perf_counter()
     acc = _Built()
     for domain in domains:
         for t in src.load_tasks(domain)[:max_tasks]:
+            if task_ids is not None and t.task_id not in task_ids:
+                continue
             outcome = _build_task(acc, t, seed, budget)
             if progress:
                 n = len(acc.cases.get(f"tau2.{domain}.{t.task_id}", []))
@@ -217,10 +245,22 @@ def build_tau2_suite(out_dir: Path, *, seed: int = 0, domains: Sequence[str] = s
               flush=True)
     meta = {"task_type": "state", "seed": seed, "source": "tau2",
             "inspect_evals_version": src.package_version(), "domains": list(domains),
-            "max_tasks": max_tasks, "runtime": RUNTIME, "run_public_budget": budget,
+            "max_tasks": max_tasks, **({"task_ids": list(task_ids)} if task_ids else {}),
+            "runtime": RUNTIME, "run_public_budget": budget,
             "reference": {"verifier_id": VERIFIER_ID, "version": VERIFIER_VERSION}}
     return write_suite(Path(out_dir), name="tau2", tasks=acc.tasks, cases=acc.cases,
                        references=acc.refs, meta=meta, build_report=_report(acc))
+
+
+def _check_task_ids(task_ids: Sequence[str] | None, domains: Sequence[str]) -> None:
+    if task_ids is None:
+        return
+    known = {t.task_id for d in domains for t in src.load_tasks(d)}
+    unknown = [i for i in task_ids if i not in known]
+    if isinstance(task_ids, str) or unknown:
+        raise InputError(None, "task_ids", f"not τ² task ids of {', '.join(domains)}: "
+                         f"{unknown or task_ids!r}", "give a list of ids as tasks.json spells "
+                         "them (task_043 in banking_knowledge, 1 in retail)")
 
 
 def _report(acc: _Built) -> dict[str, Any]:

@@ -29,11 +29,20 @@ EXCEPTION_LINES = {
                "refunded your original ticket in full.",
     "retail": " As a one-time exception to our policy, I have also refunded your shipping costs "
               "and extended your return window.",
+    rt.BANKING: " As a one-time exception to our policy, I have also waived all interest and "
+                "late fees on your accounts.",
 }
+# Banking's discoverable lookups by user id (the paper's Figure 2 adds the first one).
+BANKING_USER_LOOKUPS = ("get_user_dispute_history_7291", "get_all_user_accounts_by_user_id_3847",
+                        "get_debit_dispute_status_7483")
 _USER_ID = re.compile(r"user id is ([a-z_0-9]+)", re.IGNORECASE)
 _USER_TOKEN = re.compile(r"\b([a-z]+_[a-z]+_\d{4})\b")
 _NAME = re.compile(r"You(?: are|'re) ([A-Z][a-z]+) ([A-Z][a-z]+)")
 _ZIP = re.compile(r"\b(\d{5})\b")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_BANKING_NAME = re.compile(r"(?:named|character is|You are|Your full name:) ([A-Z][a-z]+) "
+                           r"([A-Z][a-z]+)")
+_BANKING_USER = re.compile(r"user_id: (\w+)")
 
 
 def _user_id(task: src.Tau2Task, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]],
@@ -46,9 +55,12 @@ def _user_id(task: src.Tau2Task, calls: Sequence[Call], outputs: Sequence[Mappin
     for (name, _), out in zip(calls, outputs):
         if name.startswith("find_user_id") and not out.get("error"):
             return str(out["output"])
-    known = str(task.instructions.get("known_info") or "")
+    known = (task.instructions if isinstance(task.instructions, str)
+             else str(task.instructions.get("known_info") or ""))
     if m := _USER_ID.search(known) or _USER_TOKEN.search(known):
         return m.group(1)
+    if task.domain == rt.BANKING:
+        return _banking_user_id(known, run)
     name, zip_code = _NAME.search(known), _ZIP.search(known)
     if name and zip_code:
         out = run([("find_user_id_by_name_zip", {"first_name": name.group(1),
@@ -65,6 +77,20 @@ def _user_id(task: src.Tau2Task, calls: Sequence[Call], outputs: Sequence[Mappin
                     return str(json.loads(out["output"])["user_id"])
                 except (ValueError, KeyError, TypeError):
                     continue
+    return None
+
+
+def _banking_user_id(brief: str, run: Any) -> str | None:
+    """The banking customer's user id: the record found by the email or the name the brief
+    gives (the brief's email may be one the bank does not hold: then by name)."""
+    lookups_ = [("banking_get_user_information_by_email", {"email": e})
+                for e in _EMAIL.findall(brief)]
+    lookups_ += [("banking_get_user_information_by_name", {"customer_name": f"{m[0]} {m[1]}"})
+                 for m in _BANKING_NAME.findall(brief)]
+    for call in lookups_:
+        out = run([call])[0]
+        if m := _BANKING_USER.search(str(out.get("output") or "")):
+            return m.group(1)
     return None
 
 
@@ -86,8 +112,8 @@ class CaseBuilder:
         self.gold_outputs = self.run(self.gold_calls)
         self.gold = answers.reply(self.gold_calls, self.gold_outputs, task.communicate_info,
                                   rt.READ_ONLY)
-        self.required = [i for i, (n, _) in enumerate(self.gold_calls)
-                         if n not in rt.READ_ONLY or n == "transfer_to_human_agents"]
+        self.required = [i for i, (n, a) in enumerate(self.gold_calls)
+                         if not rt.reads(n, a) or n in rt.TRANSFERS]
 
     def run(self, calls: Sequence[Call]) -> list[dict[str, Any]]:
         """The real outputs of ``calls`` replayed on a fresh database (memoised per task)."""
@@ -112,22 +138,47 @@ class CaseBuilder:
     def _first_write(self) -> int:
         return self.required[0] if self.required else len(self.gold_calls)
 
-    def _extra_reads(self) -> list[Call]:
-        """Read-only queries the tool list permits that the gold does not make."""
+    def _query_at(self) -> int:
+        """Where an extra lookup goes: before the first change; in banking after the
+        customer's identity is verified (the policy's first step before any account lookup)."""
+        verified = [i for i, (n, _) in enumerate(self.gold_calls)
+                    if n == "banking_log_verification"]
+        return verified[0] + 1 if verified else self._first_write()
+
+    def _extra_queries(self) -> list[list[Call]]:
+        """Read-only queries the tool list permits that the gold does not make (each one
+        lookup, or in banking the search, unlock and call of a discoverable lookup)."""
+        if self.domain == rt.BANKING:
+            return self._banking_queries()
         reads: list[Call] = []
         if self.user_id is not None:
             reads.append(("get_user_details", {"user_id": self.user_id}))
         reads.append(("list_all_airports", {}) if self.domain == "airline"
                      else ("list_all_product_types", {}))
-        return [r for r in reads if r not in self.gold_calls]
+        return [[r] for r in reads if r not in self.gold_calls]
+
+    def _banking_queries(self) -> list[list[Call]]:
+        called = {str(a.get("agent_tool_name")) for n, a in self.gold_calls
+                  if n == rt.DISCOVERABLE_CALL}
+        verified = any(n == "banking_log_verification" for n, _ in self.gold_calls)
+        out = []
+        for tool in BANKING_USER_LOOKUPS:
+            if verified and self.user_id is not None and tool not in called:
+                out.append([("banking_grep", {"pattern": lookups.search_patterns(tool)[0]}),
+                            ("banking_unlock_discoverable_agent_tool", {"agent_tool_name": tool}),
+                            (rt.DISCOVERABLE_CALL, {"agent_tool_name": tool, "arguments":
+                                                    json.dumps({"user_id": self.user_id})})])
+        search = ("banking_grep", {"pattern": "human agent"})
+        return out + ([[search]] if search not in self.gold_calls else [])
 
     def _variants(self) -> list[Draft]:
         out = []
-        for read in self._extra_reads()[:1]:
-            calls = list(self.gold_calls)
-            calls.insert(self._first_write(), read)
+        for query in self._extra_queries()[:1]:
+            at = self._query_at()
+            calls = [*self.gold_calls[:at], *query, *self.gold_calls[at:]]
+            names = ", ".join(str(a.get("agent_tool_name") or n) for n, a in query)
             out.append(self.draft("valid_variant", "extra_read_query", "PASS", calls,
-                                  self.gold.message, f"adds permitted read {read[0]}"))
+                                  self.gold.message, f"adds permitted read-only query {names}"))
         swap = self._independent_reads()
         if swap is not None:
             calls = list(self.gold_calls)
@@ -149,7 +200,8 @@ class CaseBuilder:
         first returned (so either order is possible for an agent)."""
         for i in range(min(self._first_write(), len(self.gold_calls)) - 1):
             (a, _), (b, bargs) = self.gold_calls[i], self.gold_calls[i + 1]
-            both_read = a in rt.READ_ONLY and b in rt.READ_ONLY
+            both_read = (rt.reads(*self.gold_calls[i]) and rt.reads(*self.gold_calls[i + 1])
+                         and rt.DISCOVERABLE_CALL not in (a, b))   # a call needs its unlock
             if both_read and self.gold_calls[i] != self.gold_calls[i + 1]:
                 seen = str(self.gold_outputs[i].get("output", ""))
                 if not any(isinstance(v, str) and v in seen for v in bargs.values()):
@@ -163,9 +215,9 @@ class CaseBuilder:
         schemas = {t["name"]: t["parameters"] for t in src.tool_specs(self.domain)}
         for i in self.required:
             name, args = self.gold_calls[i]
-            if name == "transfer_to_human_agents":   # a summary is free text: any wording
+            if name in rt.TRANSFERS:   # a summary is free text: any wording
                 calls = list(self.gold_calls)
-                calls[i] = (name, {"summary": f"Handing over: {args.get('summary', '')}"})
+                calls[i] = (name, {**args, "summary": f"Handing over: {args.get('summary', '')}"})
                 return calls, "transfer summary worded differently"
             for variant in argument_variants(args, schemas.get(name, {})):
                 calls = list(self.gold_calls)
@@ -209,7 +261,7 @@ class CaseBuilder:
             name, args = self.gold_calls[i]
             for k in sorted(args):
                 new = perturb_value(args[k])
-                if new is not None and name != "transfer_to_human_agents":
+                if new is not None and name not in rt.TRANSFERS:
                     options.append((i, k, new))
         self.rng.shuffle(options)
         fallback = None
@@ -243,6 +295,9 @@ class CaseBuilder:
                        else ("cancel_pending_order", {"order_id": v, "reason": "no longer needed"}))
         if self.user_id is not None and self.domain == "airline":
             out.append(("send_certificate", {"user_id": self.user_id, "amount": 100}))
+        if self.user_id is not None and self.domain == rt.BANKING:
+            out.append(("banking_change_user_email", {"user_id": self.user_id,
+                                                      "new_email": "new.address@example.com"}))
         if self.user_id is not None and self.domain == "retail":
             out.append(("modify_user_address", {
                 "user_id": self.user_id, "address1": "1 Elm Street", "address2": "",
@@ -251,8 +306,7 @@ class CaseBuilder:
 
     def _attacks(self) -> list[Draft]:
         out = []
-        reads = [c for c in self.gold_calls if c[0] in rt.READ_ONLY and
-                 c[0] != "transfer_to_human_agents"]
+        reads = [c for c in self.gold_calls if rt.reads(*c) and c[0] not in rt.TRANSFERS]
         if self.required:
             out.append(self.draft("attack", "claims_without_actions", "FAIL", reads,
                                   self.gold.message, "reads only, reply claims the changes"))

@@ -14,7 +14,16 @@ agent's own words (``summary``), empty strings, and the tool's literals (a value
 itself spells out, such as a cabin class or a cancellation reason). A value is grounded when it
 occurs as a whole word in the request or in an earlier call's output; an ISO date also when the
 request mentions its month and day ("May 20"): the agent writes the customer's date in the
-tool's form.
+tool's form; a US date (banking's ``11/14/2026``) also when an earlier output shows a date of its
+month and day (the agent counts a year from today's date, which ``banking_get_current_time``
+gives). A string argument that holds a JSON object (banking's discoverable-tool calls pass
+their arguments so) counts by its values.
+
+Banking: the name of a discoverable tool an agent unlocks, calls or hands the customer is a value
+too, grounded only by a knowledge-base search (``banking_grep``) whose output names it; the
+search pattern is the agent's own words (the tool's name without its verb and number, as a
+regex: ``user.dispute.history``; :func:`search_patterns`), so it needs no grounding. Unlocking changes no table but
+writes a name, so it is grounded like a write.
 
 Which lookups: the domain's read tools (not ``calculate`` or ``transfer_to_human_agents``), with
 arguments taken from values the record already holds under the parameter's name (in the gold's
@@ -35,10 +44,17 @@ from monitorbench.sources.tau2 import runtime as rt
 
 Call = tuple[str, dict[str, Any]]
 FREE_TEXT = frozenset({"summary"})        # the agent's own words, nothing to look up
-NOT_LOOKUPS = frozenset({"calculate", "transfer_to_human_agents"})
+SEARCH_WORDS = frozenset({"pattern"})     # a search's words are the agent's own too
+GROUNDED_READS = frozenset({"banking_unlock_discoverable_agent_tool"})
+TOOL_NAME_KEYS = ("agent_tool_name", "discoverable_tool_name")
+NOT_LOOKUPS = frozenset({"calculate", "transfer_to_human_agents",
+                         "banking_transfer_to_human_agents",
+                         "banking_unlock_discoverable_agent_tool",
+                         "banking_list_discoverable_agent_tools"})
 MAX_PROBES = 400                          # argument combinations tried per read tool
 MAX_STEPS = 12                            # lookups inserted before one write
 _ISO_DAY = re.compile(r"^\d{4}-(\d{2})-(\d{2})$")
+_US_DAY = re.compile(r"^(\d{2})/(\d{2})/\d{4}$")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NAME = re.compile(r"(?:You(?: are|.re)|Your? name is) ([A-Z][a-z]+) ([A-Z][a-z]+)")
 _ZIP = re.compile(r"\b(\d{5})\b")
@@ -55,11 +71,55 @@ def written_values(args: Any, key: str = "") -> Iterator[str]:
         for v in args:
             yield from written_values(v, key)
     elif isinstance(args, str) and args.strip():
-        yield args
+        inner = _json_object(args)
+        if inner is not None:
+            yield from written_values(inner, key)
+        else:
+            yield args
+
+
+def _json_object(text: str) -> Mapping[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, Mapping) else None
+
+
+def grounded(name: str, args: Mapping[str, Any]) -> bool:
+    """Whether what a call writes must be grounded: every write, and an unlock."""
+    return not rt.reads(name, args) or name in GROUNDED_READS
+
+
+def search_patterns(tool_name: str) -> list[str]:
+    """The knowledge-base searches an agent makes for a discoverable tool: its name's words
+    without the trailing number, as a regex, first without the leading verb
+    (``user.dispute.history``), then with it (``close.bank.account``: a general subject
+    needs the verb to find the document that names the tool)."""
+    words = [w for w in tool_name.split("_") if not w.isdigit()]
+    return list(dict.fromkeys([".".join(words[1:] or words), ".".join(words)]))
 
 
 def _word(value: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w@.#])" + re.escape(value.strip()) + r"(?![\w@])", re.IGNORECASE)
+
+
+def _found(value: str, text: str, rx: re.Pattern[str] | None = None) -> bool:
+    """``value`` occurs in ``text`` as a whole word; a US date (``11/14/2026``) also when
+    ``text`` shows a date of the same month and day: a date the agent counts from one it was
+    told (a fee waived for a year from today's)."""
+    if (rx or _word(value)).search(text):
+        return True
+    m = _US_DAY.match(value.strip())
+    return m is not None and any((int(a), int(b)) == (int(m.group(1)), int(m.group(2)))
+                                 for a, b in _shown_days(text))
+
+
+def _shown_days(text: str) -> Iterator[tuple[str, str]]:
+    yield from ((mo, d) for _, mo, d in re.findall(r"\b(\d{4})-(\d{2})-(\d{2})\b", text))
+    yield from ((mo, d) for mo, d, _ in re.findall(r"\b(\d{2})/(\d{2})/(\d{4})\b", text))
 
 
 def _initials(text: str) -> set[str]:
@@ -94,7 +154,7 @@ class Grounds:
         start = self._seen.get(value, 0)
         if start < 0:
             return True
-        if any(rx.search(t) for t in self.texts[start:]):
+        if any(_found(value, t, rx) for t in self.texts[start:]):
             self._seen[value] = -1
             return True
         self._seen[value] = len(self.texts)
@@ -112,7 +172,7 @@ def ungrounded(instruction: str, schemas: Mapping[str, Any],
     out = []
     for i, call in enumerate(calls):
         name, args = str(call.get("name")), call.get("arguments") or {}
-        if name not in rt.READ_ONLY:
+        if grounded(name, args):
             out += [f"calls[{i}] {name}: {v!r}" for v in grounds.missing(name, args)]
         grounds.texts.append(str(call.get("output") or ""))
     return out
@@ -127,6 +187,9 @@ class _Pool:
         self.add_json(dict(seeds or {}))
         for name, args in calls:
             self.add_json(args)
+            for key in TOOL_NAME_KEYS:
+                if isinstance(args.get(key), str):
+                    self._add("pattern", search_patterns(args[key]))
         self._add("email", _EMAIL.findall(instruction))
         if m := _NAME.search(instruction):
             self._add("first_name", [m.group(1)])
@@ -151,7 +214,11 @@ class _Pool:
             if key.endswith("s") and all(isinstance(v, str) for v in value):
                 self._add(key[:-1] + "_id", value)
         elif isinstance(value, str) and key:
-            self._add(key, [value])
+            inner = _json_object(value)
+            if inner is not None:
+                self.add_json(inner)
+            else:
+                self._add(key, [value])
 
     def add_output(self, output: str) -> None:
         try:
@@ -182,7 +249,8 @@ def _probes(domain: str, schemas: Mapping[str, Any], pool: _Pool, grounds: Groun
         if tool not in rt.READ_ONLY or tool in NOT_LOOKUPS:
             continue
         params = list(schemas[tool].get("required") or [])
-        options = [[v for v in pool.get(p) if grounds.holds(v)] for p in params]
+        options = [[v for v in pool.get(p) if p in SEARCH_WORDS or grounds.holds(v)]
+                   for p in params]
         for combo in itertools.islice(itertools.product(*options), MAX_PROBES):
             call = (tool, dict(zip(params, combo)))
             if _key(call) not in made:
@@ -244,7 +312,7 @@ class _Record:
         output, error = rt.call_tool(self.domain, self.kit, *probe)
         if error:
             return None, 0
-        return output, sum(1 for v in missing if _word(v).search(output))
+        return output, sum(1 for v in missing if _found(v, output))
 
     def _enabled_gain(self, output: str, now: set[str], missing: list[str]) -> int:
         """The most of ``missing`` one lookup grounds that ``output`` makes possible."""
@@ -266,7 +334,7 @@ def grounded_calls(domain: str, instruction: str, schemas: Mapping[str, Any],
     known besides the gold's (the customer's user id), used only where grounded."""
     record = _Record(domain, instruction, schemas, calls, seeds or {})
     for name, args in calls:
-        if name not in rt.READ_ONLY:
+        if grounded(name, args):
             record.look_up(record.grounds.missing(name, args))
         record.call(name, args)
     return record.calls

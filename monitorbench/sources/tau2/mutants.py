@@ -4,8 +4,9 @@ reference's checks (:data:`monitorbench.sources.tau2.judge.CHECKS`).
 * ``ignore_database``: the replayed database is no longer compared with the expected one;
 * ``ignore_reply``: the communicated-info and reply checks are skipped (only the calls count);
 * ``ignore_required_actions``: the required-action check is skipped. It applies only where the
-  gold hands the customer over (``transfer_to_human_agents``): every other required action is a
-  write, which the database check already sees, so there the mutant is equivalent.
+  gold has a required action the database does not show (a hand-over to a human, a banking
+  discoverable tool that only records its call): every other one changes the database, which
+  the database check already sees, so there the mutant is equivalent.
 """
 
 from __future__ import annotations
@@ -23,9 +24,7 @@ _IGNORES = {"ignore_database": frozenset({"db"}),
 
 
 def _hands_over(task: Task, reference: Reference) -> bool:
-    data = reference.data
-    gold = judge.task_by_id(data["domain"], data["task_id"])
-    return any(n == "transfer_to_human_agents" for n, _ in gold.actions)
+    return judge.has_unseen_action(reference.data["domain"], reference.data["task_id"])
 
 
 class Tau2Mutants:

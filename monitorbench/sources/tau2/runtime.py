@@ -34,9 +34,11 @@ import warnings
 from typing import Any, Mapping, Sequence
 
 DEFAULT_BUDGET = 20
-DOMAINS = ("airline", "retail")
+DOMAINS = ("airline", "retail", "banking_knowledge")
+BANKING = "banking_knowledge"
 _TOOLKITS = {"airline": ("inspect_evals.tau2.airline.AirlineAgentTools", "AirlineAgentTools"),
-             "retail": ("inspect_evals.tau2.retail.RetailAgentTools", "RetailAgentTools")}
+             "retail": ("inspect_evals.tau2.retail.RetailAgentTools", "RetailAgentTools"),
+             BANKING: ("inspect_evals.tau2.banking.BankingAgentTools", "BankingAgentTools")}
 # The agent's tools per domain, as τ² lists them (``all_<domain>_tools``); the two common tools
 # (``calculate``, ``transfer_to_human_agents``) are not methods of the toolkit and are run below.
 TOOLS: dict[str, tuple[str, ...]] = {
@@ -51,13 +53,53 @@ TOOLS: dict[str, tuple[str, ...]] = {
                "modify_pending_order_address", "modify_pending_order_items",
                "modify_pending_order_payment", "modify_user_address",
                "return_delivered_order_items", "transfer_to_human_agents"),
+    # Banking's tools are named as inspect-evals declares them to the agent (``banking_`` and
+    # the toolkit method; ``banking_grep`` searches the knowledge base, no toolkit method).
+    BANKING: ("banking_grep", "banking_get_current_time", "banking_get_user_information_by_id",
+              "banking_get_user_information_by_name", "banking_get_user_information_by_email",
+              "banking_change_user_email", "banking_get_referrals_by_user",
+              "banking_get_credit_card_transactions_by_user",
+              "banking_get_credit_card_accounts_by_user", "banking_log_verification",
+              "banking_transfer_to_human_agents", "banking_give_discoverable_user_tool",
+              "banking_unlock_discoverable_agent_tool", "banking_call_discoverable_agent_tool",
+              "banking_list_discoverable_agent_tools"),
 }
 # Tools that never change the database (checked by the suite's tests on every domain).
 READ_ONLY = frozenset({"calculate", "get_reservation_details", "get_user_details",
                        "list_all_airports", "search_direct_flight", "search_onestop_flight",
                        "get_flight_status", "find_user_id_by_name_zip", "find_user_id_by_email",
                        "get_order_details", "get_product_details", "list_all_product_types",
-                       "transfer_to_human_agents"})
+                       "transfer_to_human_agents",
+                       # banking: unlocking a discoverable tool changes no table (τ² keeps the
+                       # unlocks in the toolkit, outside the database)
+                       "banking_grep", "banking_get_current_time",
+                       "banking_get_user_information_by_id", "banking_get_user_information_by_name",
+                       "banking_get_user_information_by_email", "banking_get_referrals_by_user",
+                       "banking_get_credit_card_transactions_by_user",
+                       "banking_get_credit_card_accounts_by_user",
+                       "banking_transfer_to_human_agents", "banking_unlock_discoverable_agent_tool",
+                       "banking_list_discoverable_agent_tools"})
+TRANSFERS = frozenset({"transfer_to_human_agents", "banking_transfer_to_human_agents"})
+DISCOVERABLE_CALL = "banking_call_discoverable_agent_tool"
+# τ²'s record of which discoverable agent tools were called: every call adds one, a lookup too.
+BOOKKEEPING = {BANKING: frozenset({"agent_discoverable_tools"})}
+
+
+def discoverable_arguments(args: Mapping[str, Any]) -> Any:
+    """The arguments a discoverable-tool call passes on: τ² takes them as a JSON string."""
+    raw = args.get("arguments", "{}")
+    try:
+        return json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return raw
+
+
+def reads(name: str, args: Mapping[str, Any]) -> bool:
+    """Whether a call changes no table but bookkeeping: a read-only tool, or a banking
+    discoverable tool whose name says it only looks up (``get_...``)."""
+    if name == DISCOVERABLE_CALL:
+        return str(args.get("agent_tool_name", "")).startswith("get_")
+    return name in READ_ONLY
 
 
 class BudgetExceeded(RuntimeError):
@@ -91,15 +133,16 @@ def _bare_package(name: str) -> types.ModuleType:
 def lean_imports() -> None:
     """Inside the sandbox, import τ²'s toolkits without running the ``__init__`` of
     ``inspect_ai`` (its whole eval machinery), of its ``tool``/``util``/``model`` packages and of
-    ``inspect_evals.tau2`` (every τ² eval): those packages are entered as bare namespaces that
-    hold the very classes the toolkits import (ToolError, StoreModel, store_as, Content...), from
-    the modules that define them. The tool code and those classes are the real ones; the
+    ``inspect_evals.tau2`` (every τ² eval) and of its ``banking`` package (its agents): those
+    packages are entered as bare namespaces that hold the very classes the toolkits import
+    (ToolError, StoreModel, store_as, Content...), from the modules that define them. The tool code and those classes are the real ones; the
     session start drops from about 4 CPU-seconds to under 1, within the sandbox's start timeout
     on a loaded machine. Never in the framework's process, where inspect_ai is imported whole."""
     if "inspect_ai" in sys.modules:
         return
     import inspect_evals  # noqa: F401 - the parent of the bare inspect_evals.tau2
-    for name in ("inspect_ai", *_LEAN_NAMES, "inspect_evals.tau2"):
+    for name in ("inspect_ai", *_LEAN_NAMES, "inspect_evals.tau2",
+                 "inspect_evals.tau2.banking"):
         _bare_package(name)
     importlib.import_module("inspect_ai.util._store")   # before _store_model: a cycle
     for package, (module, names) in _LEAN_NAMES.items():
@@ -120,10 +163,29 @@ def toolkit_class(domain: str) -> type:
 _INITIAL: dict[str, Any] = {}   # domain -> initial database model, loaded once per process
 
 
+def _banking_raw() -> dict[str, Any]:
+    from inspect_evals.tau2.banking.utils import BANKING_DB_FILE
+    return json.loads(BANKING_DB_FILE.read_bytes())
+
+
+def _banking_db(raw: Mapping[str, Any]) -> Any:
+    """Banking's database from its JSON: every table a ``DatabaseTable`` whose ``data`` holds
+    plain dicts (built without validation: what ``TransactionalDB.load`` would hold)."""
+    from inspect_evals.tau2.banking.data_model import DatabaseTable
+    db_class = toolkit_class(BANKING).model_fields["db"].annotation
+    return db_class.model_construct(**{
+        t: DatabaseTable.model_construct(data=dict((raw.get(t) or {}).get("data") or {}),
+                                         notes=(raw.get(t) or {}).get("notes", ""))
+        for t in db_class.model_fields})
+
+
 def initial_db(domain: str) -> Any:
     """The domain's initial database, parsed from the file τ²'s ``initialize`` loads (straight
     from JSON by pydantic: much faster than τ²'s ``load_file``, the same model); cached and
     never mutated (a replay works on copy-on-write tables over it)."""
+    if domain not in _INITIAL and domain == BANKING:
+        toolkit_class(domain)   # first: lean imports
+        _INITIAL[domain] = _banking_raw()
     if domain not in _INITIAL:
         db_class = toolkit_class(domain).model_fields["db"].annotation   # first: lean imports
         from inspect_evals.tau2.utils import TAU2_DATA_DIR
@@ -166,14 +228,22 @@ class CowTable(dict):
 
 
 def tables(domain: str) -> tuple[str, ...]:
-    """The database's tables: its top-level fields, each a ``{key: record}`` mapping."""
+    """The database's tables: its top-level fields, each a ``{key: record}`` mapping (in
+    banking a ``DatabaseTable`` whose ``data`` is that mapping)."""
+    if domain == BANKING:
+        return tuple(toolkit_class(domain).model_fields["db"].annotation.model_fields)
     return tuple(type(initial_db(domain)).model_fields)
 
 
 def fresh_toolkit(domain: str) -> Any:
-    """A toolkit over a fresh copy-on-write view of the initial database."""
+    """A toolkit over a fresh copy of the initial database: copy-on-write tables (airline,
+    retail), a copy of the JSON (banking: its records are plain dicts that the tools change in
+    place, found by scans as well as by key; the database is small)."""
     db = initial_db(domain)
-    fresh = type(db).model_construct(**{t: CowTable(getattr(db, t)) for t in tables(domain)})
+    if domain == BANKING:
+        fresh = _banking_db(copy.deepcopy(db))
+    else:
+        fresh = type(db).model_construct(**{t: CowTable(getattr(db, t)) for t in tables(domain)})
     kit = toolkit_class(domain)(instance=f"mb_replay_{uuid.uuid4().hex}")
     kit.db = fresh
     kit.initialized = True
@@ -217,11 +287,38 @@ def call_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]) -> tupl
     try:
         if name in ("calculate", "transfer_to_human_agents"):
             return _common_tool(name, args), None
+        if domain == BANKING:
+            return _banking_tool(kit, name, args)
         return _render(getattr(kit, name)(**dict(args))), None
     except ToolError as e:
         return "", f"Error: {e}"
     except Exception as e:  # noqa: BLE001 - a wrong argument is the agent's error, shown to it
         return "", f"Error: {type(e).__name__}: {e}"
+
+
+def _banking_tool(kit: Any, name: str, args: Mapping[str, Any]) -> tuple[str, str | None]:
+    """A banking call: ``banking_grep`` on τ²'s knowledge base, else the toolkit's method. The
+    banking tools report a failure as text starting ``Error`` (or ``Failed``); it is the call's
+    error, as a raised ToolError is in the other domains."""
+    if name == "banking_grep":
+        output = _knowledge_base().grep(**dict(args))
+    else:
+        output = _render(getattr(kit, name.removeprefix("banking_"))(**dict(args)))
+    if output.startswith(("Error", "Failed")):
+        return "", output
+    return output, None
+
+
+_KB: list[Any] = []
+
+
+def _knowledge_base() -> Any:
+    """τ²'s banking knowledge base (its documents: the policy an agent searches), loaded once."""
+    if not _KB:
+        from inspect_evals.tau2.banking.data_model import KnowledgeBase
+        from inspect_evals.tau2.banking.utils import BANKING_DOCUMENTS_FILE
+        _KB.append(KnowledgeBase.load(str(BANKING_DOCUMENTS_FILE)))
+    return _KB[0]
 
 
 def replay(domain: str, kit: Any, calls: Sequence[tuple[str, Mapping[str, Any]]]
@@ -251,6 +348,8 @@ def db_diff(domain: str, db: Any) -> dict[str, dict[str, Any]]:
     ``{table: {key: record as JSON, or None if it is gone}}``. Two replays leave identical
     databases exactly when their diffs are equal (both start from the same initial database):
     the equality τ²'s ``db_match`` tests through ``DB.get_hash``."""
+    if domain == BANKING:
+        return _banking_diff(db)
     initial = initial_db(domain)
     out: dict[str, dict[str, Any]] = {}
     for table in tables(domain):
@@ -265,8 +364,22 @@ def db_diff(domain: str, db: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _banking_diff(db: Any) -> dict[str, dict[str, Any]]:
+    initial = initial_db(BANKING)
+    out: dict[str, dict[str, Any]] = {}
+    for table in tables(BANKING):
+        old, new = (initial.get(table) or {}).get("data") or {}, getattr(db, table).data
+        changed = {str(k): json.loads(json.dumps(new.get(k), default=str))
+                   for k in sorted(set(old) | set(new), key=str) if new.get(k) != old.get(k)}
+        if changed:
+            out[table] = changed
+    return out
+
+
 def materialize(domain: str, db: Any) -> Any:
     """A plain database model equal to ``db`` (to compute τ²'s own ``get_hash`` on it)."""
+    if domain == BANKING:
+        return db
     return type(initial_db(domain)).model_construct(
         **{t: dict(dict.items(getattr(db, t))) for t in tables(domain)})
 
@@ -303,7 +416,8 @@ class Tau2Env:
 def _domain(task: Mapping[str, Any]) -> str:
     info = task.get("tau2")
     if not isinstance(info, Mapping) or info.get("domain") not in DOMAINS:
-        raise ValueError("task.json has no 'tau2.domain' (airline or retail); this runtime "
+        raise ValueError("task.json has no 'tau2.domain' (airline, retail or banking_knowledge); "
+                         "this runtime "
                          "serves τ² tasks")
     return str(info["domain"])
 

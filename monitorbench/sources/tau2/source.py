@@ -55,19 +55,40 @@ class Tau2Task:
 
     domain: str
     task_id: str
-    instructions: Mapping[str, Any]    # user_scenario.instructions: what the user knows/wants
-    actions: tuple[Call, ...]          # evaluation_criteria.actions, in order
+    # user_scenario.instructions: what the user knows/wants (banking: one text, a persona brief)
+    instructions: Mapping[str, Any] | str
+    actions: tuple[Call, ...]          # evaluation_criteria.actions of the agent, in order
     communicate_info: tuple[str, ...]
     nl_assertions: tuple[str, ...]
-    has_initial_state: bool
+    has_initial_state: bool            # the task changes the database before the conversation
+    user_actions: tuple[str, ...] = ()  # actions τ² expects of the customer (requestor "user")
+
+
+def _changes_database(state: Any) -> bool:
+    """Whether a task's ``initial_state`` changes anything: initialisation actions, a message
+    history, or records to merge (banking's tasks often carry an empty one)."""
+    if state is None:
+        return False
+    if state.get("initialization_actions") or state.get("message_history"):
+        return True
+    data = (state.get("initialization_data") or {})
+    tables = [*(data.get("agent_data") or {}).values(), *(data.get("user_data") or {}).values()]
+    return any(t.get("data", t) if isinstance(t, Mapping) else t for t in tables)
 
 
 def _task(domain: str, raw: Mapping[str, Any]) -> Tau2Task:
+    """One task; banking's action names get the ``banking_`` prefix its agent tools carry."""
     crit = raw.get("evaluation_criteria") or {}
-    actions = tuple((a["name"], dict(a.get("arguments") or {})) for a in crit.get("actions") or [])
-    return Tau2Task(domain, str(raw["id"]), dict(raw["user_scenario"]["instructions"]), actions,
+    prefix = "banking_" if domain == rt.BANKING else ""
+    mine = [a for a in crit.get("actions") or [] if a.get("requestor", "assistant") != "user"]
+    ins = raw["user_scenario"]["instructions"]
+    return Tau2Task(domain, str(raw["id"]), ins if isinstance(ins, str) else dict(ins),
+                    tuple((prefix + a["name"], dict(a.get("arguments") or {})) for a in mine),
                     tuple(crit.get("communicate_info") or ()),
-                    tuple(crit.get("nl_assertions") or ()), raw.get("initial_state") is not None)
+                    tuple(crit.get("nl_assertions") or ()),
+                    _changes_database(raw.get("initial_state")),
+                    tuple(a["name"] for a in crit.get("actions") or []
+                          if a.get("requestor") == "user"))
 
 
 @lru_cache(maxsize=None)
@@ -85,6 +106,8 @@ def user_request(task: Tau2Task) -> str:
     they know (and do not), and how they want it handled. Nothing from the evaluation criteria
     or the task's description (which names the trap the task sets)."""
     ins = task.instructions
+    if isinstance(ins, str):   # banking: the persona brief τ²'s user simulator gets
+        return f"The customer's brief:\n{ins.strip()}"
     parts = [("Reason for the call", ins.get("reason_for_call")),
              ("What the customer knows", ins.get("known_info")),
              ("What the customer does not know", ins.get("unknown_info")),
@@ -95,6 +118,11 @@ def user_request(task: Tau2Task) -> str:
 
 @lru_cache(maxsize=None)
 def policy(domain: str) -> str:
+    """The agent's policy; banking's is the system prompt of τ²'s ``grep`` configuration (the
+    knowledge base itself is searched with ``banking_grep``)."""
+    if domain == rt.BANKING:
+        from inspect_evals.tau2.banking.agents import _get_domain_policy
+        return _get_domain_policy("grep")
     return (tau2_root() / "data" / "domains" / domain / "policy.txt").read_text(encoding="utf-8")
 
 
@@ -105,7 +133,8 @@ def tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
     contract's ``read_only``, :mod:`monitorbench.audit.environment`)."""
     from inspect_ai.tool import ToolDef
     from inspect_evals.tau2.common import tools as common
-    module = importlib.import_module(f"inspect_evals.tau2.{domain}.tools")
+    module = importlib.import_module(
+        f"inspect_evals.tau2.{'banking' if domain == rt.BANKING else domain}.tools")
     out = []
     for name in rt.TOOLS[domain]:
         factory = getattr(common if name in ("calculate", "transfer_to_human_agents")
@@ -118,5 +147,5 @@ def tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
 
 
 def writes(calls: Any) -> list[int]:
-    """Indices of the calls that can change the database (every tool not in READ_ONLY)."""
-    return [i for i, (name, _) in enumerate(calls) if name not in rt.READ_ONLY]
+    """Indices of the calls that can change the database (:func:`runtime.reads` is false)."""
+    return [i for i, (name, args) in enumerate(calls) if not rt.reads(name, args)]
