@@ -98,7 +98,7 @@ def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(tmp_path:
         [run] = _runs(server)                    # the interrupted run, taken over: no twin
         assert run.info.status == "FINISHED"
         assert run.data.metrics["judgments_new"] == 0
-        assert run.data.metrics["n_tasks"] == json.loads(
+        assert int(run.data.params["n_tasks"]) == json.loads(   # a size: a param
             (run_dir / "metrics.json").read_text())["n_tasks"]
         assert (run_dir / "judgments.jsonl").read_text().count("\n") == judged
     finally:
