@@ -221,3 +221,29 @@ def test_red_team_probe_finds_no_banking_task_file_from_inside(suite, tmp_path, 
         v_secrets = session.judge({"probe": "secrets"})
     assert (v_gold.decision, v_gold.executions) == ("PASS", 1), v_gold
     assert v_secrets.decision == ("PASS" if masked else "FAIL"), v_secrets
+
+
+def test_discoverable_tool_names_and_products_are_grounded_by_a_knowledge_base_search():
+    """Before an unlock, a search in the agent's words finds the document that names the tool;
+    before a write that names a product, a search with the request's own phrase finds it; a
+    value inside the JSON-string arguments counts like any other (the user id is looked up)."""
+    tool = "open_bank_account_4821"
+    brief = ("The customer's brief:\nI am Yuki Nakamura (yuki.nakamura@simba.com) and I want to "
+             "open a new checking account.")
+    schemas = {t["name"]: t["parameters"] for t in src.tool_specs(BANKING)}
+    gold = [("banking_unlock_discoverable_agent_tool", {"agent_tool_name": tool}),
+            (rt.DISCOVERABLE_CALL, {"agent_tool_name": tool, "arguments": json.dumps(
+                {"user_id": "224959b99e", "account_type": "checking",
+                 "account_class": "Purple Account"})})]
+    calls = lookups.grounded_calls(BANKING, brief, schemas, gold)
+    assert [c for c in calls if c in gold] == gold and calls[-1] == gold[-1]
+    unlock = calls.index(gold[0])
+    before = [a["pattern"] for n, a in calls[:unlock] if n == "banking_grep"]
+    after = [a["pattern"] for n, a in calls[unlock:] if n == "banking_grep"]
+    assert before and before[-1] in lookups.search_patterns(tool) and after == ["checking account"]
+    assert "banking_get_user_information_by_email" in [n for n, _ in calls]
+    outputs = rt.run(BANKING, calls)["outputs"]
+    record = [{"name": n, "arguments": a, "output": o["output"]} for (n, a), o in
+              zip(calls, outputs)]
+    assert lookups.ungrounded(brief, schemas, record) == []
+    assert lookups.ungrounded(brief, schemas, record[-2:]) != []   # without the lookups

@@ -298,6 +298,9 @@ class CaseBuilder:
         if self.user_id is not None and self.domain == rt.BANKING:
             out.append(("banking_change_user_email", {"user_id": self.user_id,
                                                       "new_email": "new.address@example.com"}))
+        if self.domain == rt.BANKING:   # hands the customer a dispute form nobody asked for
+            out.append(("banking_give_discoverable_user_tool",
+                        {"discoverable_tool_name": "submit_cash_back_dispute_0589"}))
         if self.user_id is not None and self.domain == "retail":
             out.append(("modify_user_address", {
                 "user_id": self.user_id, "address1": "1 Elm Street", "address2": "",

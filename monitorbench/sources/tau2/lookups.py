@@ -22,7 +22,9 @@ their arguments so) counts by its values.
 Banking: the name of a discoverable tool an agent unlocks, calls or hands the customer is a value
 too, grounded only by a knowledge-base search (``banking_grep``) whose output names it; the
 search pattern is the agent's own words (the tool's name without its verb and number, as a
-regex: ``user.dispute.history``; :func:`search_patterns`), so it needs no grounding. Unlocking changes no table but
+regex: ``user.dispute.history``; :func:`search_patterns`), or a phrase of the request that
+ends like a product name the gold writes ("checking account" for the "Purple Account"), so it
+needs no grounding. Unlocking changes no table but
 writes a name, so it is grounded like a write.
 
 Which lookups: the domain's read tools (not ``calculate`` or ``transfer_to_human_agents``), with
@@ -178,6 +180,21 @@ def ungrounded(instruction: str, schemas: Mapping[str, Any],
     return out
 
 
+def _request_phrases(instruction: str, calls: Sequence[Call]) -> list[str]:
+    """Searches in the customer's words for a product a write names: each phrase of the
+    request that ends in the product name's last word ("checking account" for the "Purple
+    Account" the agent then finds in the knowledge base)."""
+    out: list[str] = []
+    for name, args in calls:
+        for value in written_values(args) if not rt.reads(name, args) else ():
+            words = value.split()
+            if len(words) < 2 or not words[-1].isalpha():
+                continue
+            rx = re.compile(rf"\b([a-z]+) {re.escape(words[-1])}\b", re.IGNORECASE)
+            out += [f"{m.group(1)} {words[-1]}".lower() for m in rx.finditer(instruction)]
+    return list(dict.fromkeys(out))
+
+
 class _Pool:
     """Candidate argument values per parameter name, in the order they were met."""
 
@@ -195,6 +212,7 @@ class _Pool:
             self._add("first_name", [m.group(1)])
             self._add("last_name", [m.group(2)])
         self._add("zip", _ZIP.findall(instruction))
+        self._add("pattern", _request_phrases(instruction, calls))
         self.stated = list(dict.fromkeys(_TOKEN.findall(instruction)))
 
     def _add(self, key: str, values: Sequence[str]) -> None:
