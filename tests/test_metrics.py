@@ -481,3 +481,24 @@ def test_incomplete_round_is_refused() -> None:
     records = [r for r in records if not (r["round"] == 2 and r["case_id"] == "st-p0")]
     with pytest.raises(InputError, match="round 2"):
         select_median_round(records)
+
+
+def test_adaptive_fpr_h_is_never_below_static_on_the_same_tasks() -> None:
+    """A found mutant is one more accepted attack of its task: the task's share goes from k/n
+    to (k+1)/(n+1); a task off the records (another pool) or without attack cases adds
+    nothing, so the FPR_h denominator never moves."""
+    from monitorbench.metrics.adaptive import static_adaptive_fpr_h, with_found
+
+    def attacked(tid: str, accepted: int, n: int) -> list[dict[str, Any]]:
+        return ([rec(tid, f"{tid}-p", "PASS", "P")]
+                + [rec(tid, f"{tid}-a{i}", "FAIL", "P" if i < accepted else "F",
+                       group="attack") for i in range(n)])
+
+    recs = attacked("t1", 1, 3) + attacked("t2", 0, 2) + task("t3", ["P"], ["F"])
+    static, adaptive = static_adaptive_fpr_h(recs, {"t1", "t3", "elsewhere"})
+    # static: (1/3 + 0/2) / 2; adaptive: t1 -> 2/4, t2 unchanged, t3 has no attack case
+    assert static == pytest.approx(100 * (1 / 3) / 2)
+    assert adaptive == pytest.approx(100 * (2 / 4) / 2) and adaptive > static
+    assert len(with_found(recs, {"t1", "t3", "elsewhere"})) == len(recs) + 1
+    assert static_adaptive_fpr_h(recs, set()) == (static, static)
+    assert static_adaptive_fpr_h(task("t3", ["P"], ["F"]), {"t3"}) == (None, None)
