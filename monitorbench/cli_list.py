@@ -48,7 +48,9 @@ def main(argv: list[str]) -> int:
 def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
     """Task ids of a source's built suites (the default build and its slices, e.g. the 12
     AgentDojo tasks of ``task=mixed_small``), or of one slice named by its directory
-    (``agentdojo-<hash>``); the ids ``score --task`` takes, which finds them in the same place."""
+    (``agentdojo-<hash>``); the ids ``score --task`` takes, which finds them in the same place.
+    Tasks the audit excluded are never judged, so they are counted, not listed."""
+    from monitorbench.audit.exclusions import AUDIT_FILE, apply_exclusions, read_exclusions
     from monitorbench.audit.prepare import build_suite, load_built
     from monitorbench.suites.locate import built_dirs, split_dir_name
     from monitorbench.suites.registry import source_info
@@ -66,10 +68,14 @@ def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
                              "bfcl takes about half a minute")
         roots = [build_suite(suites_dir, source, progress=sys.stderr.isatty())]
     for root in roots:
-        suite = load_built(root, source)
+        suite = apply_exclusions(load_built(root, source))
         for task_id in sorted(suite.tasks):
             print(task_id)
-        print(f"{len(suite.tasks)} tasks in {root}", file=sys.stderr)
+        excluded = len(read_exclusions(root)["excluded"])
+        n = len(suite.tasks)
+        print(f"{n} task{'' if n == 1 else 's'} in {root}"
+              + (f" ({excluded} more excluded by the audit, never judged: {root / AUDIT_FILE})"
+                 if excluded else ""), file=sys.stderr)
 
 
 def list_suites(suites_dir: Path) -> None:

@@ -74,12 +74,19 @@ def test_score_access_vocabulary_is_the_access_group(monkeypatch, capsys) -> Non
 
 def test_list_tasks_prints_the_task_ids_of_a_built_suite(suites_dir: Path, monkeypatch,
                                                          capsys) -> None:
+    from monitorbench.audit.exclusions import apply_exclusions, read_exclusions
     from monitorbench.suites.format import load_suite
 
     r = _mb_here(monkeypatch, capsys, "list", "tasks", "--suite", "bfcl",
                  "--suites-dir", str(suites_dir))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == sorted(load_suite(suites_dir / "bfcl").tasks)
+    built = load_suite(suites_dir / "bfcl")
+    assert r.stdout.split() == sorted(apply_exclusions(built).tasks)   # the judged ones
+    excluded = {e["task_id"] for e in read_exclusions(built.root)["excluded"]}
+    assert not excluded & set(r.stdout.split())
+    assert len(built.tasks) - len(excluded) == len(r.stdout.split())
+    if excluded:
+        assert f"{len(excluded)} more excluded by the audit" in r.stderr
 
 
 def test_list_tasks_of_a_suite_not_built_says_how_to_build_it(tmp_path: Path, monkeypatch,

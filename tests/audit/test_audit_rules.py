@@ -42,3 +42,20 @@ def test_an_audit_by_older_rules_is_redone_on_load_and_keeps_audit_json(tmp_path
         assert (root / RULES_FILE).stat().st_mtime_ns == stamp
     finally:
         unregister_source(SPEC.name)
+
+
+def test_list_tasks_lists_the_judged_tasks_and_counts_the_excluded(tmp_path, capsys) -> None:
+    """`monitorbench list tasks` gives the ids `score --task` may judge: the tasks the audit
+    excluded are counted on stderr with the file that says why, not listed."""
+    from monitorbench import cli_list
+
+    register_source(SPEC)
+    try:
+        root = build_suite(tmp_path, "tiny_state")
+        assert cli_list.main(["tasks", "--suite", "tiny_state", "--suites-dir", str(tmp_path)]) == 0
+    finally:
+        unregister_source(SPEC.name)
+    out, err = capsys.readouterr()
+    excluded = {e["task_id"] for e in json.loads((root / AUDIT_FILE).read_text())["excluded"]}
+    assert out.split() == ["tiny_state.clean"] and "tiny_state.clean" not in excluded
+    assert f"1 task in {root} ({len(excluded)} more excluded by the audit" in err
