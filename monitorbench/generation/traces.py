@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from monitorbench.errors import InputError
+from monitorbench.jsonl import read_lenient
 
 TRACE_FILE = "trace.jsonl"
 CAP_CHARS = 4000  # per captured output (run_public result, self-test stdout, read file)
@@ -63,13 +64,7 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise InputError(path, None, "trace file does not exist",
                          "pass the trace.jsonl paths written by a generation run")
-    events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return events
+    return read_lenient(path.read_text(encoding="utf-8"))
 
 
 def _one(events: list[dict[str, Any]]) -> dict[str, float]:

@@ -20,7 +20,6 @@ Public API::
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from monitorbench.errors import InputError
+from monitorbench.jsonl import read_strict
 from monitorbench.judging.records import Outcome, UReason, is_infra_failure
 from monitorbench.suites.format import GROUPS, LABELS, TASK_TYPES
 
@@ -60,14 +60,7 @@ def load_judgments(path: str | Path) -> list[dict[str, Any]]:
         raise InputError(p, None, "judgments file does not exist",
                          "run the judging stage first or pass the right path")
     out: list[dict[str, Any]] = []
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(p, f"line {lineno}", f"invalid JSON ({e.msg})",
-                             "re-run the judging stage or repair the line") from None
+    for lineno, obj in read_strict(p, "re-run the judging stage or repair the line"):
         if not isinstance(obj, dict):
             raise InputError(p, f"line {lineno}", "a judgment must be a JSON object",
                              "re-run the judging stage")

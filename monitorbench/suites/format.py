@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping
 from monitorbench.errors import InputError
 from monitorbench import task_types
 from monitorbench.hashing import canonical_json, sha256_file, sha256_text
+from monitorbench.jsonl import read_strict
 
 FORMAT = "monitorbench-suite/1"
 TASK_TYPES = tuple(task_types.TASK_TYPES)  # the types monitorbench/task_types.py declares
@@ -296,14 +297,7 @@ def _read_cases(cpath: Path, task_id: str) -> list[Case]:
         raise InputError(cpath, None, "file is missing", "rebuild the suite")
     clist: list[Case] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(cpath.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(cpath, f"line {lineno}", f"invalid JSON ({e.msg})",
-                             "rebuild the suite") from None
+    for lineno, obj in read_strict(cpath, "rebuild the suite"):
         case = _parse_case(obj, cpath, lineno, task_id)
         if case.case_id in seen:
             raise InputError(cpath, f"line {lineno}: case_id", f"duplicate id {case.case_id!r}",

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable
 from monitorbench.config import ConditionConfig, ScaffoldConfig
 from monitorbench.generation.harnesses import safe_files
 from monitorbench.generation.harnesses.install import Package
+from monitorbench.jsonl import read_lenient
 
 Event = tuple[str, dict[str, Any]]
 
@@ -53,12 +54,5 @@ def jsonl(path: Path, root: Path) -> list[dict[str, Any]]:
     parse are skipped (a harness killed mid-write leaves a torn last line). Read as hostile
     (:func:`safe_files.read_text`): a link, a FIFO or an oversize file raises
     :class:`safe_files.Refused`, which the generator records."""
-    out = []
-    for line in safe_files.read_text(path, root).splitlines():
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            out.append(obj)
-    return out
+    return [obj for obj in read_lenient(safe_files.read_text(path, root))
+            if isinstance(obj, dict)]

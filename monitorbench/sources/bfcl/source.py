@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from monitorbench.errors import InputError
+from monitorbench.jsonl import read_strict
 
 PACKAGE = "bfcl-eval"
 # Categories whose answer keys the Python AST checker grades (Java/JS need other type converters,
@@ -93,16 +93,7 @@ def _read_jsonl(path: Path) -> dict[str, dict[str, Any]]:
     if not path.is_file():
         raise InputError(path, None, "BFCL data file is missing",
                          f"reinstall {PACKAGE} (pip install --no-deps --force-reinstall)")
-    rows: dict[str, dict[str, Any]] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(path, f"line {lineno}", f"invalid JSON ({e.msg})",
-                                 f"reinstall {PACKAGE}") from None
-            rows[obj["id"]] = obj
-    return rows
+    return {obj["id"]: obj for _, obj in read_strict(path, f"reinstall {PACKAGE}")}
 
 
 def load_category(category: str) -> list[BfclEntry]:
