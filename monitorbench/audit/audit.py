@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from tqdm import tqdm
-
 from monitorbench.audit import checks, defects
 from monitorbench.audit.environment_fidelity import check_environment_fidelity
 from monitorbench.audit.fidelity import check_fidelity
@@ -24,6 +22,7 @@ from monitorbench.audit.model import CHECKS, TaskAudit
 from monitorbench.audit.mutation import check_mutation
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.progress import Progress
 from monitorbench.suites.format import Suite, load_suite
 from monitorbench.suites.reference import get_reference
 
@@ -120,7 +119,12 @@ def audit_suite(root: Path | str, *, repeats: int = MIN_REPEATS,
         raise InputError(Path(root) / "manifest.json", "tasks", f"unknown task ids {unknown[:5]}",
                          "pass task ids listed in the suite's manifest")
     out = SuiteAudit(suite.name, Path(root), suite.suite_hash, repeats)
-    for task_id in tqdm(ids, desc=f"audit {suite.name}", disable=not progress):
+    bar = Progress(len(ids), f"audit {suite.name}", unit="tasks") if progress else None
+    for task_id in ids:
         out.tasks.append(audit_task(suite, task_id, repeats))
+        if bar is not None:
+            bar.update()
+    if bar is not None:
+        bar.close()
     out.seconds = time.perf_counter() - t0
     return out

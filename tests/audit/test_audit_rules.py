@@ -59,3 +59,19 @@ def test_list_tasks_lists_the_judged_tasks_and_counts_the_excluded(tmp_path, cap
     excluded = {e["task_id"] for e in json.loads((root / AUDIT_FILE).read_text())["excluded"]}
     assert out.split() == ["tiny_state.clean"] and "tiny_state.clean" not in excluded
     assert f"1 task in {root} ({len(excluded)} more excluded by the audit" in err
+
+
+def test_a_build_and_audit_in_a_log_write_lines_not_bars(tmp_path, capsys, caplog) -> None:
+    """Outside a terminal (a Slurm log, `tee`) the audit's progress is a line per 10 %, never a
+    bar redrawn with carriage returns into the log (README line 1's log had them)."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="monitorbench")
+    register_source(SPEC)
+    try:
+        build_suite(tmp_path, "tiny_state", progress=True)
+    finally:
+        unregister_source(SPEC.name)
+    assert "\r" not in capsys.readouterr().err
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("audit tiny")]
+    assert lines and lines[-1].startswith("audit tiny_state: 9/9 tasks (100%)")

@@ -17,9 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-from tqdm import tqdm
-
 from monitorbench.errors import InputError
+from monitorbench.progress import Progress
 from monitorbench.sources.bfcl.cases import GROUP_OF, build_drafts, distractor_pool
 from monitorbench.sources.bfcl.reference import REFERENCE_ID, BfclAstReference
 from monitorbench.sources.bfcl.source import (PACKAGE, BfclEntry, answer_key_defect,
@@ -104,7 +103,7 @@ def build_bfcl_suite(out_dir: Path, *, seed: int = 0,
         order = list(entries)
         rng.shuffle(order)
         kept = 0
-        bar = tqdm(total=tasks_per_category, desc=f"bfcl {cat}", disable=not progress)
+        bar = Progress(tasks_per_category, f"bfcl {cat}", unit="tasks") if progress else None
         for entry in order:
             if kept == tasks_per_category:
                 break
@@ -119,8 +118,10 @@ def build_bfcl_suite(out_dir: Path, *, seed: int = 0,
             cases[task.task_id] = task_cases
             refs[task.task_id] = reference
             kept += 1
-            bar.update(1)
-        bar.close()
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
 
     report = _report(tasks, cases, dropped, skipped, available, tasks_per_category)
     meta = {
