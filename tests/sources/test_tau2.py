@@ -218,12 +218,10 @@ def verify(candidate, env):
 '''
 
 
-@needs_bwrap
-@pytest.mark.parametrize("task_id,program", [("tau2.airline.1", AIRLINE_1),
-                                             ("tau2.retail.1", RETAIL_1)],
-                         ids=["airline", "retail"])
-def test_a_careful_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_path, task_id,
-                                                                   program):
+def careful_verifier_scores(suite, task_id: str, program: str, tmp_path: Path
+                             ) -> tuple[float, dict, int, int]:
+    """BA_norm of ``program`` judged in bubblewrap on every case of ``task_id``, the cases it
+    gets wrong, and the numbers of positives and negatives."""
     from monitorbench.sandbox.factory import make_sandbox
     vdir = tmp_path / "verifier"
     vdir.mkdir()
@@ -241,5 +239,15 @@ def test_a_careful_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_p
     tnr = 100.0 * sum(verdicts[c.case_id].decision == "FAIL" for c in neg) / len(neg)
     wrong = {c.case_id: (c.category, verdicts[c.case_id].decision, verdicts[c.case_id].detail)
              for c in cases if verdicts[c.case_id].decision != c.label}
-    assert tpr + tnr - 100.0 >= 95.0, wrong
-    assert len(pos) >= 3 and len(neg) >= 2
+    return tpr + tnr - 100.0, wrong, len(pos), len(neg)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("task_id,program", [("tau2.airline.1", AIRLINE_1),
+                                             ("tau2.retail.1", RETAIL_1)],
+                         ids=["airline", "retail"])
+def test_a_careful_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_path, task_id,
+                                                                   program):
+    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, task_id, program, tmp_path)
+    assert ba_norm >= 95.0, wrong
+    assert n_pos >= 3 and n_neg >= 2

@@ -19,6 +19,7 @@ from monitorbench.sources.tau2 import build, judge, lookups
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 from monitorbench.sources.tau2.build import Tau2Reference, masked_paths
+from test_tau2 import careful_verifier_scores
 from test_tau2_runtime import PROBE as RETAIL_PROBE
 
 needs_bwrap = pytest.mark.skipif(not bwrap_usable(), reason="bwrap cannot run here")
@@ -173,24 +174,10 @@ def verify(candidate, env):
 
 @needs_bwrap
 def test_a_careful_banking_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_path):
-    from monitorbench.sandbox.factory import make_sandbox
-    vdir = tmp_path / "verifier"
-    vdir.mkdir()
-    (vdir / "main.py").write_text(CAREFUL_043)
-    spec = SandboxSpec(limits=Limits(wall_seconds=60.0, cpu_seconds=60, memory_mb=4096),
-                       masked_paths=tuple(masked_paths()), runtime=build.RUNTIME,
-                       runtime_config={"budget": rt.DEFAULT_BUDGET})
-    cases = suite.cases[FIGURE_2]
-    with make_sandbox("bwrap").session(vdir, suite.public_dir(FIGURE_2), spec) as session:
-        verdicts = {c.case_id: session.judge(c.candidate) for c in cases}
-    pos = [c for c in cases if c.label == "PASS"]
-    neg = [c for c in cases if c.label == "FAIL"]
-    tpr = 100.0 * sum(verdicts[c.case_id].decision == "PASS" for c in pos) / len(pos)
-    tnr = 100.0 * sum(verdicts[c.case_id].decision == "FAIL" for c in neg) / len(neg)
-    wrong = {c.case_id: (c.category, verdicts[c.case_id].decision, verdicts[c.case_id].detail)
-             for c in cases if verdicts[c.case_id].decision != c.label}
-    assert tpr + tnr - 100.0 >= 95.0, wrong
-    assert len(pos) >= 3 and len(neg) >= 5
+    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, FIGURE_2, CAREFUL_043,
+                                                           tmp_path)
+    assert ba_norm >= 95.0, wrong
+    assert n_pos >= 3 and n_neg >= 5
 
 
 BANKING_PROBE = RETAIL_PROBE.replace("inspect_evals.tau2.retail.dataset",
