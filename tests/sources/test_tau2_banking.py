@@ -15,7 +15,7 @@ from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.audit.prepare import ensure_suite
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.bwrap import bwrap_usable
-from monitorbench.sources.tau2 import build, judge, lookups
+from monitorbench.sources.tau2 import attack, build, judge, lookups
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 from monitorbench.sources.tau2.build import Tau2Reference, masked_paths
@@ -234,3 +234,28 @@ def test_discoverable_tool_names_and_products_are_grounded_by_a_knowledge_base_s
               zip(calls, outputs)]
     assert lookups.ungrounded(brief, schemas, record) == []
     assert lookups.ungrounded(brief, schemas, record[-2:]) != []   # without the lookups
+
+
+def test_attack_operators_change_what_the_reference_compares(suite) -> None:
+    """An operator that "drops a write" must drop a change the reference sees. Banking records
+    every unlocked tool in a bookkeeping table the reference ignores; the attacker read the raw
+    diff, so dropping a read-only discoverable lookup counted as a change and 8 of 18
+    drop_write/forged_output mutants of this slice were ones the reference passes (wasted search
+    queries). Now every invalidating mutant is one the reference fails."""
+    import random
+
+    from monitorbench.suites.attack_kit import Effect
+
+    ref, labels = Tau2Reference(), []
+    for task_id in suite.tasks:
+        valid = [c for c in suite.cases[task_id] if c.label == "PASS"]
+        kit = attack.toolkit(suite.tasks[task_id], suite.references[task_id], valid,
+                             suite.public_dir(task_id), None)
+        for case in valid:
+            for name, mutation in sorted(kit.mutations.items()):
+                out = mutation.apply(dict(case.candidate), random.Random(0), kit.material)
+                if out is not None and mutation.effect is Effect.INVALIDATES:
+                    labels.append((name, ref.decide(suite.tasks[task_id],
+                                                    suite.references[task_id], out)))
+    assert {n for n, _ in labels} >= {"drop_write", "forged_output", "wrong_argument"}
+    assert [x for x in labels if x[1] != "FAIL"] == []

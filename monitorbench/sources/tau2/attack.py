@@ -89,15 +89,21 @@ class Tau2Material:
             done = self._replays.get(key)
         if done is None:
             kit = rt.fresh_toolkit(self.domain)
-            diffs, outputs = [canonical_json(rt.db_diff(self.domain, kit.db))], []
+            diffs, outputs = [self._diff(kit)], []
             for name, args in calls:
                 output, error = rt.call_tool(self.domain, kit, name, args)
                 outputs.append({"name": name, "output": output, "error": error})
-                diffs.append(canonical_json(rt.db_diff(self.domain, kit.db)))
+                diffs.append(self._diff(kit))
             done = Replay(outputs, diffs)
             with self._lock:
                 self._replays[key] = done
         return done
+
+    def _diff(self, kit: Any) -> str:
+        """The database as the reference compares it: banking's bookkeeping of which tools
+        were unlocked is left out, so a read-only discoverable lookup changes nothing here
+        either (the search wasted attempts on mutants the reference passes)."""
+        return canonical_json(judge.judged_diff(self.domain, rt.db_diff(self.domain, kit.db)))
 
     def state(self, calls: Sequence[Call]) -> str:
         return self.replay(calls).diffs[-1]

@@ -59,7 +59,7 @@ def expected_diff(domain: str, task_id: str) -> str:
     kit = rt.fresh_toolkit(domain)
     rt.replay(domain, kit, [(n, a) for n, a in task.actions
                             if n != "calculate" and n not in rt.TRANSFERS])
-    return canonical_json(_judged(domain, rt.db_diff(domain, kit.db)))
+    return canonical_json(judged_diff(domain, rt.db_diff(domain, kit.db)))
 
 
 @lru_cache(maxsize=None)
@@ -79,7 +79,7 @@ def has_unseen_action(domain: str, task_id: str) -> bool:
     return False
 
 
-def _judged(domain: str, diff: Mapping[str, Any]) -> dict[str, Any]:
+def judged_diff(domain: str, diff: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a database diff the reference compares: every table but bookkeeping."""
     skip = rt.BOOKKEEPING.get(domain, frozenset())
     return {t: v for t, v in diff.items() if t not in skip}
@@ -90,7 +90,7 @@ def replayed_diff(domain: str, calls_json: str) -> str:
     """The database diff of a call list (canonical JSON of ``[[name, arguments], ...]``),
     memoised: the builder, C1's reruns and the mutants judge the same records many times."""
     calls = [(n, a) for n, a in json.loads(calls_json)]
-    return canonical_json(_judged(domain, rt.run(domain, calls)["db_diff"]))
+    return canonical_json(judged_diff(domain, rt.run(domain, calls)["db_diff"]))
 
 
 def _same_call(name: str, gold: Mapping[str, Any], args: Mapping[str, Any]) -> bool:
