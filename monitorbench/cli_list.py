@@ -50,7 +50,7 @@ def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
     AgentDojo tasks of ``task=mixed_small``), or of one slice named by its directory
     (``agentdojo-<hash>``); the ids ``score --task`` takes, which finds them in the same place.
     Tasks the audit excluded are never judged, so they are counted, not listed."""
-    from monitorbench.audit.exclusions import AUDIT_FILE, apply_exclusions, read_exclusions
+    from monitorbench.audit.exclusions import AUDIT_FILE, apply_exclusions
     from monitorbench.audit.prepare import build_suite, load_built
     from monitorbench.suites.locate import built_dirs, split_dir_name
     from monitorbench.suites.registry import source_info
@@ -68,11 +68,12 @@ def list_tasks(suites_dir: Path, name: str, *, build: bool) -> None:
                              "bfcl takes about half a minute")
         roots = [build_suite(suites_dir, source, progress=sys.stderr.isatty())]
     for root in roots:
-        suite = apply_exclusions(load_built(root, source))
+        built = load_built(root, source)
+        suite = apply_exclusions(built)
         for task_id in sorted(suite.tasks):
             print(task_id)
-        excluded = len(read_exclusions(root)["excluded"])
         n = len(suite.tasks)
+        excluded = len(built.tasks) - n
         print(f"{n} task{'' if n == 1 else 's'} in {root}"
               + (f" ({excluded} more excluded by the audit, never judged: {root / AUDIT_FILE})"
                  if excluded else ""), file=sys.stderr)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -60,7 +60,7 @@ class StateTask:
     tools: Mapping[str, Mapping[str, Any]]
     state: Any
     today: date | None
-    read_only: Mapping[str, bool] = field(default_factory=dict)
+    read_only: frozenset[str] = frozenset()   # the tools marked ``"read_only": true``
 
 
 def leaves(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
@@ -113,6 +113,7 @@ def load_state_task(task: Task, public_dir: Path | None) -> StateTask:
     today = parse_day(str(env["today"])) if env.get("today") is not None else _clock(state)
     tools = {t["name"]: t.get("parameters") or {} for t in task.public.get("tools") or []
              if isinstance(t, Mapping) and isinstance(t.get("name"), str)}
-    read_only = {t["name"]: t.get("read_only") is True for t in task.public.get("tools") or []
-                 if isinstance(t, Mapping) and isinstance(t.get("name"), str)}
+    read_only = frozenset(t["name"] for t in task.public.get("tools") or []
+                          if isinstance(t, Mapping) and isinstance(t.get("name"), str)
+                          and t.get("read_only") is True)
     return StateTask(str(task.public.get("instruction", "")), tools, state, today, read_only)

@@ -34,7 +34,8 @@ from monitorbench.audit.formats import check_formats
 from monitorbench.audit.grounding import StateIndex, check_grounding
 from monitorbench.audit.model import CheckResult
 from monitorbench.audit.order_words import REORDER_CATEGORIES, check_order
-from monitorbench.audit.requested_answers import check_requested_answers, state_values
+from monitorbench.audit.requested_answers import (asks_for_information,
+                                                  check_requested_answers, state_values)
 from monitorbench.audit.temporal import check_temporal
 from monitorbench.suites.format import Case, Task
 
@@ -79,7 +80,9 @@ def environment_findings(task: Task, public_dir: Path | None, cases: Sequence[Ca
     positives = [c for c in cases if c.group in POSITIVE_GROUPS and c.label == "PASS"]
     gold = next((c.candidate for c in positives if c.group == "gold"), None)
     index = StateIndex.of(state_task.state)
-    known = state_values(state_task.state)
+    # the state's values matter only to a request that asks for information
+    known = (state_values(state_task.state) if asks_for_information(state_task.instruction)
+             else frozenset())
     return state_task, [f for c in positives
                         for f in case_findings(state_task, c, gold, index, known)]
 

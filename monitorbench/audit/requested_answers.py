@@ -94,18 +94,13 @@ def _calls(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, Sequence) else []
 
 
-def _read_only(task: StateTask) -> frozenset[str]:
-    """The tools the source marks ``read_only`` (see :mod:`monitorbench.audit.environment`)."""
-    return frozenset(name for name, flag in task.read_only.items() if flag)
-
-
 def _values_by_role(task: StateTask, record: Mapping[str, Any]) -> dict[str, set[str]]:
     """The record's values by role: ``told`` (final message and free-text arguments: what the
     user is told), ``used`` (other arguments of calls that may write; when the source marks no
     tool, of every call less what some output shows), ``read`` (outputs of read-only calls; of
     every call when the source marks no tool) and ``written`` (outputs of calls that may
     write)."""
-    marked = _read_only(task)
+    marked = task.read_only
     roles: dict[str, set[str]] = {"told": values(str(record.get("final_message") or "")),
                                   "used": set(), "read": set(), "written": set()}
     for call in _calls(record):

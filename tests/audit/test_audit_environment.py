@@ -130,17 +130,17 @@ def test_requested_answers_count_looked_up_and_computed_values_not_echoes() -> N
                         "tracking": "746342064230"})
     read = ("get_order", {"order_id": "#W1"}, order)
     cancel = ("cancel_order", {"order_id": "#W1", "amount": 593.34}, '{"status": "cancelled"}')
-    no_state = StateTask(ask, {}, None, None, {"get_order": True})
+    no_state = StateTask(ask, {}, None, None, frozenset({"get_order"}))
     echo = _rec(read, cancel, message="Order #W1 is now cancelled; 593.34 refunded.")
     assert check_requested_answers(no_state, echo)   # the amount it wrote, not an answer
     total = _rec(read, ("cancel_order", {"order_id": "#W1"}, "{}"),
                  message="You will get 593.34 back. Order #W1 is now cancelled.")
     assert check_requested_answers(no_state, total) == []   # computed: no output shows it
     track = StateTask("You want to know the tracking number of order #W1.", {}, None, None,
-                      {"get_order": True})
+                      frozenset({"get_order"}))
     assert check_requested_answers(track, _rec(read, message="It is 746342064230.")) == []
     book = StateTask("Book it and tell me how much balance is left.", {}, None, None,
-                     {"get_user": True})
+                     frozenset({"get_user"}))
     made = _rec(("book", {"flight": "HAT1"}, '{"reservation_id": "HATHAT"}'),
                 message="Your new reservation HATHAT is booked.")
     assert check_requested_answers(book, made)   # a code the write created answers nothing
