@@ -30,6 +30,7 @@ from typing import Callable, Iterator, Sequence
 from monitorbench.errors import MonitorbenchError
 from monitorbench.judging.records import Judgment, JudgmentKey, Outcome, UReason
 from monitorbench.judging.store import JudgmentStore
+from monitorbench.judging.verdict_cache import VerdictCache
 from monitorbench.sandbox.base import SandboxSession, Verdict
 from monitorbench.suites.access import AccessView
 from monitorbench.suites.format import Case, Task
@@ -56,6 +57,9 @@ class TaskJob:
     suite_hash: str
     round: int
     access: str
+    # How the verifier runs (judging.verdict_cache.setting_hash); "" when its verdicts are not
+    # shared across runs (a model judge, or a caller without a verdict cache).
+    setting: str = ""
 
 
 OpenSession = Callable[[TaskJob], AbstractContextManager[SandboxSession]]
@@ -175,14 +179,43 @@ class _Sessions:
                             self._job.task.task_id, e)
 
 
+def _cached(job: TaskJob, projected: dict, cache: VerdictCache | None
+            ) -> tuple[str | None, Verdict | None]:
+    """The verdict cache's key for this execution and its stored verdict (None, None when the
+    job's verdicts are not shared)."""
+    if cache is None or not job.setting:
+        return None, None
+    key = cache.key(verifier_hash=job.verifier_hash, suite_hash=job.suite_hash,
+                    task_id=job.task.task_id, round=job.round, setting=job.setting,
+                    projected=projected)
+    return key, cache.get(key)
+
+
+def _share(cache: VerdictCache | None, key: str | None, verdict: Verdict) -> None:
+    """Offer a verdict the verifier made to other runs; failing to is not the run's failure."""
+    if cache is None or key is None:
+        return
+    try:
+        cache.put(key, verdict)
+    except OSError as e:
+        log.warning("could not store a verdict in the shared cache %s: %s", cache.root, e)
+
+
 def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentStore,
-                retries: int, stop: _Stop) -> bool | None:
-    """Judge one case; a sandbox error is persisted and retried in a fresh session up to
-    ``retries`` times. Returns True when it persisted (an infrastructure failure), None when
-    the run was stopped meanwhile (nothing written: the worker was killed by the stop)."""
+                retries: int, stop: _Stop, cache: VerdictCache | None = None) -> bool | None:
+    """Judge one case (or take its verdict from ``cache``, written by a run that showed the same
+    verifier the same input in the same setting); a sandbox error is persisted and retried in a
+    fresh session up to ``retries`` times. Returns True when it persisted (an infrastructure
+    failure), None when the run was stopped meanwhile (nothing written: the worker was killed
+    by the stop)."""
+    projected = job.view.project(case.candidate)
+    key, verdict = _cached(job, projected, cache)
+    if verdict is not None:
+        store.append(judgment(job, case, verdict))
+        return False
     for attempt in range(1, retries + 2):
         try:
-            verdict = sessions.get().judge(job.view.project(case.candidate))
+            verdict = sessions.get().judge(projected)
         except MonitorbenchError:  # bad input (e.g. a public dir without task.json): no retry
             raise
         except Exception as e:  # the sandbox itself failed (start, IPC): not the verifier
@@ -190,6 +223,7 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
                               detail=f"{type(e).__name__}: {e}")
         if verdict.reason != UReason.sandbox_error:
             store.append(judgment(job, case, verdict))
+            _share(cache, key, verdict)
             return False
         if stop.is_set:
             return None
@@ -202,7 +236,8 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
 
 
 def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
-               retries: int = 2, stop: _Stop | None = None) -> int:
+               retries: int = 2, stop: _Stop | None = None,
+               cache: VerdictCache | None = None) -> int:
     """Judge the cases of one task that the store lacks; returns how many were judged.
 
     A sandbox error (worker died, sandbox failed to start, IPC broken) is retried with a fresh
@@ -225,7 +260,7 @@ def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
     in_a_row = judged = 0
     try:
         for case in pending:
-            failed = _judge_case(job, case, sessions, store, retries, stop)
+            failed = _judge_case(job, case, sessions, store, retries, stop, cache)
             if failed is None:
                 break
             judged += 1
@@ -249,7 +284,8 @@ def judge_task(job: TaskJob, store: JudgmentStore, open_session: OpenSession, *,
 
 def judge_all(jobs: Sequence[TaskJob], store: JudgmentStore, open_session: OpenSession, *,
               workers: int = 2, retries: int = 2, max_infra_failure_pct: float | None = None,
-              progress: Callable[[int], None] | None = None) -> int:
+              progress: Callable[[int], None] | None = None,
+              cache: VerdictCache | None = None) -> int:
     """Judge every job, ``workers`` sessions at a time; returns the number of new judgments.
 
     ``retries``: fresh-session retries of a case whose sandbox failed (see :func:`judge_task`).
@@ -263,8 +299,8 @@ def judge_all(jobs: Sequence[TaskJob], store: JudgmentStore, open_session: OpenS
     stop = _Stop(None if max_infra_failure_pct is None
                  else int(max_infra_failure_pct * n_cases / 100.0))
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
-    futures = [pool.submit(judge_task, job, store, open_session, retries=retries, stop=stop)
-               for job in jobs]
+    futures = [pool.submit(judge_task, job, store, open_session, retries=retries, stop=stop,
+                           cache=cache) for job in jobs]
     total = 0
     try:
         for fut in _as_done(futures, stop):

@@ -35,10 +35,12 @@ from monitorbench.judging.judge import OpenSession, judge_all
 from monitorbench.judging.model_judge import open_model_judge
 from monitorbench.judging.records import Judgment
 from monitorbench.judging.store import JudgmentStore
+from monitorbench.judging.verdict_cache import VerdictCache
 from monitorbench.launch.run_identity import earlier_keys, key_material, run_key
 from monitorbench.launch.run_lock import adopt_judgments, interrupted_hint, run_lock
 from monitorbench.pipeline import prepare
-from monitorbench.pipeline.judge import JobPlan, collect, plan_jobs, sandbox_sessions
+from monitorbench.pipeline.judge import (JobPlan, collect, plan_jobs, sandbox_sessions,
+                                         sandbox_settings)
 from monitorbench.pipeline.prepare import Selection, Specs, typed_config
 from monitorbench.pipeline.score import score
 from monitorbench.sandbox.base import Limits, Sandbox
@@ -121,7 +123,8 @@ def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any,
     with run_lock(run_dir, wait=conf.wait_for_lock), interrupted_hint(run_dir):
         any(adopt_judgments(run_dir, run_dir.parent / old) for old in earlier_keys(material))
         (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-        plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of)
+        plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of, sandbox_settings(
+            specs, conf.sandbox) if gen.judge_model is None else lambda task: "")
         judgments, counts = _judge(conf, plan, run_dir, _opener(conf, gen, sandbox, specs),
                                    tracker)
         records, metrics = score(judgments, several_rounds=any(
@@ -180,6 +183,7 @@ def _judge(conf: MonitorbenchConfig, plan: JobPlan, run_dir: Path, open_session:
     """Judge stage: every job's missing judgments into the run's store, then this
     configuration's judgments and the counts of new and reused ones."""
     store = JudgmentStore(run_dir / "judgments.jsonl")
+    shared = VerdictCache(Path(conf.paths.cache) / "verdicts")
     already = len(store)
     t0 = time.time()
     try:
@@ -187,11 +191,14 @@ def _judge(conf: MonitorbenchConfig, plan: JobPlan, run_dir: Path, open_session:
             new = judge_all(plan.jobs, store, open_session, workers=int(conf.sandbox.workers),
                             retries=int(conf.task.infra_retries),
                             max_infra_failure_pct=float(conf.task.max_infra_failure_pct),
-                            progress=lambda n: bar.update())
+                            progress=lambda n: bar.update(), cache=shared)
     finally:
         store.close()
     seconds = time.time() - t0
+    # judgments_new counts the records this run wrote; judgments_shared those of them whose
+    # verdict another run had already executed (the verdict cache), so not executed again.
     counts: dict[str, float] = {"judgments_new": new, "judgments_reused": already,
+                                "judgments_shared": shared.hits,
                                 "seconds_judging": round(seconds, 3)}
     if new and seconds > 0:
         counts["judge_cases_per_second"] = round(new / seconds, 2)

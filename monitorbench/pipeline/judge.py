@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from monitorbench.config import AccessConfig, TaskConfig
+from monitorbench.config import AccessConfig, SandboxBackend, SandboxConfig, TaskConfig
 from monitorbench.judging.judge import OpenSession, TaskJob, check_infra_failures
 from monitorbench.judging.records import Judgment
 from monitorbench.judging.store import JudgmentStore
+from monitorbench.judging.verdict_cache import setting_hash
 from monitorbench.pipeline.prepare import Selection, Specs, rounds_for, visible_cases
 from monitorbench.sandbox.base import Sandbox
 from monitorbench.suites.format import LABELS, Task
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 # The verifier a task is judged with: its directory (None: nothing submitted) and its hash
 # ("" when nothing was submitted; a model judge has a hash but no directory).
 VerifierOf = Callable[[Task], tuple[Path | None, str]]
+# How a task's verifier runs, as judging.verdict_cache.setting_hash gives it ("" : not shared).
+SettingOf = Callable[[Task], str]
 
 
 @dataclass
@@ -39,9 +42,10 @@ class JobPlan:
 
 
 def plan_jobs(sel: Selection, access: AccessConfig, task_cfg: TaskConfig,
-              verifier_of: VerifierOf) -> JobPlan:
+              verifier_of: VerifierOf, setting_of: SettingOf = lambda task: "") -> JobPlan:
     """One job per (task, round) over the cases ``access`` can tell apart; a task left
-    without a PASS or a FAIL case is set aside (its TPR or TNR would be undefined)."""
+    without a PASS or a FAIL case is set aside (its TPR or TNR would be undefined).
+    ``setting_of`` says how each task's verifier runs, for the shared verdict cache."""
     plan = JobPlan()
     for task in sel.tasks:
         view, keep, drop = visible_cases(sel.cases[task.task_id], access, task.task_type)
@@ -53,15 +57,22 @@ def plan_jobs(sel: Selection, access: AccessConfig, task_cfg: TaskConfig,
             continue
         vdir, vhash = verifier_of(task)
         plan.verifier_hashes[task.task_id] = vhash
-        suite = sel.suite_of[task.task_id]
+        suite, setting = sel.suite_of[task.task_id], setting_of(task)
         for rnd in range(1, rounds_for(task_cfg, task.task_type) + 1):
             plan.jobs.append(TaskJob(task, keep, suite.public_dir(task.task_id), vdir, vhash,
-                                     view, suite.suite_hash, rnd, access.name))
+                                     view, suite.suite_hash, rnd, access.name, setting))
     if plan.set_aside_ids:
         log.warning("%d task(s) keep no PASS or no FAIL case that is distinguishable under "
                     "access %s and are not scored in this run (e.g. %s)",
                     len(plan.set_aside_ids), access.name, ", ".join(plan.set_aside_ids[:3]))
     return plan
+
+
+def sandbox_settings(specs: Specs, sandbox: SandboxConfig) -> SettingOf:
+    """Each task's setting for the verdict cache: its judging spec, the backend, the image."""
+    image = sandbox.image if sandbox.backend == "docker" else None
+    backend = SandboxBackend(sandbox.backend).value
+    return lambda task: setting_hash(specs(task), backend, image)
 
 
 def sandbox_sessions(sandbox: Sandbox, specs: Specs) -> OpenSession:
