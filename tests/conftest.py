@@ -1,34 +1,130 @@
-"""Shared fixtures: real suites built (and audited) once per test session.
+"""Shared fixtures: real suites built (and audited) once per test run, and the plan that runs
+the suite on every core (README line 2: ``-n 2 --dist loadgroup``, pytest-xdist).
 
 Several test files need the same real slice; building it once here instead of once per module is
 what keeps the whole suite within its time budget (each build is tens of seconds on 2 cores).
+Under xdist each worker is its own process with its own session fixtures, so a build-once
+fixture builds into a directory all workers share (``shared_dir``) under a file lock with a done
+marker (``build_once``): the first worker builds, the other waits and reuses it.
 A fixture's suite is read-only for its users: a test that changes a suite builds its own.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
+from filelock import FileLock
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ... under xdist, else None
+
+if WORKER:
+    # The sdist cache (outputs/cache/sdists by default) unpacks checkouts without a lock, so two
+    # workers building code slices at once would delete each other's checkout: one cache per
+    # worker (kept under outputs/, so a rerun reuses it). Tests that set their own keep theirs.
+    os.environ.setdefault("MONITORBENCH_CACHE", str(ROOT / "outputs" / "cache" / f"xdist-{WORKER}"))
+
+
+# Session fixtures that must run once per test run, not once per worker: their users share a group.
+SINGLETONS = {"slurm_cluster": "slurm"}  # one local Slurm cluster (2 CPUs) is enough
+GROUP_SECONDS = "monitorbench/xdist_group_seconds"  # pytest cache key: the last run's seconds
+_SLOW_GUESS_S = 60  # a group's weight per `slow` test when no earlier run was timed
+
+
+def _group(item: pytest.Item) -> str:
+    return str(item.get_closest_marker("xdist_group").args[0])
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook appends each group to the node ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup``, keep each module on one worker (its module-scoped fixtures
+    build real slices: split across workers they would be built twice) unless its tests name an
+    ``xdist_group`` of their own (the users of a fixture in SINGLETONS share its group), and
+    hand out the longest groups first (by the last run's seconds, else by their `slow` tests)
+    so that no long group starts last and runs alone."""
+    if not WORKER or not config.getoption("loadgroup", False):
+        return
+    for item in items:
+        for fixture, group in SINGLETONS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    cache = getattr(config, "cache", None)
+    timed: dict[str, float] = cache.get(GROUP_SECONDS, {}) if cache is not None else {}
+    weight: dict[str, float] = {}
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        g = _group(item)
+        first.setdefault(g, i)
+        weight[g] = weight.get(g, 0.0) + (_SLOW_GUESS_S if item.get_closest_marker("slow") else 1)
+    weight.update({g: s for g, s in timed.items() if g in weight})
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda it: (-weight[_group(it)], first[_group(it)], order[id(it)]))
+
+
+_seconds: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """On the xdist controller: add up each group's seconds (setup, call and teardown)."""
+    if not WORKER and "@" in report.nodeid:
+        group = report.nodeid.rsplit("@", 1)[1]
+        _seconds[group] = _seconds.get(group, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _seconds and getattr(session.config, "cache", None) is not None:
+        session.config.cache.set(GROUP_SECONDS, {g: round(s, 1) for g, s in _seconds.items()})
+
+
+def shared_dir(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A session directory: under xdist the same one for every worker of this run (beside the
+    workers' own base temp directories), else a fresh one as ``mktemp`` gives."""
+    if not WORKER:
+        return factory.mktemp(name)
+    path = factory.getbasetemp().parent / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def build_once(factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], dict[str, Any]]) -> tuple[Path, dict[str, Any]]:
+    """``build(directory)`` run once per test run, by whichever worker asks first, the others
+    waiting on the lock; its JSON result (what only the building process could measure) is
+    kept in the done marker and handed to every worker."""
+    path = shared_dir(factory, name)
+    done = path.with_name(f"{path.name}.done.json")
+    with FileLock(str(path.with_name(f"{path.name}.lock"))):
+        if done.is_file():
+            return path, json.loads(done.read_text())
+        result = build(path)
+        done.write_text(json.dumps(result))
+    return path, result
 
 
 @pytest.fixture(scope="session")
 def suites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default BFCL suite, built from the installed bfcl-eval package (seconds)."""
+    """The default BFCL suite, built from the installed bfcl-eval package (seconds); the
+    registry's own build lock makes the second worker wait for the first and reuse its build."""
     from monitorbench.audit.prepare import build_suite
 
-    root = tmp_path_factory.mktemp("suites")
+    root = shared_dir(tmp_path_factory, "suites")
     build_suite(root, "bfcl")
     return root
 
 
 @dataclass(frozen=True)
 class CodeSlice:
-    """The one-bug toolz code slice, built and audited in this process by the fixture."""
+    """The one-bug toolz code slice, built and audited by the fixture."""
 
     root: Path
-    c6_gradings: int  # cases the mutation check (C6) graded during the build and audit
+    c6_gradings: int  # cases the mutation check (C6) graded in the process that built it
 
 
 SMALL_CODE = {"libraries": ["toolz"], "tasks_per_library": 1}  # conf/task/small.yaml's
@@ -39,25 +135,30 @@ def small_suites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A suites directory for `task=small` sweeps (`paths.suites=`): the fixtures below build
     their slices into it, so a sweep there rebuilds none of them. Kept apart from `suites_dir`,
     whose listing tests/test_cli.py checks."""
-    return tmp_path_factory.mktemp("small_suites")
+    return shared_dir(tmp_path_factory, "small_suites")
 
 
 @pytest.fixture(scope="session")
-def code_slice(small_suites_dir: Path) -> CodeSlice:
-    """`task=small`'s code slice (toolz, one task) with its V4V audit (about 70 s), built in
-    this process (so `c6_gradings` counts this build) before any sweep could build it."""
+def code_slice(tmp_path_factory: pytest.TempPathFactory, small_suites_dir: Path) -> CodeSlice:
+    """`task=small`'s code slice (toolz, one task) with its V4V audit (about 70 s), built once
+    per run before any sweep could build it; `c6_gradings` is counted in the building process
+    and handed on to the other workers."""
     from monitorbench.audit.prepare import build_suite
     from monitorbench.sources.code.mutants import MUTANTS
 
-    before = MUTANTS.graded_here
-    root = build_suite(small_suites_dir, "code", SMALL_CODE)
-    return CodeSlice(root, MUTANTS.graded_here - before)
+    def build(_: Path) -> dict[str, Any]:
+        before = MUTANTS.graded_here
+        root = build_suite(small_suites_dir, "code", SMALL_CODE)
+        return {"root": str(root), "c6_gradings": MUTANTS.graded_here - before}
+
+    _, built = build_once(tmp_path_factory, "code_slice", build)
+    return CodeSlice(Path(built["root"]), built["c6_gradings"])
 
 
 @pytest.fixture(scope="session")
 def agentdojo_one_per_suite(small_suites_dir: Path):
     """`task=small`'s AgentDojo slice (the first solvable user task of each suite, seed 0),
-    built and audited once per session."""
+    built and audited once per run (the registry's build lock serialises the workers)."""
     from monitorbench.audit.prepare import ensure_suite
 
     return ensure_suite(small_suites_dir, "agentdojo", {"max_tasks": 1})
@@ -65,11 +166,14 @@ def agentdojo_one_per_suite(small_suites_dir: Path):
 
 @pytest.fixture(scope="session")
 def agentdojo_two_per_suite(tmp_path_factory: pytest.TempPathFactory):
-    """Two user tasks per AgentDojo suite, seed 0, built for real (about 40 s); banking's first
-    task is excluded as unsolvable, so banking contributes user tasks 1 and 2."""
+    """Two user tasks per AgentDojo suite, seed 0, built for real once per run (about 40 s);
+    banking's first task is excluded as unsolvable, so banking contributes user tasks 1 and 2."""
     from monitorbench.sources.agentdojo.build import build_agentdojo_suite
     from monitorbench.suites.format import load_suite
 
-    root = tmp_path_factory.mktemp("agentdojo") / "suite"
-    build_agentdojo_suite(root, seed=0, max_tasks=2)
-    return load_suite(root)
+    def build(path: Path) -> dict[str, Any]:
+        build_agentdojo_suite(path / "suite", seed=0, max_tasks=2)
+        return {}
+
+    path, _ = build_once(tmp_path_factory, "agentdojo", build)
+    return load_suite(path / "suite")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Callable, Iterator
@@ -40,9 +41,15 @@ def task_dir(tmp_path: Path) -> tuple[Task, Path]:
 
 @pytest.fixture(scope="session")
 def install_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One install directory per test session: each harness program installs once (Pi ~30 s,
-    mini-swe-agent 1-3 min) and is shared by every harness test."""
-    return tmp_path_factory.mktemp("harnesses")
+    """One install directory per test run: each harness program installs once (Pi ~30 s,
+    mini-swe-agent 1-3 min) and is shared by every harness test. Under xdist every worker uses
+    the same one (installs are atomic, under a file lock per harness: the second worker waits
+    for the first's install and reuses it)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.mktemp("harnesses")
+    root = tmp_path_factory.getbasetemp().parent / "harnesses"
+    root.mkdir(exist_ok=True)
+    return root
 
 
 @pytest.fixture(scope="session")
