@@ -24,8 +24,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from omegaconf import OmegaConf  # noqa: E402
-
 from monitorbench.config import MonitorbenchConfig  # noqa: E402
 from monitorbench.generation.baselines import program_files  # noqa: E402
 from monitorbench.launch.run import limits_from  # noqa: E402
@@ -73,7 +71,7 @@ def main() -> int:
               "`python -m monitorbench.suites.build bfcl agentdojo code`")
         return 2
     sandbox = make_sandbox("bwrap")
-    cfg = OmegaConf.structured(MonitorbenchConfig())  # the default limits a run would use
+    cfg = MonitorbenchConfig()  # the default limits a run would use
     print(f"{'suite':<22}{'type':<10}{'cases':>6}{'sandbox ms':>12}{'+exec ms':>10}"
           f"{'reference ms':>14}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -44,6 +44,7 @@ DYING_RUNNER = textwrap.dedent('''
     from hydra import compose, initialize_config_dir
     from monitorbench.config import register_configs
     from monitorbench.launch.run import run_job
+    from monitorbench.pipeline.prepare import typed_config
     register_configs()
 
     def kill_session(pid):
@@ -70,7 +71,7 @@ DYING_RUNNER = textwrap.dedent('''
         cfg = compose("config", overrides=sys.argv[2:])
     t0 = time.monotonic()
     try:
-        run_job(cfg)
+        run_job(typed_config(cfg))
         print("RESULT finished", round(time.monotonic() - t0, 1))
     except Exception as e:
         print("RESULT", type(e).__name__, round(time.monotonic() - t0, 1), str(e)[:160])

@@ -10,19 +10,18 @@ groups' option names, e.g. the ``access=`` options for ``score --access``) and o
     monitorbench build [NAME ...|all]      build frozen suites
     monitorbench list tasks|suites|experiments
 
-``run`` composes the config once with the overrides before handing them to Hydra, so a typo fails
-with the strict message of :mod:`monitorbench.compose` before any output directory exists.
+``run`` is ``python -m monitorbench`` called in this process: both check the overrides with the
+strict message of :mod:`monitorbench.compose` before any output directory exists.
 """
 
 from __future__ import annotations
 
 import os
-import runpy
+import re
 import sys
 from typing import Callable, Sequence
 
-from monitorbench.compose import compose_config, config_groups, group_options, sweep_checks
-from monitorbench.config import check_axes
+from monitorbench.compose import compose_config, config_groups, group_options
 from monitorbench.errors import MonitorbenchError
 
 TOP_HELP = """usage: monitorbench COMMAND [ARGS ...]
@@ -79,45 +78,17 @@ def _wants_help(argv: Sequence[str]) -> bool:
     return any(a in ("-h", "--help") for a in argv)
 
 
-# Hydra flags followed by a value, which is not an override.
-_VALUE_FLAGS = {"--cfg", "-c", "--package", "-p", "--info", "-i", "--shell-completion", "-sc",
-                "--experimental-rerun"}
-# With another primary config the pre-check (which composes conf/config.yaml) does not apply.
-_CONFIG_FLAGS = ("--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd")
-
-
-def _overrides_of(argv: Sequence[str]) -> list[str] | None:
-    """The overrides among Hydra's arguments; None when they name another primary config."""
-    overrides: list[str] = []
-    skip = False
-    for a in argv:
-        if a.startswith(_CONFIG_FLAGS):
-            return None
-        if skip or a.startswith("-"):
-            skip = a in _VALUE_FLAGS
-            continue
-        overrides.append(a)
-    return overrides
-
-
 def run_cmd(argv: Sequence[str]) -> int:
-    """``monitorbench run``: check the overrides strictly, then hand them to Hydra."""
+    """``monitorbench run``: exactly ``python -m monitorbench`` (:func:`monitorbench.__main__.
+    run`: the overrides checked strictly, then Hydra's entry point in this process); only
+    ``--help`` is this command's own (Hydra's is ``--hydra-help``)."""
     if _wants_help(argv):
         groups = "\n".join(f"  {g}: {', '.join(group_options(g))}" for g in config_groups())
         print(RUN_HELP.format(groups=groups))
         return 0
-    argv = ["--help" if a == "--hydra-help" else a for a in argv]
-    overrides = _overrides_of(argv)
-    if "--help" not in argv and overrides is not None:
-        checks = sweep_checks(overrides)
-        for checked in checks:
-            cfg = compose_config(checked)
-        if len(checks) == 1:   # one job: its axes go together (a sweep's jobs check at start)
-            check_axes(cfg)
-    # Exactly `python -m monitorbench`: run as __main__, Hydra finds conf/ next to the file.
-    sys.argv = ["monitorbench", *argv]
-    runpy.run_module("monitorbench", run_name="__main__", alter_sys=True)
-    return 0
+    from monitorbench.__main__ import run
+
+    return run(["--help" if a == "--hydra-help" else a for a in argv])
 
 
 def audit_cmd(argv: Sequence[str]) -> int:
@@ -165,6 +136,25 @@ def list_cmd(argv: Sequence[str]) -> int:
     return list_main(list(argv))
 
 
+def complete_cmd(argv: Sequence[str]) -> int:
+    """``monitorbench -sc ...``: Hydra's tab completion of ``run``'s overrides. The script that
+    ``monitorbench run -sc install=bash`` prints asks ``monitorbench -sc query=bash`` with the
+    line typed so far in ``$COMP_LINE``: while the command is typed, the commands that fit;
+    after ``monitorbench run``, Hydra's answer for the rest of the line; else nothing."""
+    if not any(a.startswith("query=") for a in argv):
+        return run_cmd(argv)                    # install=bash, uninstall=bash
+    line = os.environ.get("COMP_LINE", "")
+    words = line.split()
+    if len(words) < 2 or (len(words) == 2 and not line.endswith(" ")):
+        typed = words[1] if len(words) == 2 else ""
+        print(" ".join(c for c in COMMANDS if c.startswith(typed)))
+        return 0
+    if words[1] != "run":
+        return 0
+    os.environ["COMP_LINE"] = re.sub(r"^(\s*\S+)\s+run\b", r"\1", line)  # as if `python -m`
+    return run_cmd(argv)
+
+
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "run": run_cmd, "score": score_cmd, "report": report_cmd, "audit": audit_cmd,
     "build": build_cmd, "list": list_cmd,
@@ -177,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(TOP_HELP)
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
+    if command in ("-sc", "--shell-completion"):
+        return complete_cmd(argv)
     if command not in COMMANDS:
         print(f"error: unknown command {command!r}; use one of {', '.join(COMMANDS)} "
               "(monitorbench --help)", file=sys.stderr)

@@ -10,15 +10,17 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 
-from monitorbench.config import register_configs
+from monitorbench.config import MonitorbenchConfig, register_configs
+from monitorbench.pipeline.prepare import typed_config
 
 ROOT = Path(__file__).resolve().parents[1]
 register_configs()
 
 
-def compose_cfg(outputs: Path, suites: Path, overrides: list[str]):
-    """The config a CLI run would get, with outputs and the MLflow store under ``outputs``."""
+def compose_cfg(outputs: Path, suites: Path, overrides: list[str]) -> MonitorbenchConfig:
+    """The typed config a CLI run's job gets from its entry point, with outputs and the MLflow
+    store under ``outputs``."""
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return compose("config", overrides=[
+        return typed_config(compose("config", overrides=[
             f"paths.outputs={outputs}", f"paths.suites={suites}",
-            f"tracking.tracking_uri=sqlite:///{outputs}/mlflow.db", *overrides])
+            f"tracking.tracking_uri=sqlite:///{outputs}/mlflow.db", *overrides]))

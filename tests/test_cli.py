@@ -154,14 +154,38 @@ def test_run_refuses_a_typo_before_anything_is_written(tmp_path: Path, args: lis
     assert not out.exists()
 
 
-def test_python_m_monitorbench_refuses_a_force_added_unknown_key(tmp_path: Path) -> None:
-    """The Hydra entry point (and so every sweep job) checks too, not only `monitorbench run`."""
-    r = subprocess.run([sys.executable, "-m", "monitorbench", "+generatr=always_reject",
+@pytest.mark.parametrize("typo", ["+generatr=always_reject", "generatr=always_reject"])
+def test_python_m_monitorbench_refuses_an_unknown_key_as_run_does(tmp_path: Path,
+                                                                   typo: str) -> None:
+    """`python -m monitorbench` is the same entry point as `monitorbench run`: the same "did you
+    mean" for a misspelt key, force-added or not (Hydra's own message for `generatr=` names no
+    key that exists), before anything is written."""
+    r = subprocess.run([sys.executable, "-m", "monitorbench", typo,
                         "tracking=off"], capture_output=True, text=True, cwd=ROOT, timeout=120,
                        env={**os.environ, "MONITORBENCH_OUTPUTS": str(tmp_path / "out")})
     assert r.returncode == 2
     assert "unknown config key 'generatr'" in r.stdout + r.stderr
     assert "did you mean 'generator'" in r.stdout + r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("line,words", [
+    ("monitorbench ", COMMANDS),
+    ("monitorbench r", ("run", "report")),
+    ("monitorbench run access=r", tuple(f"access={a}" for a in group_options("access")
+                                       if a.startswith("r"))),
+    ("monitorbench run gener", ("generator=",)),
+    ("monitorbench score --t", ()),
+])
+def test_tab_completion_completes_commands_and_runs_overrides(
+        line: str, words: tuple[str, ...], monkeypatch, capsys) -> None:
+    """What the script of `monitorbench run -sc install=bash` asks: `monitorbench -sc
+    query=bash` with the typed line in $COMP_LINE (it used to answer "unknown command")."""
+    r = _mb_here(monkeypatch, capsys, "-sc", "query=bash", env={"COMP_LINE": line})
+    assert r.returncode == 0, r.stderr
+    assert set(words) <= set(r.stdout.split())
+    if not words:
+        assert r.stdout.strip() == ""
 
 
 def test_run_passes_the_overrides_to_hydra(tmp_path: Path, suites_dir: Path) -> None:

@@ -26,7 +26,7 @@ from pipeline_helpers import ROOT, compose_cfg
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.judging.store import JudgmentStore
 from monitorbench.launch.run import run_job, select_tasks
-from monitorbench.pipeline.prepare import Specs, typed_config
+from monitorbench.pipeline.prepare import Specs
 from monitorbench.sandbox.bwrap import bwrap_usable
 from monitorbench.suites.format import load_suite
 
@@ -111,7 +111,7 @@ def test_score_builds_the_sandbox_spec_a_run_builds(tmp_path: Path, suites_dir: 
     out = tmp_path / "out"
     cfg = compose_cfg(out, suites_dir, [f"access={access}", f"task.max_tasks_per_type={TASKS}"])
     sel = _selection(suites_dir, cfg)
-    specs = Specs(typed_config(cfg), sel)
+    specs = Specs(cfg, sel)
     (tmp_path / "v").mkdir()
     (tmp_path / "v" / "main.py").write_text(NAMES_ONLY)
     for t in sel.tasks:

@@ -12,11 +12,12 @@ from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
 from pipeline_helpers import ROOT
+from monitorbench.pipeline.prepare import typed_config
 
 
-def _compose(tmp_path: Path, overrides: list[str]):
+def _compose(tmp_path: Path, overrides: list[str], hydra: bool = True):
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return compose("config", return_hydra_config=True, overrides=[
+        return compose("config", return_hydra_config=hydra, overrides=[
             f"paths.outputs={tmp_path}", f"tracking.tracking_uri=sqlite:///{tmp_path}/mlflow.db",
             "task.max_tasks_per_type=3", *overrides])
 
@@ -49,7 +50,8 @@ def test_the_sweep_record_names_the_parent_and_the_axes_and_leaves_the_environme
         parent = client.get_run(record.parent_run_id)
         assert parent.data.tags["monitorbench.role"] == "sweep"
 
-        job = _compose(tmp_path, ["generator=schema_check", "sandbox.workers=2"])
+        job = typed_config(_compose(tmp_path, ["generator=schema_check", "sandbox.workers=2"],
+                                    hydra=False))
         place = SweepPlace(record.parent_run_id,
                            axis_labels(job, record.axes, {"generator": "schema_check"}))
         assert run_name(job, place) == (f"schema_check · {job.access.name} · {job.task.name}"

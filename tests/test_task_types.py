@@ -55,6 +55,7 @@ tt.TASK_TYPES = MappingProxyType({**tt.TASK_TYPES,
 from hydra import compose, initialize_config_dir
 from monitorbench.config import register_configs
 from monitorbench.launch.run import run_job
+from monitorbench.pipeline.prepare import typed_config
 
 out, suites = Path(sys.argv[1]), sys.argv[2]
 conf = out / "conf"
@@ -66,7 +67,7 @@ with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
     cfg = compose("config", overrides=[
         f"paths.outputs={out}", f"paths.suites={suites}", "tracking.enabled=false",
         "generator=always_reject", "task.max_tasks_per_type=8", f"access={sys.argv[4]}"])
-print(json.dumps(run_job(cfg)))
+print(json.dumps(run_job(typed_config(cfg))))
 '''
 
 

@@ -52,6 +52,7 @@ def usage() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from monitorbench.audit.run import run_audit
+    from monitorbench.pipeline.prepare import typed_config
 
     args = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("-h", "--help") for a in args):
@@ -66,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except HydraException as e:
             raise InputError(CONF / "config.yaml", "overrides", str(e).splitlines()[0],
                              "check the key names and values of the overrides") from None
-        metrics = run_audit(cfg)
+        metrics = run_audit(typed_config(cfg))   # the one conversion, at the entry point
     except MonitorbenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,12 +1,12 @@
 """The audit as a job: audit each configured suite, write reports and exclusions, log to MLflow.
 
-``run_audit(cfg)`` takes the same composed config as a judging job (``cfg.task.suites``,
-``cfg.paths``, ``cfg.tracking``), so ``python -m monitorbench +experiment=audit`` can sweep it
+``run_audit(conf)`` takes the same typed config as a judging job (``conf.task.suites``,
+``conf.paths``, ``conf.tracking``), so ``python -m monitorbench +experiment=audit`` can sweep it
 over suites. ``task.max_tasks_per_type`` audits a seeded slice (``task.sample_seed``); only a
 whole-suite audit writes ``audit.json`` - a slice cannot vouch for the tasks it skipped.
-Reference reruns per case: ``max(2, task.rounds.*)``. The config
-is typed once, here; the sample is the pipeline's (:mod:`monitorbench.pipeline.prepare`), so an
-audit slice audits exactly the tasks a judging job with the same task settings would judge.
+Reference reruns per case: ``max(2, task.rounds.*)``. The entry point types the config once;
+the sample is the pipeline's (:mod:`monitorbench.pipeline.prepare`), so an audit slice audits
+exactly the tasks a judging job with the same task settings would judge.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from omegaconf import DictConfig
-
 from monitorbench.audit.audit import MIN_REPEATS, SuiteAudit, audit_suite
 from monitorbench.audit.exclusions import AUDIT_FILE, write_exclusions
 from monitorbench.audit.prepare import build_suite
 from monitorbench.audit.report import write_report
 from monitorbench.config import MonitorbenchConfig, TaskConfig
-from monitorbench.pipeline.prepare import sample_per_type, typed_config
+from monitorbench.pipeline.prepare import sample_per_type
 from monitorbench.suites.format import load_suite
 
 log = logging.getLogger(__name__)
@@ -77,11 +75,12 @@ def log_exclusions(audit: SuiteAudit) -> None:
             log.info("excluded %s [%s] %s", t.task_id, r["code"], r["evidence"])
 
 
-def run_audit(cfg: DictConfig, *, parent_run_id: str | None = None) -> dict[str, float]:
-    """Audit every suite in ``cfg.task.suites``; returns ``<suite>/<metric>`` numbers and
-    totals (``tasks``, ``tasks_excluded``, ``seconds``)."""
+def run_audit(conf: MonitorbenchConfig, *, parent_run_id: str | None = None
+              ) -> dict[str, float]:
+    """Audit every suite in ``conf.task.suites``; returns ``<suite>/<metric>`` numbers and
+    totals (``tasks``, ``tasks_excluded``, ``seconds``). ``conf``: the typed config its entry
+    point converted once."""
     t0 = time.perf_counter()
-    conf = typed_config(cfg)  # the one conversion to the typed schema
     repeats = max(MIN_REPEATS, *(int(n) for n in conf.task.rounds.values()))
     out: dict[str, float] = {"tasks": 0, "tasks_excluded": 0}
     for ref in conf.task.suites:

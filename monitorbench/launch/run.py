@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import OmegaConf
 
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.audit.prepare import ensure_suites
@@ -41,48 +41,56 @@ from monitorbench.launch.run_lock import adopt_judgments, interrupted_hint, run_
 from monitorbench.pipeline import prepare
 from monitorbench.pipeline.judge import (JobPlan, collect, plan_jobs, sandbox_sessions,
                                          sandbox_settings)
-from monitorbench.pipeline.prepare import Selection, Specs, typed_config
+from monitorbench.pipeline.prepare import Selection, Specs
 from monitorbench.pipeline.score import score
 from monitorbench.sandbox.base import Limits, Sandbox
 from monitorbench.suites.access import view_for
 from monitorbench.suites.format import Suite, Task
 from monitorbench.tracking.sweep_record import SweepPlace
 
-__all__ = ["Selection", "limits_from", "run_job", "run_key", "select_tasks"]
+__all__ = ["Selection", "config_yaml", "limits_from", "run_job", "run_key", "select_tasks"]
 
 log = logging.getLogger(__name__)
 
 
-def select_tasks(cfg: DictConfig | MonitorbenchConfig,
-                 suites: list[tuple[str, Suite]]) -> Selection:
-    """The tasks a job with config ``cfg`` judges (:func:`monitorbench.pipeline.prepare.
+def select_tasks(conf: MonitorbenchConfig, suites: list[tuple[str, Suite]]) -> Selection:
+    """The tasks a job with config ``conf`` judges (:func:`monitorbench.pipeline.prepare.
     select_tasks` on its ``task`` settings)."""
-    return prepare.select_tasks(typed_config(cfg).task, suites)
+    return prepare.select_tasks(conf.task, suites)
 
 
-def limits_from(cfg: DictConfig | MonitorbenchConfig, task_type: str) -> Limits:
-    """The per-case limits a job with config ``cfg`` gives a task type."""
-    return prepare.limits_for(typed_config(cfg).sandbox, task_type)
+def limits_from(conf: MonitorbenchConfig, task_type: str) -> Limits:
+    """The per-case limits a job with config ``conf`` gives a task type."""
+    return prepare.limits_for(conf.sandbox, task_type)
 
 
-def run_job(cfg: DictConfig, *, place: SweepPlace = SweepPlace()) -> dict[str, float]:
+def config_yaml(conf: MonitorbenchConfig) -> str:
+    """The job's ``config.yaml``: the typed config as YAML, in the schema's key order, exactly
+    the text Hydra's composed config gave (the generator's own schema fields included)."""
+    return OmegaConf.to_yaml(OmegaConf.structured(conf), resolve=True)
+
+
+def run_job(conf: MonitorbenchConfig, *, place: SweepPlace = SweepPlace()) -> dict[str, float]:
     """Run one configuration end to end and return its metrics, with the generator's local
-    model server (``generator.serve``) up for the whole job and stopped afterwards. ``place``:
-    the job's parent run and name labels in its sweep (nothing for a single run)."""
+    model server (``generator.serve``) up for the whole job and stopped afterwards. ``conf``:
+    the typed config the entry point converted once (:func:`monitorbench.pipeline.prepare.
+    typed_config`); ``place``: the job's parent run and name labels in its sweep (nothing for
+    a single run)."""
     from contextlib import nullcontext
 
     from monitorbench.providers.local_server import serving
     from monitorbench.tracking.job import JobRun, run_name
 
-    conf = typed_config(cfg)  # the one conversion to the typed schema
     check_limits(conf)        # entry points check at compose time; the Python API here
     check_axes(conf)
+    # config.yaml records the job as configured: before a served model fills in its endpoint.
+    text = config_yaml(conf)
     # The MLflow run opens first, so a job that fails anywhere (the server included) leaves a
     # FAILED run with the error, and the UI shows the job RUNNING for as long as it works.
-    with (JobRun(cfg, place) if conf.tracking.enabled else nullcontext()) as tracker, \
+    with (JobRun(conf, place) if conf.tracking.enabled else nullcontext()) as tracker, \
             serving(conf.generator) as gen_cfg:
-        return _run_job(cfg, replace(conf, generator=gen_cfg), tracker=tracker,
-                        name=run_name(cfg, place))
+        return _run_job(replace(conf, generator=gen_cfg), text, tracker=tracker,
+                        name=run_name(conf, place))
 
 
 @dataclass
@@ -105,11 +113,11 @@ class Generated:
         return vdir, verifier_hash(vdir)
 
 
-def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any,
+def _run_job(conf: MonitorbenchConfig, config_text: str, *, tracker: Any,
              name: str) -> dict[str, float]:
     """The body of :func:`run_job`: the stages in order. ``conf.generator`` carries the started
-    server's endpoint, ``tracker`` is the job's open MLflow run (None when tracking is off),
-    ``name`` the job's run name for its summary."""
+    server's endpoint, ``config_text`` is the job's config.yaml, ``tracker`` its open MLflow
+    run (None when tracking is off), ``name`` its run name for the summary."""
     from monitorbench.sandbox.factory import make_sandbox
 
     t_start = time.time()
@@ -122,7 +130,7 @@ def _run_job(cfg: DictConfig, conf: MonitorbenchConfig, *, tracker: Any,
     run_dir = Path(conf.paths.outputs) / "runs" / key
     with run_lock(run_dir, wait=conf.wait_for_lock), interrupted_hint(run_dir):
         any(adopt_judgments(run_dir, run_dir.parent / old) for old in earlier_keys(material))
-        (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+        (run_dir / "config.yaml").write_text(config_text)
         plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of, sandbox_settings(
             specs, conf.sandbox) if gen.judge_model is None else lambda task: "")
         judgments, counts = _judge(conf, plan, run_dir, _opener(conf, gen, sandbox, specs),

@@ -28,10 +28,10 @@ from monitorbench.suites.registry import masked_paths, source_info
 log = logging.getLogger(__name__)
 
 
-def typed_config(cfg: DictConfig | MonitorbenchConfig) -> MonitorbenchConfig:
-    """The composed config as the typed schema; entry points convert once, here."""
-    if isinstance(cfg, MonitorbenchConfig):
-        return cfg
+def typed_config(cfg: DictConfig) -> MonitorbenchConfig:
+    """The composed config as the typed schema. Each entry point (``python -m monitorbench``'s
+    Hydra function, the audit and score commands) converts once, here; everything below it
+    takes the typed config only, so a field is read one way and checked once."""
     out = OmegaConf.to_object(cfg)
     if not isinstance(out, MonitorbenchConfig):
         raise TypeError(f"expected a config composed on the monitorbench schema, got "

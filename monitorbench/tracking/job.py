@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
+from monitorbench.config import GeneratorKind, MonitorbenchConfig
 from monitorbench.generation.base import GenerationResult
 from monitorbench.tracking.mlflow_logger import (client_for, code_tags, experiment_id,
                                                  flatten, log_params_metrics, start_run,
@@ -48,53 +49,60 @@ def split_counts(metrics: Mapping[str, float]) -> tuple[dict[str, str], dict[str
     return counts, {k: v for k, v in metrics.items() if not is_count(k) and k not in NOT_METRICS}
 
 
-def axis_labels(cfg: DictConfig, axes: tuple[str, ...], choices: Mapping[str, str]
+def as_node(conf: MonitorbenchConfig) -> DictConfig:
+    """The typed config as the node Hydra composed: a swept key's value and the params print
+    exactly as they did when jobs read Hydra's config (``[{'name': 'bfcl', ...}]``, not a
+    dataclass repr), so run names and job keys stay what they were."""
+    return OmegaConf.structured(conf)
+
+
+def axis_labels(conf: MonitorbenchConfig, axes: tuple[str, ...], choices: Mapping[str, str]
                 ) -> tuple[str, ...]:
     """This job's value of each swept setting the name does not already show: for a config
     group the option it chose (``choices``, ``parsed``), for a key ``leaf=value``
     (``max_tasks_per_type=5``)."""
     labels = []
+    node = as_node(conf)
     for key in axes:
         if key in _IN_NAME or key == "task.max_tasks_per_type":
             continue
         if key in choices:
             labels.append(str(choices[key]))
         elif key in AXES:
-            labels.append(str(cfg[key].name))
+            labels.append(str(getattr(conf, key).name))
         else:
-            labels.append(f"{key.rsplit('.', 1)[-1]}={OmegaConf.select(cfg, key, default=None)}")
+            labels.append(f"{key.rsplit('.', 1)[-1]}={OmegaConf.select(node, key, default=None)}")
     return tuple(labels)
 
 
-def generator_label(cfg: DictConfig) -> str:
+def generator_label(conf: MonitorbenchConfig) -> str:
     """Who wrote the verifiers, as a reader names them: the model for a model generator
     (``gpt-4o-mini``, the part after a vendor's ``org/``), else the generator (``schema_check``)."""
-    from monitorbench.config import GeneratorKind
-
-    g = cfg.generator
-    if GeneratorKind(g.kind) is GeneratorKind.model and g.get("model"):
-        return str(g.model).rsplit("/", 1)[-1]
+    g = conf.generator
+    model = getattr(g, "model", None)   # only model generators' schemas have one
+    if GeneratorKind(g.kind) is GeneratorKind.model and model:
+        return str(model).rsplit("/", 1)[-1]
     return str(g.name)
 
 
 _IN_NAME = ("generator", "generator.model", "access", "task")
 
 
-def run_name(cfg: DictConfig, place: SweepPlace = SweepPlace()) -> str:
+def run_name(conf: MonitorbenchConfig, place: SweepPlace = SweepPlace()) -> str:
     """A short name that tells runs apart in MLflow's runs table: generator (or model) · access
     · task, then this job's values of any other setting its sweep varies (``place``), e.g.
     ``schema_check · parsed · bfcl · agent``. A task sample is always named (``5/type``), so a
     5-task run never looks like a full one."""
-    parts = [generator_label(cfg), str(cfg.access.name), str(cfg.task.name), *place.labels]
-    n = cfg.task.max_tasks_per_type
+    parts = [generator_label(conf), str(conf.access.name), str(conf.task.name), *place.labels]
+    n = conf.task.max_tasks_per_type
     if n is not None:
         parts.append(f"{n}/type")
     return " · ".join(parts)
 
 
-def job_params(cfg: DictConfig) -> dict[str, str]:
+def job_params(conf: MonitorbenchConfig) -> dict[str, str]:
     """The flattened config as plain strings (enum values, not ``AccessMode.raw`` reprs)."""
-    params = flatten(OmegaConf.to_container(cfg, resolve=True, enum_to_str=True))
+    params = flatten(OmegaConf.to_container(as_node(conf), resolve=True, enum_to_str=True))
     return {k: v for k, v in params.items() if not k.startswith("paths.")}
 
 
@@ -124,17 +132,17 @@ class JobRun:
     and :meth:`close_out` ends the job with one line after its local results are written.
     """
 
-    def __init__(self, cfg: DictConfig, place: SweepPlace = SweepPlace()) -> None:
+    def __init__(self, conf: MonitorbenchConfig, place: SweepPlace = SweepPlace()) -> None:
         from monitorbench.tracking.connection import check_when_down, configure_http, probe
 
-        self.cfg = cfg
-        self.when_down = check_when_down(str(cfg.tracking.when_down))
-        configure_http(float(cfg.tracking.timeout_s), int(cfg.tracking.retries))
-        outputs = Path(cfg.paths.outputs)
-        self.uri = tracking_uri(cfg.tracking.tracking_uri, outputs)
-        self.name = run_name(cfg, place)
+        self.conf = conf
+        self.when_down = check_when_down(str(conf.tracking.when_down))
+        configure_http(float(conf.tracking.timeout_s), int(conf.tracking.retries))
+        outputs = Path(conf.paths.outputs)
+        self.uri = tracking_uri(conf.tracking.tracking_uri, outputs)
+        self.name = run_name(conf, place)
         self.run_id: str | None = None
-        self.down: str | None = probe(self.uri, float(cfg.tracking.timeout_s))
+        self.down: str | None = probe(self.uri, float(conf.tracking.timeout_s))
         self._sink: Any = None
         if self.down is None:
             try:
@@ -150,15 +158,15 @@ class JobRun:
         """Find this configuration's run (any status: re-runs reuse it) or create it."""
         from monitorbench.tracking.progress_sink import ProgressSink
 
-        cfg = self.cfg
+        conf = self.conf
         self.client = client_for(self.uri)
         self.experiment_id = experiment_id(
-            self.client, cfg.tracking.experiment_name or cfg.experiment_name, outputs)
-        tags = {f"monitorbench.{a}": str(cfg[a].name) for a in AXES}
-        tags["monitorbench.generator"] = generator_label(cfg)   # by model, for model generators
-        if cfg.task.max_tasks_per_type is not None:
-            tags["monitorbench.tasks_per_type"] = str(cfg.task.max_tasks_per_type)
-        params = job_params(cfg)
+            self.client, conf.tracking.experiment_name or conf.experiment_name, outputs)
+        tags = {f"monitorbench.{a}": str(getattr(conf, a).name) for a in AXES}
+        tags["monitorbench.generator"] = generator_label(conf)  # by model, for model generators
+        if conf.task.max_tasks_per_type is not None:
+            tags["monitorbench.tasks_per_type"] = str(conf.task.max_tasks_per_type)
+        params = job_params(conf)
         tags["monitorbench.job_key"] = job_key(params)
         found = self._existing(tags["monitorbench.job_key"])
         if found is not None:
@@ -252,7 +260,7 @@ class JobRun:
         """Log the results and close the run FINISHED (FAILED if logging itself breaks); None
         when the store is (or goes) down: the results stay local, see :meth:`close_out`."""
         if self._sink is not None:
-            self._sink.flush(float(self.cfg.tracking.timeout_s))
+            self._sink.flush(float(self.conf.tracking.timeout_s))
         if self.down is not None:
             return None
         try:
