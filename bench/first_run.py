@@ -1,4 +1,4 @@
-"""First-run suite builds of ``+experiment=g4adv`` (task=mixed_small), before and after, side by
+"""First-run suite builds of ``+experiment=g4adv`` (its default task=small), before and after, side by
 side: *before* builds each suite in turn with the code suite's bug search; *after* builds them
 concurrently (registry.ensure_suites) with the code bugs replayed from pinned_bugs.json. Each
 mode starts from an empty outputs dir (suites, sdist cache, code build cache); both get the same
@@ -11,7 +11,11 @@ run's log, and checks that the suites it built have the manifests of the *before
 installs the clone in editable mode, which re-points this environment's ``monitorbench`` at the
 clone; the bench points it back at this checkout afterwards (``pip install -e . --no-deps``).
 
-    python bench/first_run.py [--task conf/task/mixed_small.yaml] [--line1]
+    python bench/first_run.py [--task conf/task/small.yaml] [--line1 | --only-line1]
+
+pip's cache is off for line 1 (``PIP_NO_CACHE_DIR=1``). Run it from a virtual environment
+(``python -m venv --system-site-packages``) when other work uses this checkout's install: line 1's
+editable install re-points the environment that runs it until the bench points it back.
 
 Run it on an otherwise idle machine for absolute numbers; the load average is printed with them.
 """
@@ -107,6 +111,7 @@ def _line1(tmp: Path) -> tuple[float, Path, dict[str, datetime]]:
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("MONITORBENCH_", "MLFLOW_")) and k != "PYTHONPATH"}
+    env["PIP_NO_CACHE_DIR"] = "1"  # issue 20's condition: pip's cache cold
     cmd = readme_line1(clone)
     print(f"README line 1 in {clone}: {cmd}", flush=True)
     t0 = time.perf_counter()
@@ -140,10 +145,20 @@ def main() -> None:
     from monitorbench.suites.registry import suite_dir
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--task", type=Path, default=Path("conf/task/mixed_small.yaml"))
+    ap.add_argument("--task", type=Path, default=Path("conf/task/small.yaml"))
     ap.add_argument("--line1", action="store_true",
                     help="also time README line 1 end to end in a fresh clone")
+    ap.add_argument("--only-line1", action="store_true",
+                    help="time README line 1 only (no before/after builds)")
     args = ap.parse_args()
+    if args.only_line1:
+        with tempfile.TemporaryDirectory(prefix="mb-line1-") as tmp:
+            print(f"load average at start: {os.getloadavg()}", flush=True)
+            t_start = datetime.now()
+            seconds, _, phases = _line1(Path(tmp))
+            _report_line1(seconds, phases, t_start)
+        print(f"load average at end: {os.getloadavg()}")
+        return
     wanted = _wanted(args.task)
     libs = [n for name, o in wanted if name == "code" for n in o.get("libraries", LIBRARIES)]
     sdists = [fetch_sdist(LIBRARIES[n]) for n in libs]

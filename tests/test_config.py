@@ -49,6 +49,8 @@ def test_g4adv_experiment_is_a_multirun_over_generators_and_access() -> None:
                                                  "grounded_check"}
     assert set(params.access.split(",")) == {"raw_parsed", "parsed", "raw"}
     assert cfg.job.value == "run"
+    # README line 1 runs it as is: on the small slices, a sweep of minutes, not a quarter hour.
+    assert cfg.task.name == "small"
 
 
 def test_the_audit_experiment_is_an_audit_job_and_a_wrong_job_is_refused() -> None:

@@ -166,12 +166,11 @@ def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboar
 def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
         mlflow_server: MlflowServer, small_suites_dir: Path, tmp_path: Path,  # noqa: F811
         code_slice, agentdojo_one_per_suite) -> None:
-    # The g4adv sweep (every generator x access) on task=small, all three task types, one
+    # README line 1's sweep (every generator x access, task=small by default) with one
     # state/code round: this test checks that twelve jobs are logged and scored under one parent,
-    # not the size of the slices nor the round selection (tests/test_metrics.py,
-    # test_experiments.py). On mixed_small it took 733 s; README line 1 runs that. The session's
-    # code and AgentDojo slices (tests/conftest.py) are task=small's: the sweep rebuilds neither.
-    _sweep(mlflow_server, tmp_path, small_suites_dir, ["+experiment=g4adv", "task=small",
+    # not the round selection (tests/test_metrics.py, test_experiments.py). The session's code
+    # and AgentDojo slices (tests/conftest.py) are task=small's: the sweep rebuilds neither.
+    _sweep(mlflow_server, tmp_path, small_suites_dir, ["+experiment=g4adv",
                                                         "task.rounds.state=1",
                                                         "task.rounds.code=1"])
     client, _, parent, children = _sweep_runs(mlflow_server, "g4adv")
