@@ -21,8 +21,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from omegaconf import OmegaConf
-
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.audit.prepare import ensure_suites
 from monitorbench.config import (GeneratorConfig, MonitorbenchConfig, MonitorKind,
@@ -67,7 +65,11 @@ def limits_from(conf: MonitorbenchConfig, task_type: str) -> Limits:
 def config_yaml(conf: MonitorbenchConfig) -> str:
     """The job's ``config.yaml``: the typed config as YAML, in the schema's key order, exactly
     the text Hydra's composed config gave (the generator's own schema fields included)."""
-    return OmegaConf.to_yaml(OmegaConf.structured(conf), resolve=True)
+    from omegaconf import OmegaConf
+
+    from monitorbench.tracking.job import as_node
+
+    return OmegaConf.to_yaml(as_node(conf), resolve=True)
 
 
 def run_job(conf: MonitorbenchConfig, *, place: SweepPlace = SweepPlace()) -> dict[str, float]:
