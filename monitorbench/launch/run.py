@@ -269,9 +269,10 @@ def _finish(run_dir: Path, key: str, metrics: dict[str, float], records: list[di
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True))
     _write_table(records, run_dir / "judgments.csv")
     # records are the scored judgments (one round per task); new/reused count every round
-    log.info("run_key %s: %d tasks scored on %d judgments; judged now %d, reused %d (all "
-             "rounds)", key, int(metrics.get("n_tasks", 0)), len(records),
-             int(metrics["judgments_new"]), int(metrics["judgments_reused"]))
+    log.info("run_key %s: %d tasks scored on %d judgments; judged now %d (%d of them "
+             "verdicts an earlier run had executed), reused %d (all rounds)", key,
+             int(metrics.get("n_tasks", 0)), len(records), int(metrics["judgments_new"]),
+             int(metrics.get("judgments_shared", 0)), int(metrics["judgments_reused"]))
     if tracker is not None:
         tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
                        generations=gen.generations)
