@@ -47,8 +47,10 @@ def read_record(sweep_dir: Path) -> SweepRecord:
 class SweepPlace:
     """Where a job sits in its sweep: the sweep's MLflow parent run (None: a single run, or
     untracked) and this job's value of each other setting the sweep varies, as its run name
-    shows them (``workers=2``), in the sweep's order. Built by the entry point from the
-    sweep's :class:`SweepRecord` and the job's config (``tracking.job.axis_labels``)."""
+    shows them (``workers=2``), in the sweep's order. Built once by the entry point
+    (``monitorbench.__main__.sweep_place``) from the sweep's :class:`SweepRecord`, the options
+    Hydra chose and the job's typed config (``tracking.job.axis_labels``); the job below reads
+    only this value, never Hydra's global state."""
 
     parent_run_id: str | None = None
     labels: tuple[str, ...] = ()
