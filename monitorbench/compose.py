@@ -21,7 +21,7 @@ import re
 import sys
 from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException, MissingConfigException
@@ -211,6 +211,30 @@ def sweep_checks(overrides: Sequence[str]) -> list[list[str]]:
     return checks
 
 
+def check_sweep_axes(overrides: Sequence[str],
+                     job_config: Callable[[list[str]], DictConfig]) -> None:
+    """Every pair of a sweep's generator and access values that no job can run (a model judge
+    with a scripted generator: :func:`monitorbench.config.check_axes`) is refused before the
+    first job starts, not when its job comes up. Only access values whose monitor is a model
+    are paired with every generator value, so a sweep without a model judge composes nothing
+    more."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from monitorbench.config import MonitorKind, check_axes
+
+    parsed = OverridesParser.create().parse_overrides(list(overrides))
+    fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
+    swept = {o.get_key_element(): list(o.sweep_string_iterator())
+             for o in parsed if o.is_sweep_override()}
+    for access in swept.get("access", [None]):
+        with_access = fixed + ([f"access={access}"] if access is not None else [])
+        if MonitorKind(job_config(with_access).access.monitor) is not MonitorKind.model:
+            continue
+        for generator in swept.get("generator", [None]):
+            check_axes(job_config(with_access + ([f"generator={generator}"]
+                                                 if generator is not None else [])))
+
+
 class StrictKeysCallback(Callback):
     """Checks every value of a sweep before any job (and the sweep's MLflow parent run) starts:
     the command line's sweeps and the experiment's ``hydra.sweeper.params``."""
@@ -225,14 +249,17 @@ class StrictKeysCallback(Callback):
         swept = [*config.hydra.overrides.task, *(f"{k}={v}" for k, v in params.items())]
         try:
             check_keys(config)
-            for overrides in sweep_checks(swept):
+            def job_config(overrides: list[str]) -> DictConfig:
                 try:
-                    job = app.compose_config(config.hydra.job.config_name,
-                                             [*config.hydra.overrides.hydra, *overrides],
-                                             run_mode=RunMode.RUN)
+                    return app.compose_config(config.hydra.job.config_name,
+                                              [*config.hydra.overrides.hydra, *overrides],
+                                              run_mode=RunMode.RUN)
                 except HydraException as e:
                     raise explain(e) from None
-                check_keys(job)
+
+            for overrides in sweep_checks(swept):
+                check_keys(job_config(overrides))
+            check_sweep_axes(swept, job_config)
         except InputError as e:
             log.error("%s", e)
             sys.exit(2)

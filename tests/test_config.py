@@ -390,6 +390,24 @@ def test_a_model_judge_with_a_scripted_generator_is_refused_before_any_suite_loa
     assert not suites.exists() and not (tmp_path / "out" / "runs").exists()
 
 
+def test_a_sweep_with_a_combination_no_job_can_run_is_refused_before_its_first_job(
+        tmp_path: Path) -> None:
+    """The pair check covers a sweep's cross product: ``always_accept`` × ``model_judge`` is the
+    sweep's *second* job here, and the sweep must stop before the first one runs."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "monitorbench", "-m",
+                        "generator=openai,always_accept", "access=model_judge,raw",
+                        f"paths.outputs={tmp_path / 'out'}", f"paths.suites={tmp_path / 's'}",
+                        "tracking.enabled=false", f"hydra.sweep.dir={tmp_path / 'hydra'}"],
+                       cwd=Path(CONF).parent, capture_output=True, text=True, timeout=300)
+    said = r.stdout + r.stderr
+    assert r.returncode == 2 and "a model judge needs a model generator" in said, said[-800:]
+    assert "always_accept" in said and "Traceback" not in said
+    assert not (tmp_path / "s").exists() and not (tmp_path / "out" / "runs").exists()
+
+
 @pytest.mark.parametrize("value", ["0", "-3", "nan"])
 def test_score_refuses_a_wall_clock_that_is_not_positive(
         value: str, capsys: pytest.CaptureFixture[str]) -> None:
