@@ -47,10 +47,10 @@ def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_paren
     children = [r for r in runs if r is not parent]
     names = sorted(c.info.run_name for c in children)
     # The swept values name each run; the sample size is named too (3 tasks per type).
-    assert names == ["always_accept · parsed · bfcl · 3/type",
-                     "always_accept · raw_parsed · bfcl · 3/type",
-                     "schema_check · parsed · bfcl · 3/type",
-                     "schema_check · raw_parsed · bfcl · 3/type"]
+    assert names == ["always_accept·parsed·bfcl·3/type",
+                     "always_accept·raw_parsed·bfcl·3/type",
+                     "schema_check·parsed·bfcl·3/type",
+                     "schema_check·raw_parsed·bfcl·3/type"]
     for c in children:
         assert c.info.status == "FINISHED"
         assert c.data.tags["mlflow.parentRunId"] == parent.info.run_id

@@ -57,8 +57,9 @@ def _browser():
                                   args=["--no-sandbox", "--disable-gpu"])
 
 
-# The part of each name the runs table shows: the widest prefix whose rendered width fits the
-# box that clips it (the cell, or an ancestor that hides overflow or adds an ellipsis).
+# The part of each name the runs table shows: the whole name when it fits the box that clips it
+# (the cell, or an ancestor that hides overflow or adds an ellipsis), else the widest prefix
+# that fits together with the ellipsis the table draws after it.
 VISIBLE_JS = """(names) => names.map(name => {
   const hits = [...document.querySelectorAll('body *')].filter(
       e => e.textContent.trim() === name);
@@ -77,9 +78,10 @@ VISIBLE_JS = """(names) => names.map(name => {
   const c = document.createElement('canvas').getContext('2d');
   const f = getComputedStyle(el);   // the shorthand `font` can be empty: build it
   c.font = `${f.fontStyle} ${f.fontWeight} ${f.fontSize} ${f.fontFamily}`;
-  let n = 0;
-  while (n < name.length && c.measureText(name.slice(0, n + 1)).width <= w) n++;
-  return name.slice(0, n);
+  if (c.measureText(name).width <= w) return name;
+  let n = 0;   // cut: the table shows the widest prefix that fits with its ellipsis
+  while (n < name.length && c.measureText(name.slice(0, n + 1) + '\u2026').width <= w) n++;
+  return name.slice(0, n) + '\u2026';
 })"""
 
 
@@ -198,3 +200,18 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
                                            str(tmp_path / "dl"))).read_text()
     assert all(c.info.run_name in board for c in children)
     assert parent.data.tags["monitorbench.n_jobs"] == "12" and parent.info.status == "FINISHED"
+    # README line 1's twelve names, grouped by generator as the README says, stay apart in the
+    # width the table gives them (grounded_check's raw and raw_parsed once read the same).
+    pw, browser = _browser()
+    try:
+        page = browser.new_page(viewport={"width": 2200, "height": 1100})
+        page.goto(f"{mlflow_server.url}/#/experiments/{parent.info.experiment_id}/runs")
+        page.wait_for_selector(f"text={parent.info.run_name}", timeout=120_000)
+        show_headline_columns(page, "monitorbench.generator")
+        page.wait_for_selector("text=Group: grounded_check", timeout=60_000)
+        names = sorted(c.info.run_name for c in children)
+        visible = page.evaluate(VISIBLE_JS, names)
+        assert None not in visible and len(set(visible)) == len(names), visible
+    finally:
+        browser.close()
+        pw.stop()
