@@ -45,8 +45,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Under ``--dist loadgroup``, keep each module on one worker (its module-scoped fixtures
     build real slices: split across workers they would be built twice) unless its tests name an
     ``xdist_group`` of their own (the users of a fixture in SINGLETONS share its group), and
-    hand out the longest groups first (by the last run's seconds, else by their `slow` tests)
-    so that no long group starts last and runs alone."""
+    hand out the longest groups first (by the last run's seconds in the pytest cache, else by
+    the measured seconds committed in tests/xdist_group_seconds.json, else by their `slow`
+    tests) so that no long group starts last and runs alone (on a fresh clone the 309 s OpenClaw
+    module once started last)."""
     if not WORKER or not config.getoption("loadgroup", False):
         return
     for item in items:
@@ -63,7 +65,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         g = _group(item)
         first.setdefault(g, i)
         weight[g] = weight.get(g, 0.0) + (_SLOW_GUESS_S if item.get_closest_marker("slow") else 1)
-    weight.update({g: s for g, s in timed.items() if g in weight})
+    measured = json.loads((ROOT / "tests" / "xdist_group_seconds.json").read_text())
+    weight.update({g: float(s) for g, s in {**measured, **timed}.items() if g in weight})
     order = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda it: (-weight[_group(it)], first[_group(it)], order[id(it)]))
 
