@@ -197,18 +197,22 @@ def compose_config(overrides: Sequence[str] = (), *, return_hydra_config: bool =
     return cfg
 
 
-def sweep_checks(overrides: Sequence[str]) -> list[list[str]]:
-    """The override lists that cover a sweep's values: the fixed overrides alone, then with each
-    swept value on its own (a sweep's jobs combine values that each compose)."""
+def split_sweep(overrides: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """A command line's fixed overrides, and each swept key with its values (Hydra's parser)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     parsed = OverridesParser.create().parse_overrides(list(overrides))
     fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
-    checks = [fixed]
-    for o in parsed:
-        if o.is_sweep_override():
-            checks += [fixed + [f"{o.get_key_element()}={v}"] for v in o.sweep_string_iterator()]
-    return checks
+    swept = {o.get_key_element(): list(o.sweep_string_iterator())
+             for o in parsed if o.is_sweep_override()}
+    return fixed, swept
+
+
+def sweep_checks(overrides: Sequence[str]) -> list[list[str]]:
+    """The override lists that cover a sweep's values: the fixed overrides alone, then with each
+    swept value on its own (a sweep's jobs combine values that each compose)."""
+    fixed, swept = split_sweep(overrides)
+    return [fixed] + [fixed + [f"{key}={v}"] for key, values in swept.items() for v in values]
 
 
 def check_sweep_axes(overrides: Sequence[str],
@@ -218,14 +222,9 @@ def check_sweep_axes(overrides: Sequence[str],
     first job starts, not when its job comes up. Only access values whose monitor is a model
     are paired with every generator value, so a sweep without a model judge composes nothing
     more."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     from monitorbench.config import MonitorKind, check_axes
 
-    parsed = OverridesParser.create().parse_overrides(list(overrides))
-    fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
-    swept = {o.get_key_element(): list(o.sweep_string_iterator())
-             for o in parsed if o.is_sweep_override()}
+    fixed, swept = split_sweep(overrides)
     for access in swept.get("access", [None]):
         with_access = fixed + ([f"access={access}"] if access is not None else [])
         if MonitorKind(job_config(with_access).access.monitor) is not MonitorKind.model:

@@ -27,12 +27,12 @@ import json
 import os
 import tempfile
 import threading
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Mapping
 
 from monitorbench.hashing import canonical_json, sha256_text
-from monitorbench.sandbox.base import Verdict
+from monitorbench.sandbox.base import SandboxSpec, Verdict
 
 __all__ = ["VerdictCache", "setting_hash"]
 
@@ -40,10 +40,10 @@ __all__ = ["VerdictCache", "setting_hash"]
 _FIELDS = ("decision", "confidence", "reason", "detail", "seconds", "executions")
 
 
-def setting_hash(spec: Any, backend: str, image: str | None) -> str:
-    """How a verifier runs, as a hash: the sandbox spec (a dataclass), the backend, the image."""
-    body = asdict(spec) if is_dataclass(spec) else dict(spec)
-    return sha256_text(canonical_json({"spec": body, "backend": backend, "image": image}))[:24]
+def setting_hash(spec: SandboxSpec, backend: str, image: str | None) -> str:
+    """How a verifier runs, as a hash: the sandbox spec, the backend, the image."""
+    return sha256_text(canonical_json({"spec": asdict(spec), "backend": backend,
+                                       "image": image}))[:24]
 
 
 class VerdictCache:

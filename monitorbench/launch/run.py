@@ -134,7 +134,7 @@ def _run_job(conf: MonitorbenchConfig, config_text: str, *, tracker: Any,
         any(adopt_judgments(run_dir, run_dir.parent / old) for old in earlier_keys(material))
         (run_dir / "config.yaml").write_text(config_text)
         plan = plan_jobs(sel, conf.access, conf.task, gen.verifier_of, sandbox_settings(
-            specs, conf.sandbox) if gen.judge_model is None else lambda task: "")
+            specs, conf.sandbox) if gen.judge_model is None else None)
         judgments, counts = _judge(conf, plan, run_dir, _opener(conf, gen, sandbox, specs),
                                    tracker)
         records, metrics = score(judgments, several_rounds=any(

@@ -42,10 +42,11 @@ class JobPlan:
 
 
 def plan_jobs(sel: Selection, access: AccessConfig, task_cfg: TaskConfig,
-              verifier_of: VerifierOf, setting_of: SettingOf = lambda task: "") -> JobPlan:
+              verifier_of: VerifierOf, setting_of: SettingOf | None = None) -> JobPlan:
     """One job per (task, round) over the cases ``access`` can tell apart; a task left
     without a PASS or a FAIL case is set aside (its TPR or TNR would be undefined).
-    ``setting_of`` says how each task's verifier runs, for the shared verdict cache."""
+    ``setting_of`` says how each task's verifier runs, for the shared verdict cache (None:
+    its verdicts are not shared)."""
     plan = JobPlan()
     for task in sel.tasks:
         view, keep, drop = visible_cases(sel.cases[task.task_id], access, task.task_type)
@@ -57,7 +58,7 @@ def plan_jobs(sel: Selection, access: AccessConfig, task_cfg: TaskConfig,
             continue
         vdir, vhash = verifier_of(task)
         plan.verifier_hashes[task.task_id] = vhash
-        suite, setting = sel.suite_of[task.task_id], setting_of(task)
+        suite, setting = sel.suite_of[task.task_id], setting_of(task) if setting_of else ""
         for rnd in range(1, rounds_for(task_cfg, task.task_type) + 1):
             plan.jobs.append(TaskJob(task, keep, suite.public_dir(task.task_id), vdir, vhash,
                                      view, suite.suite_hash, rnd, access.name, setting))
