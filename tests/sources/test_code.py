@@ -346,6 +346,47 @@ def test_masked_paths_hide_the_build_cache_and_installed_pristine_sources():
     assert six.__file__ in paths
 
 
+# One real unpack by two processes sharing a cache (two xdist workers, two suites built at once):
+# the second starts the moment anything of the first's unpack appears in the cache.
+_UNPACK = """
+import sys, time
+from pathlib import Path
+from monitorbench.sources.code.libraries import LIBRARIES
+from monitorbench.sources.code.sdists import checkout_files, pristine_checkout
+cache, role, spec = Path(sys.argv[1]), sys.argv[2], LIBRARIES["toolz"]
+want = checkout_files(spec, cache)
+if role == "second":
+    print("ready", flush=True)
+    seen, end = cache / "checkouts", time.monotonic() + 60
+    while time.monotonic() < end and not (seen.is_dir() and any(seen.iterdir())):
+        time.sleep(0.0002)
+root = pristine_checkout(spec, cache)
+got = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+       for p in root.rglob("*") if p.is_file()}
+print(got == want)
+"""
+
+
+def test_two_processes_unpacking_one_cache_at_once_both_get_the_whole_checkout(tmp_path):
+    """Without the unpack's lock the second process deleted the tree the first was writing (all
+    eight tries here ended in a partial checkout or an OSError); with it, the second waits and
+    both read the complete checkout, and the cache holds one checkout and no leftovers."""
+    import subprocess
+    import sys
+    cache = tmp_path / "sdists"
+    cache.mkdir()
+    shutil.copy(fetch_sdist(SPEC), cache)
+    cmd = [sys.executable, "-c", _UNPACK, str(cache)]
+    second = subprocess.Popen(cmd + ["second"], stdout=subprocess.PIPE, text=True)
+    assert second.stdout is not None and second.stdout.readline() == "ready\n"
+    first = subprocess.run(cmd + ["first"], capture_output=True, text=True, timeout=120)
+    rest, _ = second.communicate(timeout=120)
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr
+    assert (first.stdout, rest) == ("True\n", "True\n")
+    kept = sorted(p.name for p in (cache / "checkouts").iterdir())
+    assert kept == [".toolz-1.2.0.lock", "toolz-1.2.0", "toolz-1.2.0.complete"]
+
+
 # ------------------------------------------------------------------------------ pinned bugs
 
 def _pinned_toolz_entry() -> tuple[str, dict]:

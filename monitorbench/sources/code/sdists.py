@@ -1,7 +1,9 @@
 """Fetch each pinned sdist once, unpack it, and define the checkout every task starts from.
 
 The cache (``$MONITORBENCH_CACHE`` or ``outputs/cache/sdists``) holds the downloaded tarball and an
-unpacked, filtered copy. The *checkout* is the same filtered file set everywhere: in a task's
+unpacked, filtered copy. Processes may share one cache (two xdist workers, two suites built at
+once): the download and the unpack each happen under a file lock and are renamed into place, so
+no process sees a half-written tarball or checkout and none deletes another's. The *checkout* is the same filtered file set everywhere: in a task's
 public ``repo/`` directory, in the grader's work trees and in the baseline test run. Only UTF-8
 text files are kept (suites store text), and packaging metadata and docs are dropped; a test that
 needs a dropped file (humanize's compiled .mo catalogues) fails in the baseline and so never
@@ -15,7 +17,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
+
+from filelock import FileLock
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import sha256_file
@@ -32,19 +37,32 @@ def cache_root() -> Path:
     return (Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "cache" / "sdists").resolve()
 
 
+def _lock(path: Path) -> FileLock:
+    """The lock guarding the creation of ``path`` (a file beside it)."""
+    return FileLock(str(path.with_name(f".{path.name}.lock")))
+
+
 def fetch_sdist(spec: LibrarySpec, cache: Path | None = None) -> Path:
-    """Return the cached sdist tarball of ``spec``, downloading it with pip on first use."""
+    """Return the cached sdist tarball of ``spec``, downloading it with pip on first use (into
+    a private directory, then renamed into place under the lock)."""
     cache = cache or cache_root()
     cache.mkdir(parents=True, exist_ok=True)
     tar = cache / f"{spec.name}-{spec.version}.tar.gz"
     if tar.is_file():
         return tar
-    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:",
-                           "--no-deps", "-q", "-d", str(cache), spec.pin],
-                          capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0 or not tar.is_file():
-        raise InputError(cache, spec.pin, f"pip download failed: {proc.stderr.strip()[-400:]}",
-                         f"check network access to PyPI or place {tar.name} in {cache}")
+    with _lock(tar):
+        if tar.is_file():  # another process downloaded it while this one waited
+            return tar
+        with tempfile.TemporaryDirectory(prefix=".download-", dir=cache) as tmp:
+            proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary",
+                                   ":all:", "--no-deps", "-q", "-d", tmp, spec.pin],
+                                  capture_output=True, text=True, timeout=600)
+            got = Path(tmp) / tar.name
+            if proc.returncode != 0 or not got.is_file():
+                raise InputError(cache, spec.pin,
+                                 f"pip download failed: {proc.stderr.strip()[-400:]}",
+                                 f"check network access to PyPI or place {tar.name} in {cache}")
+            got.rename(tar)
     return tar
 
 
@@ -94,14 +112,28 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def pristine_checkout(spec: LibrarySpec, cache: Path | None = None) -> Path:
-    """An unpacked checkout in the cache, created once; callers copy it, never write to it."""
+    """An unpacked checkout in the cache, created once; callers copy it, never write to it.
+
+    Unpacked under a lock into a private directory and renamed into place before its marker is
+    written: a process that finds the marker finds the whole tree, and a second process waits
+    for the first instead of deleting the tree it is writing (two workers sharing a cache)."""
     cache = cache or cache_root()
     root = cache / "checkouts" / f"{spec.name}-{spec.version}"
     marker = root.with_name(root.name + ".complete")
     if marker.is_file():
         return root
-    if root.exists():
-        shutil.rmtree(root)
-    write_tree(root, checkout_files(spec, cache))
-    marker.write_text(sha256_file(fetch_sdist(spec, cache)) + "\n")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with _lock(root):
+        if marker.is_file():
+            return root
+        files = checkout_files(spec, cache)
+        work = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
+        try:
+            write_tree(work / "tree", files)
+            if root.exists():  # left by an unpack that died before its marker
+                shutil.rmtree(root)
+            (work / "tree").rename(root)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        marker.write_text(sha256_file(fetch_sdist(spec, cache)) + "\n")
     return root
