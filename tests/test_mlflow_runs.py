@@ -16,6 +16,11 @@ from pipeline_helpers import ROOT
 
 pytestmark = pytest.mark.slow
 
+# A job that is watched (or killed) mid-judging: 40 BFCL tool-call tasks, ~900 cases, so it is
+# still judging seconds after the first 2000 bytes of judgments (~4 cases) are written. The whole
+# suite (128 tasks, ~3,000 cases, 53 s of judging on a loaded machine) showed nothing more.
+MID_JOB_TASKS = "task.max_tasks_per_type=40"
+
 
 def _sweep(outputs: Path, suites: Path, args: list[str], *, check: bool = True
            ) -> subprocess.CompletedProcess:
@@ -118,11 +123,13 @@ def test_a_job_that_fails_leaves_a_failed_run_with_the_error(tmp_path: Path,
 
 def test_the_run_is_running_while_the_job_works(tmp_path: Path, suites_dir: Path) -> None:
     """The run exists, RUNNING, before the job's judgments are done (not created at the end)."""
+    from mlflow.tracking import MlflowClient  # noqa: F401  imported now, not mid-job (seconds)
+
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
     env.pop("MLFLOW_TRACKING_URI", None)
     proc = subprocess.Popen([sys.executable, "-m", "monitorbench", "generator=always_accept",
-                             f"paths.suites={suites_dir}", "sandbox.workers=1"], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             f"paths.suites={suites_dir}", "sandbox.workers=1", MID_JOB_TASKS],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
     try:
         seen = None
@@ -149,8 +156,9 @@ def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(tmp_path: Pa
     (same id, FINISHED), while a job with other settings gets its own run."""
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
     env.pop("MLFLOW_TRACKING_URI", None)
-    args = [sys.executable, "-m", "monitorbench", "generator=always_accept",
+    base = [sys.executable, "-m", "monitorbench", "generator=always_accept",
             f"paths.suites={suites_dir}", "sandbox.workers=1"]
+    args = [*base, MID_JOB_TASKS]
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 180
@@ -165,7 +173,7 @@ def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(tmp_path: Pa
     assert done.returncode == 0, done.stderr[-3000:]
     [resumed] = _runs(tmp_path)
     assert resumed.info.run_id == killed.info.run_id and resumed.info.status == "FINISHED"
-    other = subprocess.run(args + ["task.max_tasks_per_type=2"], cwd=ROOT, env=env,
+    other = subprocess.run([*base, "task.max_tasks_per_type=2"], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=600)
     assert other.returncode == 0, other.stderr[-3000:]
     assert len(_runs(tmp_path)) == 2
