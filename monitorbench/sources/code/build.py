@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -32,6 +33,8 @@ from dataclasses import asdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Sequence
+
+from filelock import FileLock
 
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_file, sha256_text
@@ -285,8 +288,7 @@ def _cached_search(spec: LibrarySpec, files: dict[str, str], root: Path, base_pa
         saved = json.loads(path.read_text(encoding="utf-8"))
         return _restore(spec, files, seed, saved)
     bugs, pool, stats = find_bugs(spec, files, root, base_pass, seed, need, log)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(_outcome(bugs, pool, stats), sort_keys=True), encoding="utf-8")
+    _write_atomic(path, json.dumps(_outcome(bugs, pool, stats), sort_keys=True))
     return bugs, pool, stats
 
 
@@ -499,13 +501,32 @@ def _confirmed_task(spec: LibrarySpec, d: TaskDraft, sdist_sha: str, seed: int,
             "mutant_files": d.mutant, "reference": data, "cases": cases}
 
 
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a process reading the cache never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = False,
                   cache: Path | None = None) -> dict[str, Any]:
-    """Build (or load from the cache) one library's tasks, cases and report."""
+    """Build (or load from the cache) one library's tasks, cases and report. Processes that
+    share a cache build each result once: the others wait on its lock, then load it."""
     cache = cache or cache_root()
     out_file = _result_file(spec, seed, tasks, cache)
-    if out_file.is_file():
-        return json.loads(out_file.read_text(encoding="utf-8"))
+    if not out_file.is_file():
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(out_file.with_name(f".{out_file.name}.lock"))):
+            if not out_file.is_file():  # else another process built it while this one waited
+                result = _build_library(spec, seed, tasks, progress, cache, out_file)
+                _write_atomic(out_file, json.dumps(result, sort_keys=True, indent=1))
+    return json.loads(out_file.read_text(encoding="utf-8"))
+
+
+def _build_library(spec: LibrarySpec, seed: int, tasks: int, progress: bool, cache: Path,
+                   out_file: Path) -> dict[str, Any]:
+    """:func:`build_library`'s work: baseline, bugs, drafts and the graded cases."""
     log = _log(progress)
     t0 = time.monotonic()
     files = checkout_files(spec, cache)
@@ -525,7 +546,7 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
             out_tasks.append(task)
             log(f"  {d.task_id}: {len(task['cases'])} cases kept, "
                 f"{sum(1 for x in dropped if x['case_id'].startswith(d.task_id + '.'))} dropped")
-    result = {
+    return {
         "library": spec.pin, "sdist_sha256": sdist_sha, "tasks": out_tasks,
         "report": {"baseline_passing": len(base_pass), "mutations": stats,
                    "bugs": len(bugs), "tasks": len(out_tasks), "dropped_cases": dropped},
@@ -534,9 +555,6 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
                     "grading_s_per_case_max": round(max(grade_seconds, default=0.0), 2),
                     "graded_cases": len(grade_seconds)},
     }
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    out_file.write_text(json.dumps(result, sort_keys=True, indent=1), encoding="utf-8")
-    return result
 
 
 def build_code_suite(out_dir: Path, *, seed: int = 0,
