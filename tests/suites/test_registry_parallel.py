@@ -1,8 +1,8 @@
 """prepare.ensure_suites (suites.registry's, with the audit): missing suites are built in spawned worker processes, concurrently.
 
 Real builders throughout: the error test sends two suites with an option their builders lack to
-two workers (each imports its real builder and refuses the option), the build test builds two
-real code slices at once from the pinned bugs.
+two workers (each imports its real builder and refuses the option), the build test builds and
+audits two real code slices at once from the pinned bugs.
 """
 
 from __future__ import annotations
@@ -23,16 +23,11 @@ def test_a_worker_input_error_reaches_the_caller_with_its_fields(tmp_path):
 
 
 @pytest.mark.slow
-def test_two_missing_code_slices_are_built_at_once_and_loaded_in_order(tmp_path, monkeypatch):
-    from monitorbench.sources.code.libraries import LIBRARIES
-    from monitorbench.sources.code.sdists import fetch_sdist
-    cache = tmp_path / "cache"  # no cached builds: the workers (which inherit it) build
-    (cache / "sdists").mkdir(parents=True)
-    for name in ("inflection", "toolz"):
-        tar = fetch_sdist(LIBRARIES[name])
-        (cache / "sdists" / tar.name).write_bytes(tar.read_bytes())
-    monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
-    # one task per library: what is tested is two builds at once, not the size of each
+def test_two_missing_code_slices_are_built_at_once_and_loaded_in_order(tmp_path):
+    # Both suites are missing: each is built and audited in a spawned worker, at once. The
+    # workers share the session's code cache (outputs/cache, safe for concurrent builds), where
+    # tests/conftest.py's code_slice (the toolz options here) builds toolz's bugs and cases once
+    # per run; what is tested is two suite builds at once, not the size or freshness of each.
     wanted = [("code", {"libraries": ["inflection"], "tasks_per_library": 1}),
               ("code", {"libraries": ["toolz"], "tasks_per_library": 1})]
     suites = ensure_suites(tmp_path / "suites", wanted)
