@@ -22,12 +22,8 @@ from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ... under xdist, else None
-
-if WORKER:
-    # The sdist cache (outputs/cache/sdists by default) unpacks checkouts without a lock, so two
-    # workers building code slices at once would delete each other's checkout: one cache per
-    # worker (kept under outputs/, so a rerun reuses it). Tests that set their own keep theirs.
-    os.environ.setdefault("MONITORBENCH_CACHE", str(ROOT / "outputs" / "cache" / f"xdist-{WORKER}"))
+# Both workers share the code sources' cache (outputs/cache by default): its downloads, unpacks
+# and library builds are each done once under a file lock, the other worker waiting and reusing.
 
 
 # Session fixtures that must run once per test run, not once per worker: their users share a group.
