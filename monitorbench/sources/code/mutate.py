@@ -14,6 +14,8 @@ import random
 from dataclasses import dataclass
 from typing import Iterator
 
+from monitorbench.hashing import canonical_json, sha256_text
+
 OPERATORS = ("compare", "invert_condition", "arith", "boolop", "constant", "swap_operands",
              "remove_assign", "remove_if", "remove_loop_stmt")
 
@@ -185,8 +187,23 @@ def mutant_compiles(text: str) -> bool:
     return True
 
 
+# sample_mutations' results in this process, by the hash of its inputs: each call compiles every
+# mutant of every file (6 s of CPU for toolz), and one process asks for the same sample many
+# times (a library's search or replay in each build, the build's tests).
+_SAMPLES: dict[str, tuple[Mutation, ...]] = {}
+
+
 def sample_mutations(files: dict[str, str], seed: int) -> list[Mutation]:
-    """All mutations of ``files`` that still compile, in a seeded order that mixes operators."""
+    """All mutations of ``files`` that still compile, in a seeded order that mixes operators;
+    computed once per process for the same files and seed (a pure function of them)."""
+    key = sha256_text(canonical_json({"files": files, "seed": seed}))
+    if key not in _SAMPLES:
+        _SAMPLES[key] = tuple(compute_sample(files, seed))
+    return list(_SAMPLES[key])
+
+
+def compute_sample(files: dict[str, str], seed: int) -> list[Mutation]:
+    """:func:`sample_mutations` without the memo."""
     pool: list[Mutation] = []
     for path in sorted(files):
         pool += [m for m in enumerate_mutations(path, files[path])
