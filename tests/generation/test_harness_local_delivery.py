@@ -180,6 +180,7 @@ def test_bad_grammar_is_an_input_error(value: str, problem: str, endpoint: Recor
 
 
 @pytest.mark.slow
+@pytest.mark.installs("mini_swe")
 @pytest.mark.timeout(1800)  # mini-swe-agent install (1-3 min) plus SmolLM2 calls on 2 cores
 @needs_bwrap
 def test_mini_swe_agent_with_grammar_delivers_smollm2s_main_py_and_it_is_judged(

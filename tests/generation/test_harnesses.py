@@ -268,7 +268,10 @@ def test_every_harness_scaffold_config_names_a_registered_harness() -> None:
 
 
 # --- real harness programs --------------------------------------------------------------------
-# Each installs on first use (Pi ~30 s, mini-swe-agent 1-3 min) under a per-session directory.
+# Each installs on first use (Pi ~30 s, mini-swe-agent 1-3 min) under a per-session directory;
+# conftest starts every install in the background when collection ends. The mini-swe-agent
+# tests come last: its pip install (~250 s wall, mostly network) overlaps with the model calls
+# of the others instead of stalling the module.
 
 @pytest.mark.slow
 @needs_bwrap
@@ -299,30 +302,9 @@ def test_tool_calling_harness_writes_main_py_and_it_is_judged(
 
 
 @pytest.mark.slow
-@needs_bwrap
-def test_mini_swe_agent_text_mode_writes_main_py_and_it_is_judged(
-        chat_server, task_dir, tmp_path: Path, install_root: Path, runtimes_dir: Path) -> None:
-    task, public = task_dir
-    write = ("THOUGHT: write it.\n```mswea_bash_command\n"
-             f"cat <<'EOF' > main.py\n{VERIFIER_SRC}EOF\n```")
-    done = "THOUGHT: done.\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"
-    server = chat_server(lambda body: write if sum(
-        m["role"] == "assistant" for m in body["messages"]) == 0 else done)
-    result = real_harness("mini_swe", server.base_url, install_root).generate(
-        task, public, tmp_path / "out")
-    assert result.status == SUBMITTED, result.detail
-    assert (result.verifier_dir / "main.py").read_text() == VERIFIER_SRC
-    assert judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
-    events = read_trace(result.trace_path)
-    assert [e["event"] for e in events].count("model") == 2
-    assert [e.get("exit_status") for e in events if e["event"] == "native_exit"] == ["Submitted"]
-    assert (tmp_path / "out" / "home" / "trajectory.json").is_file()
-
-
-@pytest.mark.slow
 @pytest.mark.timeout(1500)  # one harness install plus one model call on a 2-core machine
 @needs_bwrap
-@pytest.mark.parametrize("name", ["pi", "mini_swe", "codex", "claude_code"])
+@pytest.mark.parametrize("name", ["pi", "codex", "claude_code", "mini_swe"])
 def test_harness_drives_the_real_local_model_server(
         name: str, task_dir, tmp_path: Path, install_root: Path) -> None:
     """SmolLM2-135M on llama.cpp: the harness's requests reach the real server and come back
@@ -346,6 +328,28 @@ def test_harness_drives_the_real_local_model_server(
     assert events[-1]["event"] == "end"
     stats = trace_stats([result.trace_path])
     assert stats["traces"] == 1.0 and stats["mean_prompt_tokens"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.installs("mini_swe")
+@needs_bwrap
+def test_mini_swe_agent_text_mode_writes_main_py_and_it_is_judged(
+        chat_server, task_dir, tmp_path: Path, install_root: Path, runtimes_dir: Path) -> None:
+    task, public = task_dir
+    write = ("THOUGHT: write it.\n```mswea_bash_command\n"
+             f"cat <<'EOF' > main.py\n{VERIFIER_SRC}EOF\n```")
+    done = "THOUGHT: done.\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"
+    server = chat_server(lambda body: write if sum(
+        m["role"] == "assistant" for m in body["messages"]) == 0 else done)
+    result = real_harness("mini_swe", server.base_url, install_root).generate(
+        task, public, tmp_path / "out")
+    assert result.status == SUBMITTED, result.detail
+    assert (result.verifier_dir / "main.py").read_text() == VERIFIER_SRC
+    assert judged(result, public, runtimes_dir) == ["PASS", "FAIL"]
+    events = read_trace(result.trace_path)
+    assert [e["event"] for e in events].count("model") == 2
+    assert [e.get("exit_status") for e in events if e["event"] == "native_exit"] == ["Submitted"]
+    assert (tmp_path / "out" / "home" / "trajectory.json").is_file()
 
 
 def test_scaffold_config_selects_the_harness_generator(chat_server, tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ def test_scaffold_openclaw_composes_to_the_openclaw_harness(chat_server, tmp_pat
 
 
 @pytest.mark.slow
+@pytest.mark.installs("openclaw")
 @pytest.mark.timeout(1500)  # install (~85-120 s) plus a ~6k-token prompt on a loaded 2-core box
 @needs_bwrap
 def test_openclaw_drives_the_real_local_model_server(task_dir, tmp_path: Path,
@@ -103,6 +104,7 @@ def test_openclaw_drives_the_real_local_model_server(task_dir, tmp_path: Path,
 
 
 @pytest.mark.slow
+@pytest.mark.installs("openclaw")
 @pytest.mark.timeout(1500)
 @needs_bwrap
 def test_openclaw_writes_main_py_with_its_write_tool_and_it_is_judged(
