@@ -305,6 +305,7 @@ def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch, co
     assert cache_root() == cache / "sdists"
     out = build_code_suite(tmp_path / "suite0", libraries=["toolz"], tasks_per_library=1)
     assert (out / "manifest.json").read_bytes() == (code_slice.root / "manifest.json").read_bytes()
+    assert not list((cache / "code_build").glob("search-*.json"))  # replayed the pins
     suite = load_suite(tmp_path / "suite0")
     (tid,) = suite.tasks
     assert tid == "code.toolz.t01"
@@ -428,25 +429,26 @@ def test_pinned_bugs_replay_verified(task):
 
 
 @pytest.mark.slow
-def test_build_from_pins_is_byte_identical_to_build_from_search(tmp_path, monkeypatch):
-    """toolz, 2 tasks (the mixed_small slice's toolz part): a build that searches (no pinned
-    file) and one that replays the shipped pins, from separate caches, write the same manifest,
-    and the search finds exactly the shipped pins."""
+def test_build_from_pins_is_byte_identical_to_build_from_search(tmp_path, monkeypatch,
+                                                                code_slice):
+    """toolz, 1 task (task=small's slice): a build that searches (no pinned file, a fresh cache
+    holding only the sdist) writes the manifest of the session's build from the shipped pins
+    (tests/conftest.py's code_slice, another cache; the determinism test shows a build from pins
+    searches nothing), and the search finds exactly the shipped pins. Those bugs open the
+    mixed_small (2-task) entry, whose pins the replay tests above verify against the real tests."""
     from monitorbench.sources.code import build
-    key, entry = _pinned_toolz_entry()
+    entry = build.read_pins()[build.pin_key(SPEC, 0, 4)]
+    _, wider = _pinned_toolz_entry()
+    assert entry["bugs"] == wider["bugs"][:len(entry["bugs"])]
     tar = fetch_sdist(SPEC)
-    manifests = []
-    for i, pins in enumerate([tmp_path / "fresh-pins.json", build.PINNED_FILE]):
-        cache = tmp_path / f"cache{i}"
-        (cache / "sdists").mkdir(parents=True)
-        shutil.copy(tar, cache / "sdists" / tar.name)
-        monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
-        monkeypatch.setattr(build, "PINNED_FILE", pins)
-        out = build_code_suite(tmp_path / f"suite{i}", libraries=["toolz"], tasks_per_library=2)
-        manifests.append((out / "manifest.json").read_bytes())
-    assert manifests[0] == manifests[1]
+    cache = tmp_path / "cache"
+    (cache / "sdists").mkdir(parents=True)
+    shutil.copy(tar, cache / "sdists" / tar.name)
+    monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
+    monkeypatch.setattr(build, "PINNED_FILE", tmp_path / "fresh-pins.json")
+    out = build_code_suite(tmp_path / "suite", libraries=["toolz"], tasks_per_library=1)
+    assert (out / "manifest.json").read_bytes() == (code_slice.root / "manifest.json").read_bytes()
     # The search found exactly the shipped pins (its outcome is cached beside the build).
-    (searched,) = (tmp_path / "cache0" / "code_build").glob("search-toolz-*.json")
+    (searched,) = (cache / "code_build").glob("search-toolz-*.json")
     outcome = json.loads(searched.read_text())
     assert outcome == {k: entry[k] for k in ("bugs", "neutral", "stats")}
-    assert not list((tmp_path / "cache1" / "code_build").glob("search-*.json"))
