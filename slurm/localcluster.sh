@@ -99,8 +99,8 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
-# Short grace between SIGTERM and SIGKILL so cancel/requeue tests do not wait 30 s.
-KillWait=5
+# Short grace between SIGTERM and SIGKILL so cancel/requeue tests do not wait (default 30 s).
+KillWait=2
 # Keep finished jobs visible to 'scontrol show job' (the sacct stand-in) for 10 minutes.
 MinJobAge=600
 NodeName=localhost CPUs=$cpus RealMemory=$mem State=UNKNOWN
@@ -166,7 +166,7 @@ wait_gone() {  # wait_gone PIDFILE SECONDS: wait for the daemon to exit, SIGKILL
 
 cancel_jobs() {
   # slurmd leaves running job steps behind when it shuts down: cancel every job of this cluster
-  # first and wait (KillWait is 5 s) until slurmctld reports none left.
+  # first and wait (KillWait is 2 s) until slurmctld reports none left.
   pid_alive "$DIR/slurmctld.pid" || return 0
   [ -n "$(SLURM_CONF="$CONF" squeue -h -o %A 2>/dev/null)" ] || return 0
   SLURM_CONF="$CONF" scancel --user="$(id -un)" 2>/dev/null || true

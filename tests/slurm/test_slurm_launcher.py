@@ -92,9 +92,12 @@ INTERRUPT = {"preempt": ("scancel", "--signal=USR2"), "requeue": ("scontrol", "r
 @pytest.mark.parametrize("how", sorted(INTERRUPT))
 def test_interrupted_job_is_requeued_and_resumes_without_repeating_judgments(
         slurm_cluster: Cluster, suites_dir: Path, tmp_path: Path, how: str) -> None:
-    """The rerun of a requeued job must pick up its judgment store and generation cache."""
+    """The rerun of a requeued job must pick up its judgment store and generation cache.
+    40 tasks (~900 cases): interrupted after 150 judgments, plus what it judges in KillWait
+    (2 s), the first attempt is cut short with hundreds left for the rerun (100 tasks made the
+    rerun judge ~2,000 cases, a minute, for nothing more)."""
     args = sweep_args(suites_dir, "slurm", ["generator=always_accept",
-                                             "task.max_tasks_per_type=100", "sandbox.workers=1"])
+                                             "task.max_tasks_per_type=40", "sandbox.workers=1"])
     proc = subprocess.Popen(args, cwd=ROOT, env=sweep_env(tmp_path, slurm_cluster.env),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
