@@ -169,12 +169,17 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
         mlflow_server: MlflowServer, small_suites_dir: Path, tmp_path: Path,  # noqa: F811
         code_slice, agentdojo_one_per_suite) -> None:
     # README line 1's sweep (every generator x access, task=small by default) with one
-    # state/code round: this test checks that twelve jobs are logged and scored under one parent,
-    # not the round selection (tests/test_metrics.py, test_experiments.py). The session's code
-    # and AgentDojo slices (tests/conftest.py) are task=small's: the sweep rebuilds neither.
+    # state/code round and 8 of its 32 BFCL tasks (every state and code task kept): this test
+    # checks that twelve jobs are logged and scored under one parent and that the search finds
+    # what static attacks miss, not the round selection (tests/test_metrics.py,
+    # test_experiments.py) nor rates. With 8 tool-call tasks the twelve jobs judge ~2,800 cases,
+    # not ~8,300, and grounded_check's adaptive FPR_h still tops its static one (18.6 -> 27.4,
+    # 25.5 -> 32.6). The session's code and AgentDojo slices (tests/conftest.py) are
+    # task=small's: the sweep rebuilds neither.
     _sweep(mlflow_server, tmp_path, small_suites_dir, ["+experiment=g4adv",
                                                         "task.rounds.state=1",
-                                                        "task.rounds.code=1"])
+                                                        "task.rounds.code=1",
+                                                        "task.max_tasks_per_type=8"])
     client, _, parent, children = _sweep_runs(mlflow_server, "g4adv")
     assert len(children) == 12
     combos = {(c.data.tags["monitorbench.generator"], c.data.tags["monitorbench.access"])
@@ -200,8 +205,9 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
                                            str(tmp_path / "dl"))).read_text()
     assert all(c.info.run_name in board for c in children)
     assert parent.data.tags["monitorbench.n_jobs"] == "12" and parent.info.status == "FINISHED"
-    # README line 1's twelve names, grouped by generator as the README says, stay apart in the
-    # width the table gives them (grounded_check's raw and raw_parsed once read the same).
+    # README line 1's twelve names (here with the sample's '·8/type' after them), grouped by
+    # generator as the README says, stay apart in the width the table gives them
+    # (grounded_check's raw and raw_parsed once read the same).
     pw, browser = _browser()
     try:
         page = browser.new_page(viewport={"width": 2200, "height": 1100})
