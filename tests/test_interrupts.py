@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline_helpers import ROOT
+from pipeline_helpers import ROOT, interrupt
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.sandbox.bwrap import bwrap_usable
 from monitorbench.suites.format import load_suite
@@ -65,10 +65,10 @@ def test_ctrl_c_stops_within_2s_keeps_judgments_and_the_rerun_judges_the_rest(
         assert time.monotonic() < deadline, "judging never started"
         time.sleep(0.1)
     sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    sent_how = interrupt(proc, signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     took = time.monotonic() - sent
-    assert proc.returncode == 130, err
+    assert proc.returncode == 130, f"{sent_how}\n{err}"
     assert took < 2.0, f"exit took {took:.1f} s after SIGINT"
     assert "Traceback" not in err
     hint = [x for x in err.splitlines() if x.startswith("interrupted:")]

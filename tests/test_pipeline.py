@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline_helpers import ROOT, compose_cfg
+from pipeline_helpers import ROOT, compose_cfg, interrupt
 from monitorbench.launch.run import run_job
 
 
@@ -197,9 +197,9 @@ def test_interrupted_sweep_marks_its_parent_run_killed(tmp_path: Path, suites_di
     while time.time() < deadline and not any(
             f.stat().st_size > 2000 for f in (tmp_path / "runs").glob("*/judgments.jsonl")):
         time.sleep(0.2)
-    proc.send_signal(signum)
+    sent_how = interrupt(proc, signum)
     _, err = proc.communicate(timeout=300)
-    assert proc.returncode != 0
+    assert proc.returncode != 0, f"{sent_how}\n{err[-2000:]}"
     client, runs = _mlflow_runs(tmp_path, "default")
     parents = [r for r in runs if r.data.tags.get("monitorbench.role") == "sweep"]
     assert [p.info.status for p in parents] == ["KILLED"], err[-2000:]
