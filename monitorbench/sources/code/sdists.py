@@ -2,12 +2,12 @@
 
 The cache (``$MONITORBENCH_CACHE`` or ``outputs/cache/sdists``) holds the downloaded tarball and an
 unpacked, filtered copy. Processes may share one cache (two xdist workers, two suites built at
-once): the download and the unpack each happen under a file lock and are renamed into place, so
-no process sees a half-written tarball or checkout and none deletes another's. The *checkout* is the same filtered file set everywhere: in a task's
-public ``repo/`` directory, in the grader's work trees and in the baseline test run. Only UTF-8
-text files are kept (suites store text), and packaging metadata and docs are dropped; a test that
-needs a dropped file (humanize's compiled .mo catalogues) fails in the baseline and so never
-becomes a fail-to-pass or pass-to-pass test.
+once): the download and the unpack each happen under a file lock and are renamed into place, so no
+process sees a half-written tarball or checkout and none deletes another's. The *checkout* is the
+same filtered file set everywhere: in a task's public ``repo/`` directory, in the grader's work
+trees and in the baseline test run. Only UTF-8 text files are kept (suites store text), and
+packaging metadata and docs are dropped; a test that needs a dropped file (humanize's compiled .mo
+catalogues) fails in the baseline and so never becomes a fail-to-pass or pass-to-pass test.
 """
 
 from __future__ import annotations
