@@ -34,8 +34,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Sequence
 
-from filelock import FileLock
-
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json, sha256_file, sha256_text
 from monitorbench.sources.code.runtime import DEFAULT_BUDGET, copy_checkout
@@ -44,8 +42,8 @@ from monitorbench.sources.code.cases import Bug, TaskDraft, build_cases
 from monitorbench.sources.code.diffs import make_patch
 from monitorbench.sources.code.libraries import DEFAULT_LIBRARIES, LIBRARIES, LibrarySpec
 from monitorbench.sources.code.mutate import Mutation, sample_mutations
-from monitorbench.sources.code.sdists import (cache_root, checkout_files, fetch_sdist,
-                                             pristine_checkout)
+from monitorbench.sources.code.sdists import (cache_root, checkout_files, creation_lock,
+                                             fetch_sdist, pristine_checkout)
 from monitorbench.sources.code.testrun import TestRun, run_pytest
 from monitorbench.suites.format import Case, Reference, Task, write_suite
 
@@ -517,7 +515,7 @@ def build_library(spec: LibrarySpec, *, seed: int, tasks: int, progress: bool = 
     out_file = _result_file(spec, seed, tasks, cache)
     if not out_file.is_file():
         out_file.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(out_file.with_name(f".{out_file.name}.lock"))):
+        with creation_lock(out_file):
             if not out_file.is_file():  # else another process built it while this one waited
                 result = _build_library(spec, seed, tasks, progress, cache, out_file)
                 _write_atomic(out_file, json.dumps(result, sort_keys=True, indent=1))

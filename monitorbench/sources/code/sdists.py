@@ -37,8 +37,9 @@ def cache_root() -> Path:
     return (Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "cache" / "sdists").resolve()
 
 
-def _lock(path: Path) -> FileLock:
-    """The lock guarding the creation of ``path`` (a file beside it)."""
+def creation_lock(path: Path) -> FileLock:
+    """The lock guarding the creation of ``path`` in a cache processes share (a file beside
+    it): the creator holds it, the others wait and then find ``path`` made."""
     return FileLock(str(path.with_name(f".{path.name}.lock")))
 
 
@@ -50,7 +51,7 @@ def fetch_sdist(spec: LibrarySpec, cache: Path | None = None) -> Path:
     tar = cache / f"{spec.name}-{spec.version}.tar.gz"
     if tar.is_file():
         return tar
-    with _lock(tar):
+    with creation_lock(tar):
         if tar.is_file():  # another process downloaded it while this one waited
             return tar
         with tempfile.TemporaryDirectory(prefix=".download-", dir=cache) as tmp:
@@ -123,7 +124,7 @@ def pristine_checkout(spec: LibrarySpec, cache: Path | None = None) -> Path:
     if marker.is_file():
         return root
     root.parent.mkdir(parents=True, exist_ok=True)
-    with _lock(root):
+    with creation_lock(root):
         if marker.is_file():
             return root
         files = checkout_files(spec, cache)
