@@ -72,7 +72,8 @@ class Endpoint:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # A short poll: close() waits for serve_forever to notice the shutdown (0.5 s default).
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def close(self) -> None:
@@ -421,8 +422,11 @@ def test_the_forwarder_inside_the_sandbox_pipes_a_bounded_number_of_connections(
         time.sleep(1.0)
         threads = _threads(proc.pid)
         closed = 0
+        # Every connection gets at least 0.5 s (after the 1 s above) to show an EOF, all from
+        # one deadline: one after another, the 32 piped ones cost 0.5 s each (16 s).
+        deadline = time.monotonic() + 0.5
         for s in held:
-            s.settimeout(0.5)
+            s.settimeout(max(deadline - time.monotonic(), 0.01))
             try:
                 closed += s.recv(1) == b""
             except TimeoutError:
@@ -495,7 +499,7 @@ def test_a_call_in_flight_when_the_generation_ends_is_cut_off_and_traced(
     the proxy cuts the call off at once and traces it as a failed call (502), instead of
     the reply arriving after the trace is done with (seen with Claude Code on a loaded
     llama.cpp server: the model event was lost and the handler thread raised)."""
-    release = threading.Event()
+    arrived, release = threading.Event(), threading.Event()
 
     class Slow(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -503,11 +507,12 @@ def test_a_call_in_flight_when_the_generation_ends_is_cut_off_and_traced(
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
+            arrived.set()
             release.wait(30)
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
     httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     ctx = _ctx(task_dir, tmp_path, base)
     proxy = _proxy(ctx, base, tmp_path)
@@ -515,7 +520,7 @@ def test_a_call_in_flight_when_the_generation_ends_is_cut_off_and_traced(
                                                   _request("POST", "/v1/chat/completions",
                                                            _chat())))
     harness.start()
-    time.sleep(1.0)
+    assert arrived.wait(30)  # the call is in flight: the endpoint has it and computes
     t0 = time.monotonic()
     proxy.close()
     closed_in = time.monotonic() - t0
