@@ -174,13 +174,20 @@ def test_processes_memory_and_file_size_are_bounded(chat_server, task_dir,
 
 
 # Four processes of 150 MB each: every one within its own RLIMIT_DATA (512 MB), together past
-# the session's memory cgroup (256 MB).
+# the session's memory cgroup (256 MB). Each holds its 150 MB until every one has either said it
+# holds them or been killed (EOF), so all of them are held at once however slowly they start;
+# then the program ends (the run's outcome is read when it ends: a fixed sleep only waited).
 SPREAD = r'''
-import subprocess, sys, time
-kids = [subprocess.Popen([sys.executable, "-c",
-                          "x = bytearray(150 << 20); import time; time.sleep(20)"])
+import subprocess, sys
+kids = [subprocess.Popen([sys.executable, "-c", "import sys; x = bytearray(150 << 20); "
+                          "print('held', flush=True); sys.stdin.read()"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         for _ in range(4)]
-time.sleep(20)
+for kid in kids:
+    kid.stdout.readline()
+for kid in kids:
+    kid.stdin.close()
+    kid.wait()
 '''
 
 
