@@ -2,11 +2,19 @@
 teardown (SIGTERM, then SIGKILL), so no server outlives the session even when a test fails.
 
 Import the fixture into a test module with ``from mlflow_server import mlflow_server``.
+
+A new SQLite store costs MLflow ~4 CPU-seconds of schema migrations (68 alembic scripts), paid by
+whichever process opens it first. Tests that are not about creating a store start from a copy of
+one store MLflow created once per test process (:func:`seed_store`, fixture ``store_template``):
+a real, empty MLflow store at the schema's head, which MLflow opens without migrating. Creating
+a store from nothing stays tested (tests/test_mlflow_down.py's twin jobs, and every test that
+does not seed).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,6 +29,8 @@ from typing import Iterator
 import pytest
 
 HEALTH_TIMEOUT_S = 120  # measured 6-16 s when idle; the shared test machine can be much slower
+HEALTH_POLL_S = 0.1     # a probe is one loopback request: polling often costs nothing
+STORE = "mlflow.db"     # the SQLite file a job (``outputs/mlflow.db``) or server here uses
 
 
 @dataclass
@@ -51,17 +61,40 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def start_server(root: Path, port: int | None = None) -> MlflowServer:
+def make_store_template(directory: Path) -> Path:
+    """An empty MLflow SQLite store created (schema migrated to head) by MLflow itself."""
+    from mlflow.tracking import MlflowClient
+
+    db = directory / STORE
+    MlflowClient(tracking_uri=f"sqlite:///{db}").search_experiments()
+    return db
+
+
+def seed_store(template: Path, directory: Path) -> Path:
+    """Copy the empty store ``template`` to ``directory/mlflow.db`` (where a job with no
+    tracking URI, or :func:`start_server`, opens its store), unless a store is there already."""
+    directory.mkdir(parents=True, exist_ok=True)
+    db = directory / STORE
+    if not db.exists():
+        shutil.copyfile(template, db)
+    return db
+
+
+def start_server(root: Path, port: int | None = None, template: Path | None = None
+                 ) -> MlflowServer:
     """Start `mlflow server` with a SQLite store and proxied artifacts under ``root``, on
-    ``port`` (a free one when None; a restarted server takes its old port)."""
+    ``port`` (a free one when None; a restarted server takes its old port); a new store starts
+    as a copy of ``template`` when one is given (no migrations at the server's start)."""
     port = port or free_port()
+    if template is not None:
+        seed_store(template, root)
     url = f"http://127.0.0.1:{port}"
     log = open(root / "server.log", "w")
     env = dict(os.environ, MLFLOW_SERVER_ENABLE_JOB_EXECUTION="false")
     env.pop("MLFLOW_TRACKING_URI", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "mlflow", "server", "--backend-store-uri",
-         f"sqlite:///{root}/mlflow.db", "--artifacts-destination", str(root / "artifacts"),
+         f"sqlite:///{root}/{STORE}", "--artifacts-destination", str(root / "artifacts"),
          "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     server = MlflowServer(url, root, proc)
@@ -71,7 +104,7 @@ def start_server(root: Path, port: int | None = None) -> MlflowServer:
             stop_server(server)
             tail = (root / "server.log").read_text()[-3000:]
             raise RuntimeError(f"mlflow server on {url} not healthy (exit {proc.poll()}):\n{tail}")
-        time.sleep(0.5)
+        time.sleep(HEALTH_POLL_S)
     return server
 
 
@@ -88,6 +121,29 @@ def stop_server(server: MlflowServer) -> None:
         os.killpg(server.proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+@pytest.fixture
+def job_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """For a job run in the test's process: no ``$MLFLOW_TRACKING_URI`` (the job picks its store
+    as the CLI jobs of these tests do), and the HTTP limits a tracked job puts in
+    ``os.environ`` (``tracking.connection.configure_http``) taken back after the test."""
+    from monitorbench.tracking.connection import _HTTP_ENV
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    saved = {k: os.environ.get(k) for k in _HTTP_ENV}
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def store_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One empty, migrated MLflow store per test process, for :func:`seed_store`."""
+    return make_store_template(tmp_path_factory.mktemp("mlflow-store-template"))
 
 
 @pytest.fixture(scope="session")

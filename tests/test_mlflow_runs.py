@@ -12,25 +12,28 @@ from pathlib import Path
 
 import pytest
 
-from pipeline_helpers import ROOT
+from mlflow_server import job_in_process, seed_store, store_template  # noqa: F401  (fixtures)
+from pipeline_helpers import ROOT, compose_cfg
 
 pytestmark = pytest.mark.slow
 
-# A job that is watched (or killed) mid-judging: 40 BFCL tool-call tasks, ~900 cases, so it is
-# still judging seconds after the first 2000 bytes of judgments (~4 cases) are written. The whole
-# suite (128 tasks, ~3,000 cases, 53 s of judging on a loaded machine) showed nothing more.
-MID_JOB_TASKS = "task.max_tasks_per_type=40"
+# A job that is watched (or killed) mid-judging: 10 BFCL tool-call tasks, 232 cases at ~30 ms
+# each with one sandbox worker, so it is still judging seconds after the first 2000 bytes of
+# judgments (~4 cases) are written and the 0.2-0.3 s poll sees them. 40 tasks (~900 cases) and
+# the whole suite (128 tasks, ~3,000 cases) showed nothing more, at 4-12x the judging time.
+MID_JOB_TASKS = "task.max_tasks_per_type=10"
+# The CLI jobs' settings, for the same job run in this process: no tracking URI (compose_cfg
+# names one), so its store is outputs/mlflow.db and its run's params are the CLI job's.
+IN_PROCESS = ["tracking.tracking_uri=null", "sandbox.workers=1"]
 
 
-def _sweep(outputs: Path, suites: Path, args: list[str], *, check: bool = True
-           ) -> subprocess.CompletedProcess:
+def _sweep(outputs: Path, suites: Path, args: list[str]) -> subprocess.CompletedProcess:
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(outputs))
     env.pop("MLFLOW_TRACKING_URI", None)
     out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}",
                           "sandbox.workers=1"], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=600)
-    if check:
-        assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return out
 
 
@@ -44,7 +47,8 @@ def _runs(outputs: Path, experiment: str = "default") -> list:
 
 
 def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_parent(
-        tmp_path: Path, suites_dir: Path) -> None:
+        tmp_path: Path, suites_dir: Path, store_template: Path) -> None:
+    seed_store(store_template, tmp_path)
     _sweep(tmp_path, suites_dir, ["-m", "generator=always_accept,schema_check",
                                   "access=raw_parsed,parsed", "task.max_tasks_per_type=3"])
     runs = _runs(tmp_path)
@@ -110,20 +114,30 @@ def test_leaderboard_flags_rows_scored_on_a_larger_task_pool() -> None:
     assert pool_note([{"run": "x", "tasks": 5}, {"run": "y", "tasks": 5}]) is None
 
 
-def test_a_job_that_fails_leaves_a_failed_run_with_the_error(tmp_path: Path,
-                                                           suites_dir: Path) -> None:
+def test_a_job_that_fails_leaves_a_failed_run_with_the_error(
+        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None) -> None:
+    """The job runs in this process (what happens to its run is the job's doing, not the
+    command line's; the CLI's exit status for bad input is tested in tests/test_cli.py)."""
+    from monitorbench.errors import InputError
+    from monitorbench.launch.run import run_job
+
+    seed_store(store_template, tmp_path)
     missing = tmp_path / "no-such-verifiers"
-    out = _sweep(tmp_path, suites_dir, ["generator=replay", f"generator.dir={missing}",
-                                        "task.max_tasks_per_type=2"], check=False)
-    assert out.returncode != 0
+    with pytest.raises(InputError, match="generator.dir"):
+        run_job(compose_cfg(tmp_path, suites_dir, [*IN_PROCESS, "generator=replay",
+                                                   f"generator.dir={missing}",
+                                                   "task.max_tasks_per_type=2"]))
     [run] = _runs(tmp_path)
     assert run.info.status == "FAILED"
     assert "no-such-verifiers" in run.data.tags["monitorbench.error"]
 
 
-def test_the_run_is_running_while_the_job_works(tmp_path: Path, suites_dir: Path) -> None:
+def test_the_run_is_running_while_the_job_works(tmp_path: Path, suites_dir: Path,
+                                                store_template: Path) -> None:
     """The run exists, RUNNING, before the job's judgments are done (not created at the end)."""
     from mlflow.tracking import MlflowClient  # noqa: F401  imported now, not mid-job (seconds)
+
+    seed_store(store_template, tmp_path)
 
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
     env.pop("MLFLOW_TRACKING_URI", None)
@@ -150,10 +164,14 @@ def test_the_run_is_running_while_the_job_works(tmp_path: Path, suites_dir: Path
     assert [r.info.status for r in _runs(tmp_path)] == ["FINISHED"]
 
 
-def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(tmp_path: Path,
-                                                                   suites_dir: Path) -> None:
+def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(
+        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None) -> None:
     """SIGKILL mid-judging leaves the run RUNNING; the re-run of the same job continues that run
-    (same id, FINISHED), while a job with other settings gets its own run."""
+    (same id, FINISHED), while a job with other settings gets its own run. The killed job is a
+    real process; the re-run and the other job run in this process with the same settings."""
+    from monitorbench.launch.run import run_job
+
+    seed_store(store_template, tmp_path)
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
     env.pop("MLFLOW_TRACKING_URI", None)
     base = [sys.executable, "-m", "monitorbench", "generator=always_accept",
@@ -165,22 +183,22 @@ def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(tmp_path: Pa
     while time.time() < deadline and not any(
             f.stat().st_size > 2000 for f in (tmp_path / "runs").glob("*/judgments.jsonl")):
         time.sleep(0.2)
+    assert proc.poll() is None, "the job ended before the kill"
     proc.kill()
     proc.wait()
     [killed] = _runs(tmp_path)
     assert killed.info.status == "RUNNING"  # SIGKILL: nothing could close it
-    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    same = [*IN_PROCESS, "generator=always_accept"]
+    done = run_job(compose_cfg(tmp_path, suites_dir, [*same, MID_JOB_TASKS]))
+    assert done["judgments_reused"] > 0 and done["judgments_new"] > 0   # killed mid-judging
     [resumed] = _runs(tmp_path)
     assert resumed.info.run_id == killed.info.run_id and resumed.info.status == "FINISHED"
-    other = subprocess.run([*base, "task.max_tasks_per_type=2"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=600)
-    assert other.returncode == 0, other.stderr[-3000:]
+    run_job(compose_cfg(tmp_path, suites_dir, [*same, "task.max_tasks_per_type=2"]))
     assert len(_runs(tmp_path)) == 2
 
 
-def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: Path,
-                                                                      monkeypatch) -> None:
+def test_a_harness_generation_logs_its_native_trajectory_but_no_links(
+        tmp_path: Path, monkeypatch, store_template: Path) -> None:
     """A harness job's run holds, per task, the harness's own files (its HOME: mini-swe-agent's
     trajectory.json here, and its captured output) under ``native/<task>/``, beside the verifier
     and the converted trace, and names the harness program and version in a tag. A symlink the
@@ -199,6 +217,7 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
     from pipeline_helpers import compose_cfg
 
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    seed_store(store_template, tmp_path)
     entry = tmp_path / "cache" / "generations" / "k1"
     (entry / "verifier").mkdir(parents=True)
     (entry / "verifier" / "main.py").write_text("print('PASS')\n")
@@ -239,12 +258,13 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(tmp_path: 
     assert {"verifiers", "traces", "native"} <= top
 
 
-def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(tmp_path: Path,
-                                                                  suites_dir: Path) -> None:
+def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(
+        tmp_path: Path, suites_dir: Path, store_template: Path) -> None:
     """A sweep killed mid-job (its parent and that child stay RUNNING), then run twice more:
     both re-runs reopen the same parent and children (a configuration's run is found by its
     settings, not by the parent's id), and a child an older attempt left RUNNING under the
     parent is closed KILLED when the sweep ends."""
+    seed_store(store_template, tmp_path)
     args = ["-m", "generator=always_accept,schema_check", "task.max_tasks_per_type=3"]
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
     env.pop("MLFLOW_TRACKING_URI", None)
