@@ -250,17 +250,24 @@ def test_source_stub_golds_are_flagged_and_faithful_ones_pass(name: str) -> None
 
 
 @pytest.fixture(scope="module")
-def agentdojo_slice(tmp_path_factory: pytest.TempPathFactory):
+def agentdojo_slice(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """user_task_0 and user_task_1 of workspace, travel and slack, built by the current builder
-    and audited (all seven checks), with audit.json written."""
+    and audited (all seven checks), with audit.json written. They are taken from the session's
+    two-per-suite slice (tests/conftest.py, built once per run; each task is built from its own
+    seed, so they are the tasks a build of these three suites alone gives), copied so that the
+    audit can write into the copy; banking's tasks there are not audited, as before."""
+    import shutil
+
     pytest.importorskip("agentdojo")
     from monitorbench.audit.audit import audit_suite
     from monitorbench.audit.exclusions import write_exclusions
-    from monitorbench.sources.agentdojo.build import build_agentdojo_suite
 
+    built = request.getfixturevalue("agentdojo_two_per_suite")
     root = tmp_path_factory.mktemp("agentdojo") / "suite"
-    build_agentdojo_suite(root, seed=0, suites=("workspace", "travel", "slack"), max_tasks=2)
-    audit = audit_suite(root, repeats=2)
+    shutil.copytree(built.root, root)
+    ids = [t for t in built.tasks if t.split(".")[1] in ("workspace", "travel", "slack")]
+    assert len(ids) == 6
+    audit = audit_suite(root, repeats=2, task_ids=ids)
     write_exclusions(audit)
     return root, audit
 
