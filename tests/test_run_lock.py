@@ -1,8 +1,9 @@
 """One job per run key: an identical second job refuses naming the holder, or waits and reuses.
 
 Real jobs throughout: two ``python -m monitorbench`` processes started together on one outputs
-directory (bubblewrap sandbox, replayed verifiers that take 0.2 s per case), and in-process
-``run_job`` against a lock this test holds the way another job's process would.
+directory (bubblewrap sandbox, replayed verifiers that take 0.2 s per case, so the twins overlap),
+and in-process ``run_job`` against a lock this test holds the way another job's process would
+(replayed verifiers that answer at once: there the test, not judging, holds the lock).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from mlflow_server import job_in_process, seed_store, store_template  # noqa: F401  (fixtures)
 from pipeline_helpers import ROOT, compose_cfg
 from monitorbench.launch.run import run_job
 from monitorbench.launch.run_lock import RunBusyError, run_lock
@@ -30,12 +32,15 @@ def verify(candidate, env):
     time.sleep(0.2)
     return "PASS"
 '''
+FAST_VERIFIER = '''def verify(candidate, env):
+    return "PASS"
+'''
 
 
-def _verifiers(tmp: Path, suites: Path) -> Path:
+def _verifiers(tmp: Path, suites: Path, source: str = SLOW_VERIFIER) -> Path:
     for tid in load_suite(suites / "bfcl").tasks:
         (tmp / "v" / tid).mkdir(parents=True)
-        (tmp / "v" / tid / "main.py").write_text(SLOW_VERIFIER)
+        (tmp / "v" / tid / "main.py").write_text(source)
     return tmp / "v"
 
 
@@ -60,7 +65,7 @@ def test_two_identical_jobs_started_together_judge_each_case_once(
 
 def test_a_second_job_refuses_naming_the_holder_or_waits_for_it(
         tmp_path: Path, suites_dir: Path) -> None:
-    vdir = _verifiers(tmp_path, suites_dir)
+    vdir = _verifiers(tmp_path, suites_dir, FAST_VERIFIER)
     overrides = ["generator=replay", f"generator.dir={vdir}", "tracking.enabled=false",
                  "task.max_tasks_per_type=1"]
     first = run_job(compose_cfg(tmp_path / "out", suites_dir, overrides))
@@ -81,13 +86,14 @@ def test_a_second_job_refuses_naming_the_holder_or_waits_for_it(
     assert again["judgments_new"] == 0 and again["judgments_reused"] == first["judgments_new"]
 
 
-def test_a_refused_twin_leaves_the_holders_mlflow_run_alone(tmp_path: Path,
-                                                            suites_dir: Path) -> None:
+def test_a_refused_twin_leaves_the_holders_mlflow_run_alone(
+        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None) -> None:
     """The twin finds the holder's MLflow run (same configuration) but must not mark it FAILED
     with its own refusal: the run belongs to the job that holds the lock."""
     from mlflow.tracking import MlflowClient
 
-    vdir = _verifiers(tmp_path, suites_dir)
+    vdir = _verifiers(tmp_path, suites_dir, FAST_VERIFIER)
+    seed_store(store_template, tmp_path / "out")
     overrides = ["generator=replay", f"generator.dir={vdir}", "task.max_tasks_per_type=1"]
     run_job(compose_cfg(tmp_path / "out", suites_dir, overrides))
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'out'}/mlflow.db")
