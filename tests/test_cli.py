@@ -1,7 +1,8 @@
 """The `monitorbench` console script. Every command runs at least once as users run it, a
-subprocess of the installed script (its `--help`, and `run` and `audit` for real); the other
-checks of a command's arguments and messages call the same `main(argv)` in this process, which
-saves a Python start-up (and the imports) per call."""
+subprocess of the installed script (`run` and `audit` for real, the other commands' `--help`),
+and `python -m monitorbench` once (a real sweep); the other checks of a command's arguments and
+messages call the same `main(argv)` (or `python -m`'s `run(argv)`) in this process
+(tests/cli_in_process.py), which saves a Python start-up (and the imports) per call."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_in_process import monitorbench, python_m, run_here
 
 from monitorbench.compose import group_options
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("run", "score", "report", "audit", "build", "list")
+RUN_FOR_REAL = ("run", "audit")   # their subprocesses below run a job and an audit
 
 
 def _mb(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
@@ -32,34 +35,27 @@ def _mb_here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
              ) -> subprocess.CompletedProcess:
     """`monitorbench ARGS` as `cli.main(ARGS)` in this process, in `cwd` with `env` set: the same
     exit code, stdout and stderr a subprocess would give (argparse's exits included)."""
-    from monitorbench.cli import main
-
-    for key, value in (env or {}).items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.chdir(cwd)
-    capsys.readouterr()
-    try:
-        code = main(list(args))
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    out = capsys.readouterr()
-    return subprocess.CompletedProcess(list(args), code, out.out, out.err)
+    return run_here(monitorbench, args, monkeypatch, capsys, env=env, cwd=cwd)
 
 
-def test_top_level_help_lists_every_command_with_examples() -> None:
+def test_top_level_help_lists_every_command_with_examples(monkeypatch, capsys) -> None:
     r = _mb("--help")
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("usage: monitorbench")
     for command in COMMANDS:
         assert f"\n  {command} " in r.stdout
     assert "examples:" in r.stdout
-    unknown = _mb("scroe")
+    unknown = _mb_here(monkeypatch, capsys, "scroe")
     assert unknown.returncode == 2 and "unknown command 'scroe'" in unknown.stderr
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_has_help_with_its_own_name_and_an_example(command: str) -> None:
-    r = _mb(command, "--help")
+def test_every_command_has_help_with_its_own_name_and_an_example(command: str, monkeypatch,
+                                                                 capsys) -> None:
+    """A subprocess of the installed script for each command that runs for real nowhere else
+    in this file; `run --help` and `audit --help` in this process."""
+    r = (_mb_here(monkeypatch, capsys, command, "--help") if command in RUN_FOR_REAL
+         else _mb(command, "--help"))
     assert r.returncode == 0, r.stderr
     assert f"usage: monitorbench {command}" in r.stdout
     assert "examples:" in r.stdout and f"  monitorbench {command} " in r.stdout
@@ -155,14 +151,14 @@ def test_run_refuses_a_typo_before_anything_is_written(tmp_path: Path, args: lis
 
 
 @pytest.mark.parametrize("typo", ["+generatr=always_reject", "generatr=always_reject"])
-def test_python_m_monitorbench_refuses_an_unknown_key_as_run_does(tmp_path: Path,
-                                                                   typo: str) -> None:
+def test_python_m_monitorbench_refuses_an_unknown_key_as_run_does(tmp_path: Path, typo: str,
+                                                                   monkeypatch, capsys) -> None:
     """`python -m monitorbench` is the same entry point as `monitorbench run`: the same "did you
     mean" for a misspelt key, force-added or not (Hydra's own message for `generatr=` names no
-    key that exists), before anything is written."""
-    r = subprocess.run([sys.executable, "-m", "monitorbench", typo,
-                        "tracking=off"], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                       env={**os.environ, "MONITORBENCH_OUTPUTS": str(tmp_path / "out")})
+    key that exists), before anything is written. In this process (its `run(argv)`): the real
+    `python -m monitorbench` runs a sweep below."""
+    r = run_here(python_m, [typo, "tracking=off"], monkeypatch, capsys,
+                 env={"MONITORBENCH_OUTPUTS": str(tmp_path / "out")})
     assert r.returncode == 2
     assert "unknown config key 'generatr'" in r.stdout + r.stderr
     assert "did you mean 'generator'" in r.stdout + r.stderr
@@ -204,14 +200,13 @@ def test_run_passes_the_overrides_to_hydra(tmp_path: Path, suites_dir: Path) -> 
     ["+experiment=g4adv", "hydra.sweeper.params.access='raw,rawparsed'"],
 ])
 def test_a_sweep_with_a_typo_in_any_value_stops_before_its_mlflow_parent_run(
-        tmp_path: Path, args: list[str]) -> None:
+        tmp_path: Path, args: list[str], monkeypatch, capsys) -> None:
     """StrictKeysCallback: the sweep's values are checked before the MLflow sweep callback would
-    open a parent run (which would create outputs/mlflow.db)."""
+    open a parent run (which would create outputs/mlflow.db). `python -m monitorbench`'s
+    `run(argv)` in this process: the last case goes through Hydra's sweep to the callback."""
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "monitorbench", *args], capture_output=True,
-                       text=True, cwd=ROOT, timeout=180,
-                       env={**os.environ, "MONITORBENCH_OUTPUTS": str(out),
-                            "MLFLOW_TRACKING_URI": ""})
+    r = run_here(python_m, args, monkeypatch, capsys,
+                 env={"MONITORBENCH_OUTPUTS": str(out), "MLFLOW_TRACKING_URI": ""})
     assert r.returncode == 2, r.stdout + r.stderr
     assert "generatr" in r.stderr + r.stdout or "'rawparsed'" in r.stderr + r.stdout
     assert not (out / "mlflow.db").exists()
