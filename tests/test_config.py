@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_in_process import python_m, run_here
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
@@ -343,32 +344,36 @@ def test_a_zero_retry_count_or_budget_is_allowed() -> None:
         compose_config([ok])
 
 
-def test_python_m_monitorbench_refuses_a_nonsense_limit_before_any_work(tmp_path: Path) -> None:
-    """The issue's cases through the Hydra entry point itself: one line, exit 2, no run."""
+def test_python_m_monitorbench_refuses_a_nonsense_limit_before_any_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's cases through the Hydra entry point itself: one line, exit 2, no run. The
+    first is a real ``python -m monitorbench`` process; the others call what its ``__main__``
+    block calls (``run(argv)``) in this process (tests/cli_in_process.py)."""
     import subprocess
     import sys
 
     root = Path(CONF).parent
-    for override in ("sandbox.limits.wall_seconds=-1", "task.infra_retries=-1",
-                     "task.max_tasks_per_type=-1", "access.judge_budget=-1",
-                     "sandbox.workers=0", "attack.budget=-5"):
-        r = subprocess.run([sys.executable, "-m", "monitorbench", override,
-                            f"paths.outputs={tmp_path / 'out'}", "tracking.enabled=false",
-                            f"hydra.run.dir={tmp_path / 'hydra'}"], cwd=root,
-                           capture_output=True, text=True, timeout=300)
+    for i, override in enumerate(("sandbox.limits.wall_seconds=-1", "task.infra_retries=-1",
+                                  "task.max_tasks_per_type=-1", "access.judge_budget=-1",
+                                  "sandbox.workers=0", "attack.budget=-5")):
+        args = [override, f"paths.outputs={tmp_path / 'out'}", "tracking.enabled=false",
+                f"hydra.run.dir={tmp_path / 'hydra'}"]
+        r = (subprocess.run([sys.executable, "-m", "monitorbench", *args], cwd=root,
+                            capture_output=True, text=True, timeout=300, check=False) if i == 0
+             else run_here(python_m, args, monkeypatch, capsys, cwd=root))
         key, said = override.split("=")[0], r.stdout + r.stderr   # Hydra logs to stdout
         assert r.returncode == 2 and f"field '{key}'" in said, (override, said[-800:])
         assert "Traceback" not in said and not (tmp_path / "out" / "runs").exists()
 
 
 def test_a_model_judge_with_a_scripted_generator_is_refused_before_any_suite_loads(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     """The generator and access axes must go together: a model judge is the generator's model,
     so ``access=model_judge`` with a baseline generator fails at compose time (it failed only
-    after the suites were built and loaded), naming the field and the fix."""
-    import subprocess
-    import sys
-
+    after the suites were built and loaded), naming the field and the fix. ``python -m
+    monitorbench`` as its ``run(argv)`` in this process (tests/cli_in_process.py)."""
     from monitorbench.cli import main as cli_main
     from monitorbench.compose import compose_config
     from monitorbench.config import check_axes
@@ -381,27 +386,25 @@ def test_a_model_judge_with_a_scripted_generator_is_refused_before_any_suite_loa
     assert cli_main(["run", "access=model_judge"]) == 2
     assert "a model judge needs a model generator" in capsys.readouterr().err
     suites = tmp_path / "suites"
-    r = subprocess.run([sys.executable, "-m", "monitorbench", "access=model_judge",
-                        f"paths.outputs={tmp_path / 'out'}", f"paths.suites={suites}",
-                        "tracking.enabled=false", f"hydra.run.dir={tmp_path / 'hydra'}"],
-                       cwd=Path(CONF).parent, capture_output=True, text=True, timeout=300)
+    r = run_here(python_m, ["access=model_judge", f"paths.outputs={tmp_path / 'out'}",
+                            f"paths.suites={suites}", "tracking.enabled=false",
+                            f"hydra.run.dir={tmp_path / 'hydra'}"], monkeypatch, capsys,
+                 cwd=Path(CONF).parent)
     said = r.stdout + r.stderr
     assert r.returncode == 2 and "field 'access.monitor'" in said, said[-800:]
     assert not suites.exists() and not (tmp_path / "out" / "runs").exists()
 
 
 def test_a_sweep_with_a_combination_no_job_can_run_is_refused_before_its_first_job(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     """The pair check covers a sweep's cross product: ``always_accept`` × ``model_judge`` is the
-    sweep's *second* job here, and the sweep must stop before the first one runs."""
-    import subprocess
-    import sys
-
-    r = subprocess.run([sys.executable, "-m", "monitorbench", "-m",
-                        "generator=openai,always_accept", "access=model_judge,raw",
-                        f"paths.outputs={tmp_path / 'out'}", f"paths.suites={tmp_path / 's'}",
-                        "tracking.enabled=false", f"hydra.sweep.dir={tmp_path / 'hydra'}"],
-                       cwd=Path(CONF).parent, capture_output=True, text=True, timeout=300)
+    sweep's *second* job here, and the sweep must stop before the first one runs. ``python -m
+    monitorbench -m ...`` as its ``run(argv)`` in this process, through Hydra's sweep."""
+    r = run_here(python_m, ["-m", "generator=openai,always_accept", "access=model_judge,raw",
+                            f"paths.outputs={tmp_path / 'out'}", f"paths.suites={tmp_path / 's'}",
+                            "tracking.enabled=false", f"hydra.sweep.dir={tmp_path / 'hydra'}"],
+                 monkeypatch, capsys, cwd=Path(CONF).parent)
     said = r.stdout + r.stderr
     assert r.returncode == 2 and "a model judge needs a model generator" in said, said[-800:]
     assert "always_accept" in said and "Traceback" not in said
