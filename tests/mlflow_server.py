@@ -5,7 +5,7 @@ Import the fixture into a test module with ``from mlflow_server import mlflow_se
 
 A new SQLite store costs MLflow ~4 CPU-seconds of schema migrations (68 alembic scripts), paid by
 whichever process opens it first. Tests that are not about creating a store start from a copy of
-one store MLflow created once per test process (:func:`seed_store`, fixture ``store_template``):
+one store MLflow created once per test run (:func:`seed_store`; conftest's ``store_template``):
 a real, empty MLflow store at the schema's head, which MLflow opens without migrating. Creating
 a store from nothing stays tested (tests/test_mlflow_down.py's twin jobs, and every test that
 does not seed).
@@ -138,12 +138,6 @@ def job_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
-
-
-@pytest.fixture(scope="session")
-def store_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One empty, migrated MLflow store per test process, for :func:`seed_store`."""
-    return make_store_template(tmp_path_factory.mktemp("mlflow-store-template"))
 
 
 @pytest.fixture(scope="session")

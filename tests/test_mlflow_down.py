@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mlflow_server import (MlflowServer, free_port, job_in_process,  # noqa: F401  (fixtures)
-                           start_server, stop_server, store_template)
+from mlflow_server import (MlflowServer, free_port, job_in_process,  # noqa: F401  (fixture)
+                           start_server, stop_server)
 from pipeline_helpers import ROOT, compose_cfg
 
 pytestmark = pytest.mark.slow

@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-from mlflow_server import job_in_process, seed_store, store_template  # noqa: F401  (fixtures)
+from mlflow_server import job_in_process, seed_store  # noqa: F401  (fixture)
 from pipeline_helpers import ROOT, compose_cfg
 
 pytestmark = pytest.mark.slow
@@ -132,36 +134,41 @@ def test_a_job_that_fails_leaves_a_failed_run_with_the_error(
     assert "no-such-verifiers" in run.data.tags["monitorbench.error"]
 
 
-def test_the_run_is_running_while_the_job_works(tmp_path: Path, suites_dir: Path,
-                                                store_template: Path) -> None:
-    """The run exists, RUNNING, before the job's judgments are done (not created at the end)."""
-    from mlflow.tracking import MlflowClient  # noqa: F401  imported now, not mid-job (seconds)
+def test_the_run_is_running_while_the_job_works(
+        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None) -> None:
+    """The run exists, RUNNING, before the job's judgments are done (not created at the end).
+    The job runs in a thread of this process (what is watched is its MLflow run, not a
+    process); this thread reads the store while it judges."""
+    from monitorbench.launch.run import run_job
 
     seed_store(store_template, tmp_path)
-
-    env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
-    env.pop("MLFLOW_TRACKING_URI", None)
-    proc = subprocess.Popen([sys.executable, "-m", "monitorbench", "generator=always_accept",
-                             f"paths.suites={suites_dir}", "sandbox.workers=1", MID_JOB_TASKS],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    conf = compose_cfg(tmp_path, suites_dir, [*IN_PROCESS, "generator=always_accept",
+                                              MID_JOB_TASKS])
+    ended: list[BaseException | dict] = []
+    job = threading.Thread(target=_capture, args=(lambda: run_job(conf), ended), daemon=True)
+    job.start()
     try:
         seen = None
         deadline = time.time() + 180
-        while time.time() < deadline and proc.poll() is None:
+        while time.time() < deadline and job.is_alive():
             judged = list((tmp_path / "runs").glob("*/judgments.jsonl"))
             if judged and judged[0].stat().st_size > 2000:
                 seen = [r.info.status for r in _runs(tmp_path)]
                 break
-            time.sleep(0.3)
-        assert seen == ["RUNNING"], seen
-        _, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, err[-3000:]
+            time.sleep(0.1)
+        assert seen == ["RUNNING"], (seen, ended)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        job.join(600)
+    assert len(ended) == 1 and isinstance(ended[0], dict), ended   # the job ended, no error
     assert [r.info.status for r in _runs(tmp_path)] == ["FINISHED"]
+
+
+def _capture(call: Callable[[], dict], into: list) -> None:
+    """Run ``call`` (in a thread), keeping what it returned or raised."""
+    try:
+        into.append(call())
+    except BaseException as e:  # noqa: BLE001  handed to the test to report
+        into.append(e)
 
 
 def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(

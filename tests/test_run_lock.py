@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mlflow_server import job_in_process, seed_store, store_template  # noqa: F401  (fixtures)
+from mlflow_server import job_in_process, seed_store  # noqa: F401  (fixture)
 from pipeline_helpers import ROOT, compose_cfg
 from monitorbench.launch.run import run_job
 from monitorbench.launch.run_lock import RunBusyError, run_lock
