@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from mlflow_server import (MlflowServer, free_port, job_in_process,  # noqa: F401  (fixture)
-                           start_server, stop_server)
+                           seed_store, start_server, stop_server)
 from pipeline_helpers import ROOT, compose_cfg
 
 pytestmark = pytest.mark.slow
@@ -67,28 +69,90 @@ def _last_line(text: str) -> str:
     return [line for line in text.splitlines() if line.strip()][-1]
 
 
-def _runs(server: MlflowServer) -> list:
+def _runs(server: MlflowServer, experiment: str) -> list:
     client = server.client()
-    exp = client.get_experiment_by_name("default")
+    exp = client.get_experiment_by_name(experiment)
     return client.search_runs([exp.experiment_id]) if exp else []
 
 
-def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(
-        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None) -> None:
-    server = start_server(tmp_path, template=store_template)
-    port = int(server.url.rsplit(":", 1)[1])
+@dataclass
+class ServerHome:
+    """The module's server: one store at one address, taken down and brought back by the tests
+    (each with its own experiment). The server the log-later test brings up is the one the
+    next test kills mid-job, so the module starts two servers, not three: a start costs ~15
+    CPU-seconds (the ``mlflow server`` command and its uvicorn worker each import MLflow)."""
+
+    root: Path
+    port: int
+    server: MlflowServer | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def up(self) -> MlflowServer:
+        if self.server is None:
+            self.server = start_server(self.root, self.port)
+        return self.server
+
+    def kill(self) -> None:
+        """SIGKILL to the server's process group: no goodbye."""
+        if self.server is not None:
+            os.killpg(self.server.proc.pid, signal.SIGKILL)
+            self.server.proc.wait()
+            self.server = None
+
+    def down(self) -> None:
+        if self.server is not None:
+            stop_server(self.server)
+            self.server = None
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, store_template: Path) -> Iterator[ServerHome]:
+    root = tmp_path_factory.mktemp("mlflow-home")
+    seed_store(store_template, root)
+    served = ServerHome(root, free_port())
+    try:
+        yield served
+    finally:
+        served.down()
+
+
+def test_server_down_at_the_start_with_log_later_judges_then_the_rerun_logs(
+        tmp_path: Path, suites_dir: Path, home: ServerHome, job_in_process: None) -> None:
+    home.down()                                  # nothing listens at the server's address
     outputs = tmp_path / "out"
-    args = _job(outputs, suites_dir, server.url, TASKS)
-    proc = subprocess.Popen(args, cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    extra = ("tracking.when_down=log_later", "tracking.experiment_name=log_later",
+             "task.max_tasks_per_type=3")
+    t0 = time.time()
+    out = _run(_job(outputs, suites_dir, home.url, *extra))
+    assert time.time() - t0 < ENDS_WITHIN_S
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert "Traceback" not in out.stdout
+    assert NOT_LOGGED in _last_line(out.stdout)
+    _results(outputs)
+
+    server = home.up()
+    _rerun(outputs, suites_dir, home.url, *extra)
+    [run] = _runs(server, "log_later")
+    assert run.info.status == "FINISHED" and run.data.metrics["judgments_new"] == 0
+
+
+def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(
+        tmp_path: Path, suites_dir: Path, home: ServerHome, job_in_process: None) -> None:
+    home.up()
+    outputs = tmp_path / "out"
+    extra = (TASKS, "tracking.experiment_name=server_killed")
+    proc = subprocess.Popen(_job(outputs, suites_dir, home.url, *extra), cwd=ROOT, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.time() + 300
         while time.time() < deadline and proc.poll() is None and not any(
                 f.stat().st_size > 200 for f in outputs.glob("runs/*/judgments.jsonl")):
             time.sleep(0.2)
         assert proc.poll() is None, "the job ended before judging was under way"
-        os.killpg(server.proc.pid, signal.SIGKILL)   # the server dies, no goodbye
-        server.proc.wait()
+        home.kill()                              # the server dies, no goodbye
         killed_at = time.time()
         out, err = proc.communicate(timeout=600)
         took = time.time() - killed_at
@@ -104,17 +168,14 @@ def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(
     run_dir = _results(outputs)
     judged = (run_dir / "judgments.jsonl").read_text().count("\n")
 
-    server = start_server(tmp_path, port)        # same store, same address
-    try:
-        _rerun(outputs, suites_dir, server.url, TASKS)   # logged, or it raises "not logged"
-        [run] = _runs(server)                    # the interrupted run, taken over: no twin
-        assert run.info.status == "FINISHED"
-        assert run.data.metrics["judgments_new"] == 0
-        assert int(run.data.params["n_tasks"]) == json.loads(   # a size: a param
-            (run_dir / "metrics.json").read_text())["n_tasks"]
-        assert (run_dir / "judgments.jsonl").read_text().count("\n") == judged
-    finally:
-        stop_server(server)
+    server = home.up()                           # same store, same address
+    _rerun(outputs, suites_dir, home.url, *extra)   # logged, or it raises "not logged"
+    [run] = _runs(server, "server_killed")       # the interrupted run, taken over: no twin
+    assert run.info.status == "FINISHED"
+    assert run.data.metrics["judgments_new"] == 0
+    assert int(run.data.params["n_tasks"]) == json.loads(   # a size: a param
+        (run_dir / "metrics.json").read_text())["n_tasks"]
+    assert (run_dir / "judgments.jsonl").read_text().count("\n") == judged
 
 
 def test_server_down_at_the_start_fails_in_seconds_before_judging(tmp_path: Path,
@@ -128,31 +189,6 @@ def test_server_down_at_the_start_fails_in_seconds_before_judging(tmp_path: Path
     line = _last_line(out.stdout)
     assert "unreachable" in line and "nothing was judged" in line, line
     assert not list(tmp_path.glob("runs/*/judgments.jsonl"))
-
-
-def test_server_down_at_the_start_with_log_later_judges_then_the_rerun_logs(
-        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None) -> None:
-    port = free_port()
-    uri = f"http://127.0.0.1:{port}"
-    outputs = tmp_path / "out"
-    args = _job(outputs, suites_dir, uri, "tracking.when_down=log_later",
-                "task.max_tasks_per_type=3")
-    t0 = time.time()
-    out = _run(args)
-    assert time.time() - t0 < ENDS_WITHIN_S
-    assert out.returncode == 0, out.stdout[-3000:]
-    assert "Traceback" not in out.stdout
-    assert NOT_LOGGED in _last_line(out.stdout)
-    _results(outputs)
-
-    server = start_server(tmp_path, port, template=store_template)
-    try:
-        _rerun(outputs, suites_dir, uri, "tracking.when_down=log_later",
-               "task.max_tasks_per_type=3")
-        [run] = _runs(server)
-        assert run.info.status == "FINISHED" and run.data.metrics["judgments_new"] == 0
-    finally:
-        stop_server(server)
 
 
 def test_twin_jobs_on_a_fresh_sqlite_store_do_not_race_on_its_schema(tmp_path: Path) -> None:
