@@ -107,6 +107,19 @@ def build_once(factory: pytest.TempPathFactory, name: str,
     return path, result
 
 
+@pytest.fixture
+def one_torch_thread():
+    """torch on one thread for a test that runs a real model in this process. Under xdist the
+    other worker is busy, and torch's two threads then spin waiting for each other: SmolLM2's
+    16-token decode took 14.2 CPU-s on 2 threads and 2.3 on 1, a 1000-token prefill 10.4 and 5.5,
+    and one thread was faster in wall time too (machine load ~7). The replies' path is the same."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="session")
 def suites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default BFCL suite, built from the installed bfcl-eval package (seconds); the

@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
-pytestmark = pytest.mark.hf
+pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("one_torch_thread")]
 
 from monitorbench.config import Effort  # noqa: E402
 from monitorbench.providers.hf_local import TransformersChatModel  # noqa: E402
