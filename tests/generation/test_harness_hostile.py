@@ -224,8 +224,13 @@ import time; time.sleep(20)
 
 
 @needs_bwrap
-def test_disk_limit_stops_the_run_and_keeps_nothing(chat_server, task_dir,
-                                                    tmp_path: Path) -> None:
+def test_disk_limit_stops_the_run_and_keeps_nothing(chat_server, task_dir, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk check polls the run's directories every DISK_POLL_SECONDS (2 s, read at each
+    poll); 0.25 s here stops the run as soon after the limit, by the same check."""
+    from monitorbench.generation.harnesses import sandbox
+
+    monkeypatch.setattr(sandbox, "DISK_POLL_SECONDS", 0.25)
     task, public = task_dir
     server = chat_server(lambda body: "ok")
     result = _generator(_probe(FILL_DISK), server.base_url, tmp_path).generate(
