@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 from cli_in_process import python_m, run_here
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, ValidationError
 
 from monitorbench.config import AccessMode, GeneratorKind, register_configs
@@ -21,6 +22,19 @@ register_configs()
 def _compose(overrides: list[str], return_hydra: bool = False):
     with initialize_config_dir(config_dir=CONF, version_base="1.3"):
         return compose("config", overrides=overrides, return_hydra_config=return_hydra)
+
+
+@functools.cache
+def _strict(*overrides: str) -> DictConfig:
+    """``compose_config(overrides)``, Hydra's own config included, composed once per test
+    process: a compose is a quarter to a third of a CPU-second here, and several tests read the
+    same one (each generator YAML, each experiment). Read-only, so no test changes what another
+    reads."""
+    from monitorbench.compose import compose_config
+
+    cfg = compose_config(list(overrides), return_hydra_config=True)
+    OmegaConf.set_readonly(cfg, True)
+    return cfg
 
 
 def test_default_config_composes_to_the_typed_schema() -> None:
@@ -42,7 +56,7 @@ def test_every_generator_and_access_option_composes(generator: str, access: str)
 
 
 def test_g4adv_experiment_is_a_multirun_over_generators_and_access() -> None:
-    cfg = _compose(["+experiment=g4adv"], return_hydra=True)
+    cfg = _strict("+experiment=g4adv")
     assert cfg.experiment_name == "g4adv"
     assert str(cfg.hydra.mode) == "RunMode.MULTIRUN"
     params = cfg.hydra.sweeper.params
@@ -56,13 +70,13 @@ def test_g4adv_experiment_is_a_multirun_over_generators_and_access() -> None:
 
 def test_the_audit_experiment_is_an_audit_job_and_a_wrong_job_is_refused() -> None:
     """The entry point dispatches on the typed ``job`` field, never on the experiment's name."""
-    assert _compose(["+experiment=audit"]).job.value == "audit"
+    assert _strict("+experiment=audit").job.value == "audit"
     with pytest.raises(Exception, match="job"):
         _compose(["job=audti"])
 
 
 def test_quickstart_experiment_selects_schema_check() -> None:
-    cfg = _compose(["+experiment=quickstart"])
+    cfg = _strict("+experiment=quickstart")
     assert cfg.generator.baseline == "schema_check"
     assert cfg.experiment_name == "quickstart"
 
@@ -143,7 +157,7 @@ def test_the_sandbox_providers_and_baselines_accept_exactly_the_schema_enums() -
 
     assert BACKENDS == tuple(SandboxBackend) and DIALECTS == tuple(Dialect)
     assert BASELINES == tuple(Baseline)
-    cfg = _compose(["generator=schema_check"])
+    cfg = _strict("generator=schema_check")
     assert cfg.sandbox.backend == "bwrap" and str(cfg.generator.baseline) == "schema_check"
 
 
@@ -166,23 +180,23 @@ def test_check_keys_finds_force_added_keys_anywhere_in_the_tree() -> None:
 
 @pytest.mark.parametrize("group", ["experiment", "audit"])
 def test_every_experiment_and_audit_config_composes_strictly(group: str) -> None:
-    from monitorbench.compose import compose_config, group_options
+    from monitorbench.compose import group_options
 
     names = group_options(group)
     assert names
     for name in names:
-        cfg = compose_config([f"+{group}={name}"], return_hydra_config=True)
+        cfg = _strict(f"+{group}={name}")
         assert cfg.generator.name
 
 
 @pytest.mark.parametrize("group", ["generator", "scaffold", "access", "task", "sandbox",
                                    "tracking"])
 def test_every_group_option_composes_strictly(group: str) -> None:
-    from monitorbench.compose import compose_config, group_options
+    from monitorbench.compose import group_options
 
     for name in group_options(group):
-        extra = ["generator.dir=/tmp/x"] if name in ("replay", "external") else []
-        compose_config([f"{group}={name}", *extra])
+        extra = ["generator.dir=/v"] if name in ("replay", "external") else []
+        _strict(f"{group}={name}", *extra)
 
 
 def test_every_access_mode_the_schema_accepts_has_a_view_for_exactly_one_task_type() -> None:
@@ -213,10 +227,8 @@ def test_every_access_mode_the_schema_accepts_has_a_view_for_exactly_one_task_ty
     ("recorded", "RecordedGeneratorConfig"),
 ])
 def test_each_generator_yaml_selects_its_provider_schema(generator: str, schema: str) -> None:
-    from monitorbench.compose import compose_config
-
-    cfg = compose_config([f"generator={generator}", "generator.dir=/v"] if generator == "replay"
-                         else [f"generator={generator}"])
+    cfg = _strict(f"generator={generator}", *(["generator.dir=/v"] if generator == "replay"
+                                              else []))
     gen = OmegaConf.to_object(cfg.generator)
     assert type(gen).__name__ == schema
     assert gen.name == generator
@@ -229,7 +241,7 @@ def test_provider_fields_are_overridable_on_their_own_provider() -> None:
                           "generator.base_url=http://h:1/v1", "generator.request.concurrency=7"])
     assert (cfg.generator.model, cfg.generator.base_url) == ("m2", "http://h:1/v1")
     assert cfg.generator.request.concurrency == 7
-    external = compose_config(["scaffold=external", "generator.dir=/v"]).generator
+    external = _strict("scaffold=external", "generator.dir=/v").generator
     assert (external.name, external.kind, external.dir) == ("external", GeneratorKind.replay, "/v")
 
 
