@@ -5,6 +5,7 @@ the sweep's settings, and a failed job that still leaves a run saying why."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -14,6 +15,7 @@ from typing import Callable
 
 import pytest
 
+from cli_in_process import python_m, run_here
 from mlflow_server import job_in_process, seed_store  # noqa: F401  (fixture)
 from pipeline_helpers import ROOT, compose_cfg
 
@@ -29,12 +31,18 @@ MID_JOB_TASKS = "task.max_tasks_per_type=10"
 IN_PROCESS = ["tracking.tracking_uri=null", "sandbox.workers=1"]
 
 
-def _sweep(outputs: Path, suites: Path, args: list[str]) -> subprocess.CompletedProcess:
-    env = dict(os.environ, MONITORBENCH_OUTPUTS=str(outputs))
-    env.pop("MLFLOW_TRACKING_URI", None)
-    out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}",
-                          "sandbox.workers=1"], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=600)
+def _sweep(outputs: Path, suites: Path, args: list[str], monkeypatch: pytest.MonkeyPatch,
+           capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess:
+    """``python -m monitorbench ARGS`` to its end, in this process (tests/cli_in_process.py:
+    the module's own ``run(argv)``, Hydra's sweep and its MLflow callback, without a Python
+    start-up and MLflow's imports); the SIGTERM handler the sweep's callback installs is taken
+    back. A real sweep process is the killed one of the re-run test."""
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        out = run_here(python_m, [*args, f"paths.suites={suites}", "sandbox.workers=1"],
+                       monkeypatch, capsys, env={"MONITORBENCH_OUTPUTS": str(outputs)})
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return out
 
@@ -49,10 +57,12 @@ def _runs(outputs: Path, experiment: str = "default") -> list:
 
 
 def test_sweep_runs_have_distinct_short_names_plain_params_and_a_described_parent(
-        tmp_path: Path, suites_dir: Path, store_template: Path) -> None:
+        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     seed_store(store_template, tmp_path)
     _sweep(tmp_path, suites_dir, ["-m", "generator=always_accept,schema_check",
-                                  "access=raw_parsed,parsed", "task.max_tasks_per_type=3"])
+                                  "access=raw_parsed,parsed", "task.max_tasks_per_type=3"],
+           monkeypatch, capsys)
     runs = _runs(tmp_path)
     [parent] = [r for r in runs if r.data.tags.get("monitorbench.role") == "sweep"]
     children = [r for r in runs if r is not parent]
@@ -266,11 +276,13 @@ def test_a_harness_generation_logs_its_native_trajectory_but_no_links(
 
 
 def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(
-        tmp_path: Path, suites_dir: Path, store_template: Path) -> None:
+        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A sweep killed mid-job (its parent and that child stay RUNNING), then run twice more:
     both re-runs reopen the same parent and children (a configuration's run is found by its
     settings, not by the parent's id), and a child an older attempt left RUNNING under the
-    parent is closed KILLED when the sweep ends."""
+    parent is closed KILLED when the sweep ends. The killed sweep is a real process; the two
+    re-runs are ``python -m monitorbench``'s ``run(argv)`` in this process."""
     seed_store(store_template, tmp_path)
     args = ["-m", "generator=always_accept,schema_check", "task.max_tasks_per_type=3"]
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
@@ -286,7 +298,7 @@ def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(
     killed = {r.info.run_id for r in _runs(tmp_path) if r.info.status == "RUNNING"}
     assert len(killed) == 2, killed                       # the parent and the first job
 
-    _sweep(tmp_path, suites_dir, args)
+    _sweep(tmp_path, suites_dir, args, monkeypatch, capsys)
     first = {r.info.run_id: r for r in _runs(tmp_path)}
     assert killed <= set(first) and len(first) == 3      # one parent, one run per job
     [parent] = [r for r in first.values() if r.data.tags.get("monitorbench.role") == "sweep"]
@@ -296,7 +308,7 @@ def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(
     stuck = client.create_run(parent.info.experiment_id, run_name="stuck",
                               tags={"mlflow.parentRunId": parent.info.run_id}).info.run_id
 
-    _sweep(tmp_path, suites_dir, args)
+    _sweep(tmp_path, suites_dir, args, monkeypatch, capsys)
     again = {r.info.run_id: r for r in _runs(tmp_path)}
     assert set(again) == set(first) | {stuck}
     assert not [r for r in again.values() if r.info.status == "RUNNING"]
