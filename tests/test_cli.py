@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_in_process import monitorbench, python_m, run_here
+from mlflow_server import seed_store
 
 from monitorbench.compose import group_options
 
@@ -119,12 +120,13 @@ def test_report_for_an_unknown_experiment_fails_without_creating_a_store(
 
 
 def test_report_lists_the_experiments_an_existing_store_holds(tmp_path: Path, monkeypatch,
-                                                              capsys) -> None:
+                                                              capsys, store_template: Path) -> None:
+    """The store is a copy of the empty store MLflow made once per test run (its schema
+    migrations paid once: conftest's ``store_template``), with two experiments MLflow adds."""
     from mlflow.tracking import MlflowClient
 
     out = tmp_path / "outputs"
-    out.mkdir()
-    client = MlflowClient(tracking_uri=f"sqlite:///{out / 'mlflow.db'}")
+    client = MlflowClient(tracking_uri=f"sqlite:///{seed_store(store_template, out)}")
     client.create_experiment("quickstart")
     client.create_experiment("my_sweep")
     r = _mb_here(monkeypatch, capsys, "report", "--experiment", "nosuch",
