@@ -17,6 +17,7 @@ from typing import Iterator
 
 import pytest
 
+from cli_in_process import python_m, run_here
 from mlflow_server import (MlflowServer, free_port, job_in_process,  # noqa: F401  (fixture)
                            seed_store, start_server, stop_server)
 from pipeline_helpers import ROOT, compose_cfg
@@ -32,9 +33,9 @@ TASKS = "task.max_tasks_per_type=10"
 
 
 def _job(outputs: Path, suites: Path, uri: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "monitorbench", "generator=always_accept",
-            f"paths.suites={suites}", f"paths.outputs={outputs}", "sandbox.workers=1",
-            f"tracking.tracking_uri={uri}", *extra]
+    """The job's ``python -m monitorbench`` arguments."""
+    return ["generator=always_accept", f"paths.suites={suites}", f"paths.outputs={outputs}",
+            "sandbox.workers=1", f"tracking.tracking_uri={uri}", *extra]
 
 
 def _env() -> dict[str, str]:
@@ -43,10 +44,13 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str]) -> subprocess.CompletedProcess:
-    """The job to its end, its log and summary in ``stdout`` (Hydra logs to stdout)."""
-    return subprocess.run(args, cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600)
+def _run(args: list[str], monkeypatch: pytest.MonkeyPatch,
+         capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess:
+    """``python -m monitorbench ARGS`` to its end, in this process (tests/cli_in_process.py:
+    the module's own ``run(argv)``): its exit status, and its log and summary in ``stdout``
+    (Hydra logs to stdout), as the command gives them. The server-killed job is a real
+    process."""
+    return run_here(python_m, args, monkeypatch, capsys)
 
 
 def _rerun(outputs: Path, suites: Path, uri: str, *extra: str) -> dict[str, float]:
@@ -120,16 +124,17 @@ def home(tmp_path_factory: pytest.TempPathFactory, store_template: Path) -> Iter
 
 
 def test_server_down_at_the_start_with_log_later_judges_then_the_rerun_logs(
-        tmp_path: Path, suites_dir: Path, home: ServerHome, job_in_process: None) -> None:
+        tmp_path: Path, suites_dir: Path, home: ServerHome, job_in_process: None,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     home.down()                                  # nothing listens at the server's address
     outputs = tmp_path / "out"
     extra = ("tracking.when_down=log_later", "tracking.experiment_name=log_later",
              "task.max_tasks_per_type=3")
     t0 = time.time()
-    out = _run(_job(outputs, suites_dir, home.url, *extra))
+    out = _run(_job(outputs, suites_dir, home.url, *extra), monkeypatch, capsys)
     assert time.time() - t0 < ENDS_WITHIN_S
-    assert out.returncode == 0, out.stdout[-3000:]
-    assert "Traceback" not in out.stdout
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "Traceback" not in out.stdout + out.stderr
     assert NOT_LOGGED in _last_line(out.stdout)
     _results(outputs)
 
@@ -144,8 +149,10 @@ def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(
     home.up()
     outputs = tmp_path / "out"
     extra = (TASKS, "tracking.experiment_name=server_killed")
-    proc = subprocess.Popen(_job(outputs, suites_dir, home.url, *extra), cwd=ROOT, env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "monitorbench",
+                             *_job(outputs, suites_dir, home.url, *extra)], cwd=ROOT,
+                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
     try:
         deadline = time.time() + 300
         while time.time() < deadline and proc.poll() is None and not any(
@@ -178,14 +185,15 @@ def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(
     assert (run_dir / "judgments.jsonl").read_text().count("\n") == judged
 
 
-def test_server_down_at_the_start_fails_in_seconds_before_judging(tmp_path: Path,
-                                                                  suites_dir: Path) -> None:
+def test_server_down_at_the_start_fails_in_seconds_before_judging(
+        tmp_path: Path, suites_dir: Path, job_in_process: None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     uri = f"http://127.0.0.1:{free_port()}"      # nothing listens there
     t0 = time.time()
-    out = _run(_job(tmp_path, suites_dir, uri))
+    out = _run(_job(tmp_path, suites_dir, uri), monkeypatch, capsys)
     assert time.time() - t0 < ENDS_WITHIN_S
     assert out.returncode == 2, out.stdout[-3000:]
-    assert "Traceback" not in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
     line = _last_line(out.stdout)
     assert "unreachable" in line and "nothing was judged" in line, line
     assert not list(tmp_path.glob("runs/*/judgments.jsonl"))
