@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from hydra import compose, initialize_config_dir
 
@@ -26,6 +28,31 @@ def compose_cfg(outputs: Path, suites: Path, overrides: list[str]) -> Monitorben
         return typed_config(compose("config", overrides=[
             f"paths.outputs={outputs}", f"paths.suites={suites}",
             f"tracking.tracking_uri=sqlite:///{outputs}/mlflow.db", *overrides]))
+
+
+def _sigint_ignored(pid: int | str = "self") -> bool:
+    """Whether process ``pid`` ignores SIGINT (its /proc SigIgn bit)."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        ign = next(int(line.split()[1], 16) for line in fh if line.startswith("SigIgn:"))
+    return bool(ign & (1 << (signal.SIGINT - 1)))
+
+
+# Exec's the command with SIGINT at its default (thread-safe, unlike a preexec_fn); same pid.
+_SIGINT_AT_DEFAULT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                      "os.execv(sys.argv[1], sys.argv[1:])")
+
+
+def start_job(args: list[str], **popen: Any) -> subprocess.Popen[str]:
+    """Start a job as a terminal starts a foreground command: SIGINT at its default in the job,
+    whatever this test process has. An ignored SIGINT is inherited through exec (a shell's
+    background job gets one on purpose, and the job rightly keeps it); two full two-worker runs
+    saw the Ctrl-C tests' jobs start with SIGINT ignored and end 0. Those tests test the job's
+    Ctrl-C handling, so the job starts as it would at a prompt. ``interrupt`` still says what
+    the job and this process had, should a job end 0 again."""
+    proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _SIGINT_AT_DEFAULT, *args],
+                            text=True, **popen)
+    proc.test_process_ignored_sigint = _sigint_ignored()  # type: ignore[attr-defined]
+    return proc
 
 
 def interrupt(proc: subprocess.Popen[str], signum: int = signal.SIGINT) -> str:
@@ -47,4 +74,7 @@ def interrupt(proc: subprocess.Popen[str], signum: int = signal.SIGINT) -> str:
         bit = 1 << (signum - 1)
         state = ", ".join(f"{k}={'yes' if v & bit else 'no'}" for k, v in masks.items())
     proc.send_signal(signum)
-    return f"signal {signal.Signals(signum).name} sent; the job's main thread had it {state}"
+    here = getattr(proc, "test_process_ignored_sigint", None)
+    return (f"signal {signal.Signals(signum).name} sent; the job's main thread had it {state}; "
+            f"this test process ignored SIGINT when it started the job: {here}, now: "
+            f"{_sigint_ignored()}")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline_helpers import ROOT, interrupt
+from pipeline_helpers import ROOT, interrupt, start_job
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.sandbox.bwrap import bwrap_usable
 from monitorbench.suites.format import load_suite
@@ -57,8 +57,8 @@ def test_ctrl_c_stops_within_2s_keeps_judgments_and_the_rerun_judges_the_rest(
     for tid in suite.tasks:
         (tmp_path / "v" / tid).mkdir(parents=True)
         (tmp_path / "v" / tid / "main.py").write_text(SLOW_VERIFIER)
-    proc = subprocess.Popen(_job(tmp_path, suites_dir), cwd=tmp_path, env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_job(_job(tmp_path, suites_dir), cwd=tmp_path, env=_env(),
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 240
     while len(_lines(tmp_path)) < 10:
         assert proc.poll() is None, proc.communicate()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline_helpers import ROOT, compose_cfg, interrupt
+from pipeline_helpers import ROOT, compose_cfg, interrupt, start_job
 from monitorbench.launch.run import run_job
 
 
@@ -191,8 +191,7 @@ def test_interrupted_sweep_marks_its_parent_run_killed(tmp_path: Path, suites_di
     env = dict(os.environ, MONITORBENCH_OUTPUTS=str(tmp_path))
     args = [sys.executable, "-m", "monitorbench", "-m", "generator=always_accept,always_reject",
             f"paths.suites={suites_dir}", "sandbox.workers=1"]
-    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = start_job(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while time.time() < deadline and not any(
             f.stat().st_size > 2000 for f in (tmp_path / "runs").glob("*/judgments.jsonl")):
