@@ -116,8 +116,7 @@ def test_a_worker_killed_mid_case_is_retried_in_a_fresh_session(tmp_path: Path,
     task = suite.tasks[sorted(suite.tasks)[0]]
     view = view_for(AccessConfig(), task.task_type)
     cases = suite.cases[task.task_id]
-    chosen = {c.case_id for c in cases if c.label == "PASS"}
-    assert chosen
+    assert (chosen := {c.case_id for c in cases if c.label == "PASS"})
     vdir = tmp_path / "v"
     (vdir / "killed").mkdir(parents=True)
     (vdir / "main.py").write_text(SLOW_VERIFIER.format(chosen=json.dumps(
