@@ -9,8 +9,8 @@ the installed script and ``python -m`` reach these functions.
 
 What a separate process keeps to itself is set for the call and taken back after it: the
 environment and working directory (``monkeypatch``), ``sys.argv`` (which ``run`` rewrites for
-Hydra), the logging handlers Hydra installs when it starts a run or sweep, and Hydra's
-process-wide singletons (the last run's ``HydraConfig``); Hydra clears its ``GlobalHydra``
+Hydra), the SIGTERM handler a sweep installs, the logging handlers Hydra installs when it starts
+a run or sweep, and Hydra's process-wide singletons (the last run's ``HydraConfig``); Hydra clears its ``GlobalHydra``
 itself. An exit through ``sys.exit`` (argparse, a refused sweep) gives its status, as a process
 would.
 """
@@ -18,6 +18,7 @@ would.
 from __future__ import annotations
 
 import logging
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -74,6 +75,17 @@ def _restore(lg: logging.Logger, handlers: list[logging.Handler], level: int,
 
 
 @contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """The SIGTERM handler as it was: a sweep's MLflow callback installs its own (exit through
+    the atexit hooks), which must not outlive the call in the test process."""
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
 def _hydra_singletons_kept() -> Iterator[None]:
     """Hydra's singletons (``HydraConfig``, ``JobRuntime``, ...) as they were: those made during
     the call are dropped, the others get their attributes back."""
@@ -102,7 +114,7 @@ def run_here(entry: Entry, args: Sequence[str], monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(sys, "argv", [sys.argv[0]])
     capsys.readouterr()
     code: Any
-    with _logging_kept(), _hydra_singletons_kept():
+    with _logging_kept(), _hydra_singletons_kept(), _sigterm_kept():
         try:
             code = entry(list(args))
         except SystemExit as e:

@@ -5,7 +5,6 @@ the sweep's settings, and a failed job that still leaves a run saying why."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -35,14 +34,9 @@ def _sweep(outputs: Path, suites: Path, args: list[str], monkeypatch: pytest.Mon
            capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess:
     """``python -m monitorbench ARGS`` to its end, in this process (tests/cli_in_process.py:
     the module's own ``run(argv)``, Hydra's sweep and its MLflow callback, without a Python
-    start-up and MLflow's imports); the SIGTERM handler the sweep's callback installs is taken
-    back. A real sweep process is the killed one of the re-run test."""
-    previous = signal.getsignal(signal.SIGTERM)
-    try:
-        out = run_here(python_m, [*args, f"paths.suites={suites}", "sandbox.workers=1"],
-                       monkeypatch, capsys, env={"MONITORBENCH_OUTPUTS": str(outputs)})
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    start-up and MLflow's imports). A real sweep process is the killed one of the re-run test."""
+    out = run_here(python_m, [*args, f"paths.suites={suites}", "sandbox.workers=1"],
+                   monkeypatch, capsys, env={"MONITORBENCH_OUTPUTS": str(outputs)})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return out
 
