@@ -80,14 +80,11 @@ def seed_store(template: Path, directory: Path) -> Path:
     return db
 
 
-def start_server(root: Path, port: int | None = None, template: Path | None = None
-                 ) -> MlflowServer:
+def start_server(root: Path, port: int | None = None) -> MlflowServer:
     """Start `mlflow server` with a SQLite store and proxied artifacts under ``root``, on
-    ``port`` (a free one when None; a restarted server takes its old port); a new store starts
-    as a copy of ``template`` when one is given (no migrations at the server's start)."""
+    ``port`` (a free one when None; a restarted server takes its old port). A store already at
+    ``root`` (:func:`seed_store`'s copy) is opened without migrations."""
     port = port or free_port()
-    if template is not None:
-        seed_store(template, root)
     url = f"http://127.0.0.1:{port}"
     log = open(root / "server.log", "w")
     env = dict(os.environ, MLFLOW_SERVER_ENABLE_JOB_EXECUTION="false")
