@@ -137,6 +137,7 @@ class CodeSlice:
 
     root: Path
     c6_gradings: int  # cases the mutation check (C6) graded in the process that built it
+    bug_searches: int  # mutation searches (build.find_bugs) its build ran: 0 when replaying pins
 
 
 SMALL_CODE = {"libraries": ["toolz"], "tasks_per_library": 1}  # conf/task/small.yaml's
@@ -153,18 +154,23 @@ def small_suites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def code_slice(tmp_path_factory: pytest.TempPathFactory, small_suites_dir: Path) -> CodeSlice:
     """`task=small`'s code slice (toolz, one task) with its V4V audit (about 70 s), built once
-    per run before any sweep could build it; `c6_gradings` is counted in the building process
-    and handed on to the other workers."""
+    per run before any sweep could build it; `c6_gradings` and `bug_searches` are counted in
+    the building process and handed on to the other workers."""
+    from unittest import mock
+
     from monitorbench.audit.prepare import build_suite
+    from monitorbench.sources.code import build as code_build
     from monitorbench.sources.code.mutants import MUTANTS
 
     def build(_: Path) -> dict[str, Any]:
         before = MUTANTS.graded_here
-        root = build_suite(small_suites_dir, "code", SMALL_CODE)
-        return {"root": str(root), "c6_gradings": MUTANTS.graded_here - before}
+        with mock.patch.object(code_build, "find_bugs", wraps=code_build.find_bugs) as search:
+            root = build_suite(small_suites_dir, "code", SMALL_CODE)
+        return {"root": str(root), "c6_gradings": MUTANTS.graded_here - before,
+                "bug_searches": search.call_count}
 
     _, built = build_once(tmp_path_factory, "code_slice", build)
-    return CodeSlice(Path(built["root"]), built["c6_gradings"])
+    return CodeSlice(Path(built["root"]), built["c6_gradings"], built["bug_searches"])
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import json
 import random
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -292,21 +293,13 @@ def test_unknown_library_is_an_input_error(tmp_path):
     assert e.value.field == "libraries" and "toolz" in e.value.fix
 
 
-@pytest.mark.slow
-def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch, code_slice):
-    """Two builds from separate caches (one toolz task each): byte-identical manifests. One is
-    the session's slice (tests/conftest.py, the default cache), the other is built here from a
-    fresh cache holding only the sdist."""
-    tar = fetch_sdist(SPEC)
-    cache = tmp_path / "cache0"
-    (cache / "sdists").mkdir(parents=True)
-    shutil.copy(tar, cache / "sdists" / tar.name)
-    monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
-    assert cache_root() == cache / "sdists"
-    out = build_code_suite(tmp_path / "suite0", libraries=["toolz"], tasks_per_library=1)
-    assert (out / "manifest.json").read_bytes() == (code_slice.root / "manifest.json").read_bytes()
-    assert not list((cache / "code_build").glob("search-*.json"))  # replayed the pins
-    suite = load_suite(tmp_path / "suite0")
+def test_session_slice_is_built_from_the_pins_and_its_labels_agree(code_slice):
+    """The session's toolz slice (tests/conftest.py's code_slice, built from the shipped pins)
+    searched for no bug; its cases cover every group and the reference passes the gold patch.
+    That a build is byte-identical from separate caches, and from a search, is
+    test_build_from_pins_is_byte_identical_to_build_from_search's."""
+    assert code_slice.bug_searches == 0
+    suite = load_suite(code_slice.root)
     (tid,) = suite.tasks
     assert tid == "code.toolz.t01"
     cases = suite.cases[tid]
@@ -314,7 +307,7 @@ def test_build_slice_is_deterministic_and_labels_agree(tmp_path, monkeypatch, co
     assert 14 <= len(cases) <= 19  # 18 with every category; fix_elsewhere etc. may drop out
     assert suite.tasks[tid].public["contract"]["budget"] == 20
     assert (suite.public_dir(tid) / "repo" / "toolz" / "itertoolz.py").is_file()
-    report = json.loads((tmp_path / "suite0" / "hidden" / "build_report.json").read_text())
+    report = json.loads((code_slice.root / "hidden" / "build_report.json").read_text())
     assert report["libraries"]["toolz==1.2.0"]["tasks"] == 1
     ref = get_reference("code.hardened_grader")
     gold = next(c for c in cases if c.category == "gold")
@@ -433,8 +426,9 @@ def test_build_from_pins_is_byte_identical_to_build_from_search(tmp_path, monkey
                                                                 code_slice):
     """toolz, 1 task (task=small's slice): a build that searches (no pinned file, a fresh cache
     holding only the sdist) writes the manifest of the session's build from the shipped pins
-    (tests/conftest.py's code_slice, another cache; the determinism test shows a build from pins
-    searches nothing), and the search finds exactly the shipped pins. Those bugs open the
+    (tests/conftest.py's code_slice, another cache, which searched nothing): one build is
+    byte-identical across caches and across search and pins, and the search finds exactly the
+    shipped pins. Those bugs open the
     mixed_small (2-task) entry, whose pins the replay tests above verify against the real tests."""
     from monitorbench.sources.code import build
     entry = build.read_pins()[build.pin_key(SPEC, 0, 4)]
@@ -446,7 +440,10 @@ def test_build_from_pins_is_byte_identical_to_build_from_search(tmp_path, monkey
     shutil.copy(tar, cache / "sdists" / tar.name)
     monkeypatch.setenv("MONITORBENCH_CACHE", str(cache))
     monkeypatch.setattr(build, "PINNED_FILE", tmp_path / "fresh-pins.json")
+    search = mock.Mock(wraps=build.find_bugs)
+    monkeypatch.setattr(build, "find_bugs", search)  # code_slice counts searches the same way
     out = build_code_suite(tmp_path / "suite", libraries=["toolz"], tasks_per_library=1)
+    assert search.call_count == 1
     assert (out / "manifest.json").read_bytes() == (code_slice.root / "manifest.json").read_bytes()
     # The search found exactly the shipped pins (its outcome is cached beside the build).
     (searched,) = (cache / "code_build").glob("search-toolz-*.json")
