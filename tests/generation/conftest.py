@@ -94,8 +94,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     other, each when first needed; now they overlap with each other and with the tests before
     them. A test still calls ``ensure_installed``, which waits on the same per-harness lock and
     reuses the result (or installs and raises itself if the prefetch failed)."""
-    if session.config.option.collectonly:
-        return
+    if session.config.option.collectonly or os.environ.get("PYTEST_XDIST_WORKER",
+                                                             "gw0") != "gw0":
+        return  # every xdist worker collects every test: the first one starts the installs
     needed = set().union(*(_harnesses_of(item) for item in session.items))
     if not needed:
         return
