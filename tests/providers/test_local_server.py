@@ -24,7 +24,8 @@ from monitorbench.config import (ConditionConfig, Effort, OpenAIGeneratorConfig,
 from monitorbench.errors import InputError
 from monitorbench.providers import CachedChatModel, ResponseCache, make_chat_model
 from monitorbench.providers.base import ContextOverflow, ModelError
-from monitorbench.providers.local_server import LocalServer, serving, smollm2_gguf
+from monitorbench.providers.local_server import (LocalServer, served_file, serving,
+                                                  smollm2_gguf)
 from monitorbench.providers.openai_sdk import DIALECTS, OpenAIChatModel
 
 pytest.importorskip("xllamacpp")
@@ -57,6 +58,10 @@ def test_server_answers_chat_completions_responses_and_messages(server: LocalSer
     assert server.base_url.startswith("http://127.0.0.1:") and server.base_url.endswith("/v1")
     sdk = openai.OpenAI(base_url=server.base_url, api_key="EMPTY", max_retries=0, timeout=60)
     assert [m.id for m in sdk.models.list().data] == ["smollm2"] == [server.model_name]
+    # llama.cpp reads the embedded model's Q8_0 copy (tests/providers/test_gguf_requant.py)
+    argv = Path(f"/proc/{server.pid}/cmdline").read_bytes().split(b"\0")
+    assert argv[argv.index(b"--gguf") + 1].decode() == str(served_file(smollm2_gguf()))
+    assert served_file(smollm2_gguf()) != smollm2_gguf()
     chat = sdk.chat.completions.create(model=server.model_name, messages=MSGS, max_tokens=8,
                                        temperature=0)
     assert chat.choices[0].message.content and chat.usage.completion_tokens <= 8

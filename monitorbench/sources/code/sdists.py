@@ -12,7 +12,6 @@ catalogues) fails in the baseline and so never becomes a fail-to-pass or pass-to
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -23,18 +22,15 @@ from pathlib import Path
 from filelock import FileLock
 
 from monitorbench.errors import InputError
-from monitorbench.hashing import sha256_file
+from monitorbench.hashing import cache_root as hashing_cache_root, sha256_file
 from monitorbench.sources.code.libraries import LibrarySpec
 
 _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".pytest_cache"}
 
 
 def cache_root() -> Path:
-    """Where sdists and checkouts are cached; ``MONITORBENCH_CACHE`` overrides the default."""
-    env = os.environ.get("MONITORBENCH_CACHE")
-    if env:
-        return Path(env) / "sdists"
-    return (Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "cache" / "sdists").resolve()
+    """Where sdists and checkouts are cached (under :func:`monitorbench.hashing.cache_root`)."""
+    return hashing_cache_root() / "sdists"
 
 
 def creation_lock(path: Path) -> FileLock:
