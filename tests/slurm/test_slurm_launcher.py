@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from slurm_helpers import (ROOT, SMALL_SWEEP, Cluster, cluster_env, localcluster, run_sweep,
-                           submitit_dirs, sweep_args, sweep_env, sweep_runs, wait_for)
+from slurm_helpers import (ROOT, SMALL_SWEEP, Cluster, cluster_env, kill_job_tasks, localcluster,
+                           run_sweep, submitit_dirs, sweep_args, sweep_env, sweep_runs, wait_for)
 from slurm_helpers import slurm_cluster  # noqa: F401  (session fixture)
 
 pytestmark = [pytest.mark.service, pytest.mark.slow]
@@ -93,9 +93,9 @@ INTERRUPT = {"preempt": ("scancel", "--signal=USR2"), "requeue": ("scontrol", "r
 def test_interrupted_job_is_requeued_and_resumes_without_repeating_judgments(
         slurm_cluster: Cluster, suites_dir: Path, tmp_path: Path, how: str) -> None:
     """The rerun of a requeued job must pick up its judgment store and generation cache.
-    40 tasks (~900 cases): interrupted after 150 judgments, plus what it judges in KillWait
-    (2 s), the first attempt is cut short with hundreds left for the rerun (100 tasks made the
-    rerun judge ~2,000 cases, a minute, for nothing more)."""
+    40 tasks (~900 cases): interrupted after 150 judgments (a requeue's SIGKILL sent at once,
+    see kill_job_tasks), the first attempt is cut short with hundreds left for the rerun (100
+    tasks made the rerun judge ~2,000 cases, a minute, for nothing more)."""
     args = sweep_args(suites_dir, "slurm", ["generator=always_accept",
                                              "task.max_tasks_per_type=40", "sandbox.workers=1"])
     proc = subprocess.Popen(args, cwd=ROOT, env=sweep_env(tmp_path, slurm_cluster.env),
@@ -106,6 +106,8 @@ def test_interrupted_job_is_requeued_and_resumes_without_repeating_judgments(
         wait_for(lambda: len(jfile.read_text().splitlines()) > 150, 120, "150 judgments")
         job = wait_for(lambda: submitit_job_id(tmp_path), 30, "the submitit job folder")
         slurm_cluster.run(*INTERRUPT[how], job)
+        if how == "requeue":  # KillWait's SIGKILL, which the local cluster delivers late
+            assert kill_job_tasks(job, tmp_path) >= 1, f"no process of job {job} found"
         before = len(jfile.read_text().splitlines())
         # Slurm holds a requeued batch job for ~2 minutes (BeginTime); release it now.
         wait_for(lambda: slurm_cluster.job_fields(job).get("Restarts") == "1"
