@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 
 def canonical_json(obj: Any) -> str:
     """One byte-stable JSON text per value: the basis of every hash in monitorbench."""
@@ -42,3 +44,9 @@ def cache_root() -> Path:
     if env:
         return Path(env)
     return (Path(os.environ.get("MONITORBENCH_OUTPUTS", "outputs")) / "cache").resolve()
+
+
+def creation_lock(path: Path) -> FileLock:
+    """The lock guarding the creation of ``path`` in a cache that processes share (a file
+    beside it): the creator holds it, the others wait and then find ``path`` made."""
+    return FileLock(str(path.with_name(f".{path.name}.lock")))

@@ -101,6 +101,22 @@ def show_headline_columns(page, group_by: str) -> None:
     page.keyboard.press("Escape")
 
 
+def _running_job_run(server: MlflowServer, experiment: str, proc: subprocess.Popen):
+    """The experiment and one of its job runs (not the sweep's parent) while MLflow shows it
+    RUNNING, polled until the sweep ``proc`` ends or 300 s pass."""
+    client = server.client()
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        exp = client.get_experiment_by_name(experiment)
+        runs = client.search_runs([exp.experiment_id]) if exp else []
+        running = next((r for r in runs if r.info.status == "RUNNING"
+                        and "monitorbench.role" not in r.data.tags), None)
+        if running is not None:
+            return exp, running
+        time.sleep(0.5)
+    raise AssertionError("no job run was RUNNING while the sweep worked")
+
+
 def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboard(
         mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
     env = dict(os.environ, MLFLOW_TRACKING_URI=mlflow_server.url,
@@ -113,16 +129,7 @@ def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboar
                             stderr=subprocess.STDOUT, text=True)
     pw, browser = _browser()
     try:
-        client = mlflow_server.client()
-        running = None
-        deadline = time.time() + 300
-        while running is None and time.time() < deadline and proc.poll() is None:
-            exp = client.get_experiment_by_name("ui_check")
-            runs = client.search_runs([exp.experiment_id]) if exp else []
-            running = next((r for r in runs if r.info.status == "RUNNING"
-                            and "monitorbench.role" not in r.data.tags), None)
-            time.sleep(0.5)
-        assert running is not None, "no job run was RUNNING while the sweep worked"
+        exp, running = _running_job_run(mlflow_server, "ui_check", proc)
         page = browser.new_page(viewport={"width": 2200, "height": 1100})
         page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs/"
                   f"{running.info.run_id}")

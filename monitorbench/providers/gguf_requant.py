@@ -21,9 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from filelock import FileLock
-
-from monitorbench.hashing import cache_root
+from monitorbench.hashing import cache_root, creation_lock
 
 REQUANT = "q8_0-from-q4_1/v1"  # what the copy is; a change of conversion changes the name
 
@@ -39,7 +37,7 @@ def ensure_requantised(source: Path, source_sha256: str) -> Path:
     SmolLM2-135M, nearly all of it gguf-py reading the 49k-token vocabulary)."""
     target = requantised_path(source, source_sha256)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target.with_name(f".{target.name}.lock"))):
+    with creation_lock(target):
         if not target.is_file():
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             try:

@@ -35,15 +35,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Sequence
 
 from monitorbench.errors import InputError
-from monitorbench.hashing import canonical_json, sha256_file, sha256_text
+from monitorbench.hashing import canonical_json, creation_lock, sha256_file, sha256_text
 from monitorbench.sources.code.runtime import DEFAULT_BUDGET, copy_checkout
 from monitorbench.sources.code import grader
 from monitorbench.sources.code.cases import Bug, TaskDraft, build_cases
 from monitorbench.sources.code.diffs import make_patch
 from monitorbench.sources.code.libraries import DEFAULT_LIBRARIES, LIBRARIES, LibrarySpec
 from monitorbench.sources.code.mutate import Mutation, sample_mutations
-from monitorbench.sources.code.sdists import (cache_root, checkout_files, creation_lock,
-                                             fetch_sdist, pristine_checkout)
+from monitorbench.sources.code.sdists import (cache_root, checkout_files, fetch_sdist,
+                                             pristine_checkout)
 from monitorbench.sources.code.testrun import TestRun, run_pytest
 from monitorbench.suites.format import Case, Reference, Task, write_suite
 

@@ -19,10 +19,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from filelock import FileLock
-
 from monitorbench.errors import InputError
-from monitorbench.hashing import cache_root as hashing_cache_root, sha256_file
+from monitorbench.hashing import cache_root as hashing_cache_root, creation_lock, sha256_file
 from monitorbench.sources.code.libraries import LibrarySpec
 
 _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".pytest_cache"}
@@ -31,12 +29,6 @@ _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".py
 def cache_root() -> Path:
     """Where sdists and checkouts are cached (under :func:`monitorbench.hashing.cache_root`)."""
     return hashing_cache_root() / "sdists"
-
-
-def creation_lock(path: Path) -> FileLock:
-    """The lock guarding the creation of ``path`` in a cache processes share (a file beside
-    it): the creator holds it, the others wait and then find ``path`` made."""
-    return FileLock(str(path.with_name(f".{path.name}.lock")))
 
 
 def fetch_sdist(spec: LibrarySpec, cache: Path | None = None) -> Path:
