@@ -5,7 +5,8 @@ with its tiled kernels (llamafile sgemm, repacking) and Q4_1 matrices only with 
 product. The embedded SmolLM2-135M ships as Q4_1, and reading a prompt is nearly all of a harness
 call's time (a harness's own system prompt is 4-6k tokens): a 3,503-token prompt was read at
 45 tokens per CPU-second from the Q4_1 file and at 71 from its Q8_0 copy, 1.58x
-(bench/served_gguf_speed.py, side by side on an idle 2-core machine). Q8_0 keeps every Q4_1
+(bench/served_gguf_speed.py, side by side on an idle 2-core machine; 121 and 168, 1.39x, on a
+faster one). Q8_0 keeps every Q4_1
 weight to within about half a Q8_0 step (a step is 1/127 of its 32-weight block's largest
 magnitude; the block's f16 scale adds at most 6% of a step); Q4_0 would be faster still but
 re-quantises to 4 bits.
