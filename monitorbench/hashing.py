@@ -2,8 +2,9 @@
 
 Suite manifests, generation caches, judgment-store keys and attack caches all hash through these
 three functions, so two modules can never disagree on what "the same content" means; the caches
-that outlive a run are all kept under one root (``cache_root``). It sits at the bottom of the
-package (standard library only) so that any layer may import it.
+that outlive a run are all kept under one root (``cache_root``) and created under one kind of
+lock (``creation_lock``). It sits at the bottom of the package (the standard library and
+filelock only) so that any layer may import it.
 """
 
 from __future__ import annotations
