@@ -153,7 +153,7 @@ def _self_cpu() -> float:
     return me.ru_utime + me.ru_stime
 
 
-def _tree_cpu(pid: int) -> float:
+def tree_cpu(pid: int) -> float:
     """CPU used so far by a live process tree: each process's own time plus its reaped children
     (the worker reaps every per-case child, so they are included). Read before the session
     closes, because bwrap's exit does not pass its children's times up to us."""
@@ -217,7 +217,7 @@ def measure(open_session, tasks, cases, parallel: int) -> Measured:
                 out.append(s.judge(c).decision)
                 per_case.append(time.perf_counter() - t0)
             if s.proc is not None:
-                sandbox_cpu.append(_tree_cpu(s.proc.pid))
+                sandbox_cpu.append(tree_cpu(s.proc.pid))
             return out
 
     n_cases = sum(len(cases[t]) for t, _ in tasks)

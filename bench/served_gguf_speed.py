@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -24,15 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from judge_throughput import tree_cpu  # noqa: E402  (bench/judge_throughput.py)
 from monitorbench.providers.local_server import LocalServer, smollm2_gguf  # noqa: E402
-
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def read_prompt(server: LocalServer, text: str) -> tuple[int, float]:
@@ -43,10 +37,10 @@ def read_prompt(server: LocalServer, text: str) -> tuple[int, float]:
                                  data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"})
     assert server.pid is not None
-    before = cpu_seconds(server.pid)
+    before = tree_cpu(server.pid)
     with urllib.request.urlopen(req, timeout=1200) as r:
         out = json.loads(r.read())
-    return int(out["usage"]["prompt_tokens"]), cpu_seconds(server.pid) - before
+    return int(out["usage"]["prompt_tokens"]), tree_cpu(server.pid) - before
 
 
 def main() -> None:
