@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -89,3 +90,42 @@ def test_smollm2_experiment_runs_the_real_model_on_every_task_type() -> None:
     # the scaffold stays sweepable and keeps the experiment's step limit
     challenge = _compose(["+experiment=smollm2", "scaffold=challenge"])
     assert challenge.scaffold.name == "challenge" and challenge.scaffold.max_steps == 4
+
+
+def _documented_narrowed_sweep() -> list[str]:
+    """The README's own narrowing command (section "Experiments and reports"), as arguments."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (line,) = [x for x in readme.splitlines()
+               if x.startswith("python -m monitorbench +experiment=g4adv generator=")]
+    return line.split()[3:]
+
+
+def test_the_documented_command_narrows_g4adv_to_two_generators_and_one_access_setting(
+        tmp_path: Path, suites_dir: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A newcomer's `hydra.sweeper.params.generator=a,b` failed; the README documents naming the
+    axis instead. Run the documented line (two tasks per type, untracked) and read which jobs
+    Hydra launched: exactly generators × the one access setting, on the one task type."""
+    from cli_in_process import python_m, run_here
+
+    args = _documented_narrowed_sweep()
+    generators = set(next(a for a in args if a.startswith("generator=")).split("=")[1].split(","))
+    assert len(generators) == 2
+    r = run_here(python_m, [*args, "task.max_tasks_per_type=2", "tracking.enabled=false",
+                            f"paths.outputs={tmp_path / 'out'}", f"paths.suites={suites_dir}",
+                            f"hydra.sweep.dir={tmp_path / 'sweep'}"], monkeypatch, capsys)
+    assert r.returncode in (0, None), (r.stdout + r.stderr)[-1500:]
+    jobs = sorted(d for d in (tmp_path / "sweep").iterdir() if d.is_dir())
+    launched = []
+    for job in jobs:
+        overrides = (job / ".hydra" / "overrides.yaml").read_text()
+        gen = re.search(r"- generator=(\w+)", overrides).group(1)
+        acc = re.search(r"- access=(\w+)", overrides).group(1)
+        launched.append((gen, acc))
+    assert sorted(launched) == sorted((g, "parsed") for g in generators), launched
+    runs = list((tmp_path / "out" / "runs").iterdir())
+    assert len(runs) == 2
+    for run in runs:
+        metrics = json.loads((run / "metrics.json").read_text())
+        assert "tool_call/ba_norm" in metrics, sorted(metrics)
+        assert not [k for k in metrics if k.startswith(("state/", "code/"))], sorted(metrics)

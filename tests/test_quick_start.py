@@ -30,3 +30,17 @@ def test_the_quick_start_is_two_lines_and_ci_runs_the_second() -> None:
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
           if line.strip() and not line.lstrip().startswith("#")]
     assert ci[-1] == install_and_test, (ci[-1], install_and_test)
+
+
+def test_the_quick_start_section_is_a_short_path() -> None:
+    """Issue 36: the Quick start is the two lines and three short paragraphs (what you will see,
+    how to read it, next steps as commands), at most 25 lines up to the next heading; timings
+    live in the Performance section."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Quick start\n", 1)[1]
+    body = re.split(r"^#{2,3} ", section, maxsplit=1, flags=re.M)[0].strip("\n").splitlines()
+    assert len(body) <= 25, len(body)
+    said = "\n".join(body)
+    for part in ("**What you will see.**", "**How to read it.**", "**Next steps.**"):
+        assert part in said, part
+    assert "## Performance" in text
