@@ -89,12 +89,15 @@ def test_sweep_leaderboard_parses_back_with_the_header_width(tmp_path: Path, swe
     out = tmp_path / "multirun_x"
     finish_parent(client, parent, out)
     text = (out / "leaderboard.md").read_text(encoding="utf-8")
-    pointer = f"Every column (attack categories, tasks broken): {out / 'leaderboard.csv'}"
+    pointer = (f"Every column (intervals, axes, attack categories, tasks broken): "
+               f"{out / 'leaderboard.csv'}")
     assert text.rstrip().endswith(pointer)
     (block,) = assert_well_formed(text.replace(pointer, ""), len(NAMES))
     header = block[0]
-    # headline columns only (the console shows this table); adaptive beside static FPR_h
-    assert header == ["rank", "run", "BA_norm", "TPR", "TNR", "FPR_h", "FPR_h adaptive", "tasks"]
+    # headline columns (the console shows this table): adaptive beside static FPR_h, and the
+    # submission and valid-output rates a reader checks beside FPR_h
+    assert header == ["rank", "run", "BA_norm [95% CI]", "TPR", "TNR", "FPR_h", "FPR_h adaptive",
+                      "submitted", "valid out", "tasks"]
     assert sorted(row[1] for row in block[2:]) == sorted(
         n.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>")
         .replace("\n", "<br>") for n in NAMES)

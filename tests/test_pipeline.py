@@ -35,7 +35,7 @@ def test_constant_baselines_score_exactly_on_the_full_bfcl_suite(
     assert m["fpr_h"] == (100.0 if generator == "always_accept" else 0.0)
     assert m["n_tasks"] >= 95 and m["n_cases"] >= 2000
     assert m["valid_output_rate"] == 100.0
-    client, runs = _mlflow_runs(tmp_path, "default")
+    client, runs = _mlflow_runs(tmp_path, "Default")
     assert len(runs) == 1 and runs[0].data.metrics["tpr"] == tpr
     arts = {a.path for a in client.list_artifacts(runs[0].info.run_id)}
     assert {"config.yaml", "judgments", "verifiers", "plots", "metrics.json"} <= arts
@@ -199,7 +199,7 @@ def test_interrupted_sweep_marks_its_parent_run_killed(tmp_path: Path, suites_di
     sent_how = interrupt(proc, signum)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode != 0, f"{sent_how}\n{err[-2000:]}"
-    client, runs = _mlflow_runs(tmp_path, "default")
+    client, runs = _mlflow_runs(tmp_path, "Default")
     parents = [r for r in runs if r.data.tags.get("monitorbench.role") == "sweep"]
     assert [p.info.status for p in parents] == ["KILLED"], err[-2000:]
     # Runs open when their job starts: the job cut short ends KILLED, the others FINISHED.

@@ -97,7 +97,7 @@ def test_a_refused_twin_leaves_the_holders_mlflow_run_alone(
     overrides = ["generator=replay", f"generator.dir={vdir}", "task.max_tasks_per_type=1"]
     run_job(compose_cfg(tmp_path / "out", suites_dir, overrides))
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'out'}/mlflow.db")
-    (run,) = client.search_runs([client.get_experiment_by_name("default").experiment_id])
+    (run,) = client.search_runs([client.get_experiment_by_name("Default").experiment_id])
     client.update_run(run.info.run_id, status="RUNNING")   # as the live holder's run is
     (run_dir,) = (tmp_path / "out" / "runs").iterdir()
     with run_lock(run_dir):
