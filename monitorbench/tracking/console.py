@@ -79,6 +79,21 @@ def job_summary(name: str, metrics: Mapping[str, float], run_dir: str,
     return "\n".join(parts)
 
 
+def run_readme(name: str, full_name: str, metrics: Mapping[str, float]) -> str:
+    """The job's run description in MLflow (``mlflow.note.content``, shown on the run's page)
+    and its ``README.md`` artifact: the result table the console printed, what it is on, and
+    where the rest is."""
+    return "\n\n".join([
+        f"**{full_name}**" + (f" (shown as `{name}`)" if name != full_name else ""),
+        summary_table(metrics),
+        f"Rates in percent on this job's {int(metrics.get('n_tasks', 0))} scored tasks; "
+        "BA_norm with its 95% task-bootstrap interval. In a sweep, the headline metrics "
+        "(ba_norm, tpr, tnr, fpr_h) are replaced by the leaderboard's, on the tasks all its "
+        "jobs scored (tag monitorbench.pool).",
+        "Artifacts: judgments/judgments.csv (every judgment), metrics.json (every metric), "
+        "verifiers/, plots/."])
+
+
 def point_hydra_dir(run_dir: str, mlflow_hint: str | None) -> None:
     """Leave ``results.txt`` in the Hydra job folder (``outputs/hydra/...``), which otherwise
     holds only Hydra's log and config: where the job's results and MLflow run are."""

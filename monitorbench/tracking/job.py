@@ -307,6 +307,11 @@ class JobRun:
                            rounded({**values, **changed}))
         _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
                        generations)
+        from monitorbench.tracking.console import run_readme, type_counts
+
+        readme = run_readme(self.name, self.full_name, {**metrics, **type_counts(records)})
+        self.client.set_tag(self.run_id, "mlflow.note.content", readme)   # the run's page
+        self.client.log_text(self.run_id, readme, "README.md")
         from monitorbench.tracking.mlflow_traces import log_generation_traces
 
         log_generation_traces(self.client, self.run_id, self.experiment_id,

@@ -1,10 +1,14 @@
 """Close a sweep's parent run with a leaderboard (markdown + CSV) and cross-configuration plots.
 
 Everything is also written into the sweep directory under outputs/, so the tables exist without
-an MLflow UI at hand. Columns: run, the headline rates, attack acceptance static beside adaptive
-(FPR_h, then tasks broken; only when some run ran the adaptive attacker), then FPR_h per attack
-category. Run names hold Hydra overrides (``generator=a|b`` is legal), so every markdown cell is
-escaped (:func:`md_cell`): an unescaped ``|`` or newline would shift a row's cells.
+an MLflow UI at hand. Every figure of a row is on the common task pool, computed by
+:func:`monitorbench.metrics.headline.headline_figures` (the report's and the job's function),
+and written back to the row's MLflow run, so the runs table sorts as the leaderboard ranks.
+The console's and ``leaderboard.md``'s table: rank, run, BA_norm with its interval, TPR, TNR,
+FPR_h (``‡`` when a task had no verifier), adaptive FPR_h, submission and valid-output rate,
+tasks (``†``: scored more than the pool); ``leaderboard.csv`` holds every column as plain
+numbers, one column per axis. Cells go through the one renderer
+(:mod:`monitorbench.tracking.table_text`), which escapes them.
 """
 
 from __future__ import annotations
@@ -312,9 +316,17 @@ def write_back(client, runs: list[Any], rows: list[dict[str, Any]],
             own = headline_figures(records.get(run.info.run_id) or [])
             figures.update({OWN_POOL + k: v for k, v in _figures(own).items()})
         log_params_metrics(client, run.info.run_id, {}, figures)
-        client.set_tag(run.info.run_id, "monitorbench.pool",
-                       f"headline metrics on the sweep's common pool of {row['pool_tasks']} "
-                       f"tasks (this run scored {row['tasks']})")
+        pool = (f"headline metrics on the sweep's common pool of {row['pool_tasks']} tasks "
+                f"(this run scored {row['tasks']})")
+        client.set_tag(run.info.run_id, "monitorbench.pool", pool)
+        note = run.data.tags.get("mlflow.note.content", "").split(_IN_SWEEP)[0].rstrip()
+        client.set_tag(run.info.run_id, "mlflow.note.content", f"{note}\n\n{_IN_SWEEP} rank "
+                       f"{row['rank']}, BA_norm {_short_cell(row, 'ba_norm')}, TPR "
+                       f"{rate(row.get('tpr'))}, TNR {rate(row.get('tnr'))}, FPR_h "
+                       f"{rate(row.get('fpr_h'))}: {pool}.".lstrip())
+
+
+_IN_SWEEP = "**In its sweep's leaderboard:**"
 
 
 def log_best(client, parent_run_id: str, rows: list[dict[str, Any]]) -> None:
