@@ -276,8 +276,8 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
             if ranked:
                 client.log_artifact(parent_run_id, str(plot_tpr_tnr(
                     ranked, sweep_dir / "tpr_vs_tnr.png",
-                    title=f"Sweep: TPR vs TNR on the common pool ({rows[0]['pool_tasks']} "
-                          "tasks)")), "plots")
+                    title="Sweep: TPR vs TNR on the common pool "
+                          f"({next(iter(ranked.values()))['pool_tasks']} tasks)")), "plots")
             with_q = {_name(r): numbers(r) for r in runs if "q_m" in r.data.metrics}
             if with_q:
                 client.log_artifact(parent_run_id, str(plot_concentration(
