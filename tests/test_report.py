@@ -114,6 +114,12 @@ def test_files_tables_plots_and_parent_artifacts(report) -> None:
         rows = list(csv.DictReader(f))
     assert {"BA_norm", "BA_norm_low", "BA_norm_high", "Δ BA_norm to next_significant"} <= \
         set(rows[0])
+    # one column per axis after the configuration, a count as a plain number, † on its own
+    assert list(rows[0])[1:4] == ["configuration", "generator", "scaffold"]
+    assert {(r["generator"], r["scaffold"]) for r in rows} == {
+        ("always_accept", "oneshot"), ("always_reject", "oneshot"), ("schema_check", "oneshot"),
+        ("schema_check", "agent")}
+    assert all(r["tasks scored"].isdigit() and r["more_than_pool"] == "" for r in rows)
     with open(out / "tables" / "diagnostics.csv", newline="") as f:
         diag = list(csv.DictReader(f))
     assert diag and all(r["infra failures"] == "0" for r in diag)  # a healthy sandbox

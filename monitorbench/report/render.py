@@ -61,6 +61,11 @@ def _flagged(v: Any) -> bool:
     return isinstance(v, str) and v.endswith(f" {MORE_THAN_POOL}")
 
 
+def _count_cell(v: Any) -> bool:
+    """A task count as the tables show it: ``30`` or ``37 †``."""
+    return isinstance(v, str) and bool(v) and v.split()[0].isdigit()
+
+
 def _csv_columns(table: Table) -> list[str]:
     """Every column, estimates split into point, low and high; after ``configuration`` one
     column per axis (generator, access, ...), and after a count shown with ``†`` the flag."""
@@ -74,7 +79,7 @@ def _csv_columns(table: Table) -> list[str]:
             cols += [f"{name}_low", f"{name}_high"]
         if Diff in kinds:
             cols.append(f"{name}_significant")
-        if name.startswith("tasks") and any(_flagged(row[j]) for row in table.rows):
+        if name.startswith("tasks") and any(_count_cell(row[j]) for row in table.rows):
             cols.append(FLAG)
     return cols
 
@@ -87,7 +92,7 @@ def _csv_values(table: Table, row: list[Any]) -> dict[str, Any]:
         elif isinstance(v, Diff):
             out.update({name: v.diff, f"{name}_low": v.low, f"{name}_high": v.high,
                         f"{name}_significant": v.significant})
-        elif name.startswith("tasks") and isinstance(v, str) and v.split()[0].isdigit():
+        elif name.startswith("tasks") and _count_cell(v):
             out.update({name: int(v.split()[0]), FLAG: MORE_THAN_POOL if _flagged(v) else ""})
         else:
             out[name] = "" if v is None else v
