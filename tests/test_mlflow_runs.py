@@ -199,7 +199,9 @@ def test_a_killed_job_resumes_its_own_run_instead_of_leaving_a_twin(
     assert killed.info.status == "RUNNING"  # SIGKILL: nothing could close it
     same = [*IN_PROCESS, "generator=always_accept"]
     done = run_job(compose_cfg(tmp_path, suites_dir, [*same, MID_JOB_TASKS]))
-    assert done["cache/judgments_reused"] > 0 and done["cache/judgments_new"] > 0   # killed mid-judging
+    # killed mid-judging
+    assert (done["cache/judgments_reused"] > 0
+            and done["cache/judgments_new"] > 0)
     [resumed] = _runs(tmp_path)
     assert resumed.info.run_id == killed.info.run_id and resumed.info.status == "FINISHED"
     run_job(compose_cfg(tmp_path, suites_dir, [*same, "task.max_tasks_per_type=2"]))

@@ -124,4 +124,5 @@ def test_embedded_smollm2_writes_judged_verifiers_and_a_rerun_regenerates_nothin
     again = run_job(compose_cfg(tmp_path, suites_dir, overrides))
     assert (again["cache/generation_hits"], again["cache/generation_misses"]) == (1, 0)
     assert again["cache/judgments_new"] == 0 and again["cache/judgments_reused"] == judged
-    assert again["cache/response/cache_misses"] == 0 and "cache/response/cache_hit_rate" not in again
+    assert (again["cache/response/cache_misses"] == 0
+            and "cache/response/cache_hit_rate" not in again)

@@ -46,7 +46,8 @@ def test_rerun_reuses_every_judgment_and_generation(tmp_path: Path, suites_dir: 
     first = run_job(compose_cfg(tmp_path, suites_dir, overrides))
     second = run_job(compose_cfg(tmp_path, suites_dir, overrides))
     assert first["cache/judgments_new"] == first["n_cases"] > 0
-    assert second["cache/judgments_new"] == 0 and second["cache/judgments_reused"] == first["n_cases"]
+    assert (second["cache/judgments_new"] == 0
+            and second["cache/judgments_reused"] == first["n_cases"])
     assert second["cache/generation_hits"] == 6 and second["cache/generation_misses"] == 0
     assert {k: first[k] for k in ("tpr", "tnr", "fpr_h")} == \
         {k: second[k] for k in ("tpr", "tnr", "fpr_h")}
@@ -140,7 +141,8 @@ def test_killed_run_resumes_without_losing_or_repeating_judgments(tmp_path: Path
     assert len(keys) == len(set(keys))  # nothing judged twice
     metrics = json.loads((jfile.parent / "metrics.json").read_text())
     assert metrics["cache/judgments_reused"] >= before - 1  # at most a torn last line is re-judged
-    assert metrics["cache/judgments_reused"] + metrics["cache/judgments_new"] == metrics["n_cases"] == len(lines)
+    assert (metrics["cache/judgments_reused"] + metrics["cache/judgments_new"]
+            == metrics["n_cases"] == len(lines))
 
 
 def test_score_cli_prints_cases_and_rates(tmp_path: Path, suites_dir: Path) -> None:

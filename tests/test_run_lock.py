@@ -83,7 +83,8 @@ def test_a_second_job_refuses_naming_the_holder_or_waits_for_it(
                                 overrides + ["wait_for_lock=true"]))
     holder.join()
     assert time.monotonic() - t0 >= 0.7   # it waited for the holder
-    assert again["cache/judgments_new"] == 0 and again["cache/judgments_reused"] == first["cache/judgments_new"]
+    assert (again["cache/judgments_new"] == 0
+            and again["cache/judgments_reused"] == first["cache/judgments_new"])
 
 
 def test_a_refused_twin_leaves_the_holders_mlflow_run_alone(

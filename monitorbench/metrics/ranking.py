@@ -4,10 +4,11 @@ The sweep's console table, ``leaderboard.md``, the MLflow parent's table and the
 rank through :func:`rank_on_pool`. Before, the first three ranked each row on its own task pool
 (an access setting that sets tasks aside was compared over fewer, easier tasks) while the report
 ranked on the common pool, so the orders differed; and two equal rows got ranks 1 and 2 with
-"+0.0" between them. Rows equal to full precision are listed in the order of their run names
-(``tiebreak``), so the console and the report list a tie the same way. A rate is compared only over the tasks every ranked configuration scored;
+"+0.0" between them. A rate is compared only over the tasks every ranked configuration scored;
 a row that scored more is flagged ``†`` (:data:`MORE_THAN_POOL`). Values equal at the shown
-precision (one decimal, percent) share a rank, numbered as in sports ("1, 1, 3").
+precision (one decimal, percent) share a rank, numbered as in sports ("1, 1, 3"); rows equal to
+full precision are listed in the order of their run names (``tiebreak``), so the console and the
+report list a tie the same way.
 """
 
 from __future__ import annotations

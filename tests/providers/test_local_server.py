@@ -214,5 +214,6 @@ def test_smollm2_experiment_runs_on_the_local_server_and_a_rerun_regenerates_not
     assert first["cache/judgments_new"] > 0 and _server_children() == before
     again = run_job(compose_cfg(tmp_path, suites_dir, overrides))
     assert (again["cache/generation_hits"], again["cache/generation_misses"]) == (1, 0)
-    assert again["cache/judgments_new"] == 0 and again["cache/judgments_reused"] == first["cache/judgments_new"]
+    assert (again["cache/judgments_new"] == 0
+            and again["cache/judgments_reused"] == first["cache/judgments_new"])
     assert _server_children() == before

@@ -137,8 +137,8 @@ def test_interrupted_job_is_requeued_and_resumes_without_repeating_judgments(
     metrics = json.loads((jfile.parent / "metrics.json").read_text())
     assert metrics["cache/judgments_reused"] >= before - 1 - len(retried)  # + at most a torn line
     assert metrics["cache/judgments_new"] > 0  # the first attempt was really cut short
-    assert metrics["cache/judgments_reused"] + metrics["cache/judgments_new"] == metrics["n_cases"] \
-        == len(done)
+    assert (metrics["cache/judgments_reused"] + metrics["cache/judgments_new"]
+            == metrics["n_cases"] == len(done))
     assert metrics["cache/generation_hits"] == metrics["n_tasks"]  # no generation repeated
     assert metrics["tpr"] == 100.0  # the interruption left no U behind
     _, children = sweep_runs(tmp_path)
