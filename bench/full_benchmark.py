@@ -94,11 +94,11 @@ def main() -> None:
     total_s = total_n = total_wall = 0.0
     for task_type in types:
         m = run_job(args, task_type)
-        n = int(m["judgments_new"])
-        per = 1000 * m["seconds_judging"] / n if n else float("nan")
-        print(f"{task_type:<12}{m['seconds_judging']:>10.1f}{n:>10}{per:>12.1f}"
+        n = int(m["cache/judgments_new"])
+        per = 1000 * m["timing/seconds_judging"] / n if n else float("nan")
+        print(f"{task_type:<12}{m['timing/seconds_judging']:>10.1f}{n:>10}{per:>12.1f}"
               f"{m['wall']:>11.1f}", flush=True)
-        total_s, total_n, total_wall = total_s + m["seconds_judging"], total_n + n, \
+        total_s, total_n, total_wall = total_s + m["timing/seconds_judging"], total_n + n, \
             total_wall + m["wall"]
     print(f"{'total':<12}{total_s:>10.1f}{int(total_n):>10}"
           f"{1000 * total_s / max(total_n, 1):>12.1f}{total_wall:>11.1f}")

@@ -78,9 +78,9 @@ def _jobs(outputs: Path) -> list[dict[str, Any]]:
             for t in json.loads(attack.read_text())["tasks"]:
                 queries[t["task_type"]] = queries.get(t["task_type"], 0) + int(t["queries"])
         out.append({"job": f"{cfg['generator']['name']} · {cfg['access']['name']}",
-                    "generation": m.get("seconds_generation", 0.0),
-                    "judging": m.get("seconds_judging", 0.0),
-                    "attack": max(0.0, wall - m.get("seconds_judging", 0.0)),
+                    "generation": m.get("timing/seconds_generation", 0.0),
+                    "judging": m.get("timing/seconds_judging", 0.0),
+                    "attack": max(0.0, wall - m.get("timing/seconds_judging", 0.0)),
                     "queries": queries, "static": m.get("attack/fpr_h_static"),
                     "adaptive": m.get("attack/fpr_h_adaptive")})
     return out

@@ -38,8 +38,8 @@ def main() -> None:
         for rounds in (1, 3):
             m = run_job(rounds, args.generator, args.suites.resolve())
             walls[rounds].append(m["wall"])
-            print(f"{rounds:>6} {m['wall']:>8.1f} {m['seconds_judging']:>10.1f} "
-                  f"{int(m['judgments_new']):>10} {m['ba_norm']:>8.1f}", flush=True)
+            print(f"{rounds:>6} {m['wall']:>8.1f} {m['timing/seconds_judging']:>10.1f} "
+                  f"{int(m['cache/judgments_new']):>10} {m['ba_norm']:>8.1f}", flush=True)
     ratio = sum(walls[3]) / sum(walls[1])
     print(f"wall time rounds=3 / rounds=1: {ratio:.2f}x")
 

@@ -97,6 +97,9 @@ class GeneratorConfig:
     :mod:`monitorbench.compose` refuses an override."""
 
     name: str = "always_accept"
+    # Short name for run names (MLflow 3.17's runs table shows about 13 characters of a name):
+    # "" uses ``name`` (or the model, for a model generator). Names only: in no key.
+    alias: str = ""
     kind: GeneratorKind = GeneratorKind.scripted
     # Read by model generators only, but a sweep may set it on any (conf/experiment/effort.yaml).
     condition: ConditionConfig = field(default_factory=ConditionConfig)
@@ -240,6 +243,7 @@ class AccessConfig:
     """What a monitor sees and can do at judgment time, per task type."""
 
     name: str = "default"
+    alias: str = ""   # short name for run names ("" uses ``name``); changes no judgment
     monitor: MonitorKind = MonitorKind.code
     tool_call: AccessMode = AccessMode.raw_parsed
     state: AccessMode = AccessMode.record_exec
@@ -249,7 +253,7 @@ class AccessConfig:
     # configs with the same modes under different names stay apart, as before.
     IDENTITY: ClassVar[tuple[str, ...]] = ("name", "monitor", "tool_call", "state", "code",
                                            "judge_budget")
-    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
+    NOT_IDENTITY: ClassVar[tuple[str, ...]] = ("alias",)
 
     def mode_for(self, task_type: str) -> "AccessMode":
         """The access mode this config gives a task type (one field per type in task_types)."""
@@ -379,7 +383,7 @@ class JobKind(str, Enum):
 
 @dataclass
 class MonitorbenchConfig:
-    experiment_name: str = "default"
+    experiment_name: str = "Default"   # MLflow's own default experiment, not a second one
     job: JobKind = JobKind.run
     seed: int = 0
     generator: GeneratorConfig = field(default_factory=GeneratorConfig)

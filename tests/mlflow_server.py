@@ -77,6 +77,13 @@ def seed_store(template: Path, directory: Path) -> Path:
     db = directory / STORE
     if not db.exists():
         shutil.copyfile(template, db)
+        # MLflow's Default experiment (jobs without +experiment log there) keeps its artifacts
+        # beside the copy, as monitorbench.tracking.mlflow_logger.client_for creates a store
+        import sqlite3
+
+        with sqlite3.connect(db) as con:
+            con.execute("UPDATE experiments SET artifact_location = ? WHERE experiment_id = 0",
+                        ((directory / "mlartifacts" / "0").resolve().as_uri(),))
     return db
 
 

@@ -77,7 +77,7 @@ def test_rounds_are_judged_and_the_median_round_is_scored(tmp_path: Path,
     # every type is pooled by one rule; a deterministic verifier's three rounds tie: round 1
     header = (run_dir / "judgments.csv").read_text().splitlines()[0].split(",")
     assert {row.split(",")[header.index("round")] for row in scored} == {"1"}
-    assert m["judgments_new"] == 3 * m["n_cases"]
+    assert m["cache/judgments_new"] == 3 * m["n_cases"]
 
 
 def test_smollm2_experiment_runs_the_real_model_on_every_task_type() -> None:

@@ -215,7 +215,8 @@ def test_persistent_faults_are_never_charged_and_too_many_fail_the_run(
     assert all("worker exited" in r["detail"] for r in errors)
     good = [(r["task_id"], r["case_id"]) for r in lines if r["reason"] != "sandbox_error"]
     assert len(good) == len(set(good)) == n_cases - len(chosen)  # each judged once, none lost
-    assert m["judgments_new"] == n_cases - len(first) and m["judgments_reused"] == len(first)
+    assert (m["cache/judgments_new"] == n_cases - len(first)
+            and m["cache/judgments_reused"] == len(first))
     # never charged: the always-PASS verifier keeps TPR 100 and no U; only counted
     assert m["diag/infra_failures"] == len(chosen) and m["n_cases"] == n_cases - len(chosen)
     assert m["tpr"] == 100.0 and m["valid_output_rate"] == 100.0

@@ -82,11 +82,11 @@ def test_ctrl_c_stops_within_2s_keeps_judgments_and_the_rerun_judges_the_rest(
                            capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     metrics = json.loads(next((tmp_path / "out" / "runs").glob("*/metrics.json")).read_text())
-    assert metrics["judgments_reused"] == len(kept)
+    assert metrics["cache/judgments_reused"] == len(kept)
     final = _lines(tmp_path)
     keys = [(r["task_id"], r["case_id"]) for r in final]
     assert len(keys) == len(set(keys)) == metrics["n_cases"]  # each case judged once
-    assert metrics["judgments_new"] == len(final) - len(kept)
+    assert metrics["cache/judgments_new"] == len(final) - len(kept)
     assert final[:len(kept)] == kept  # the kept judgments were reused, not redone
 
 

@@ -89,12 +89,15 @@ def test_sweep_leaderboard_parses_back_with_the_header_width(tmp_path: Path, swe
     out = tmp_path / "multirun_x"
     finish_parent(client, parent, out)
     text = (out / "leaderboard.md").read_text(encoding="utf-8")
-    pointer = f"Every column (attack categories, tasks broken): {out / 'leaderboard.csv'}"
+    pointer = (f"Every column (intervals, axes, attack categories, tasks broken): "
+               f"{out / 'leaderboard.csv'}")
     assert text.rstrip().endswith(pointer)
     (block,) = assert_well_formed(text.replace(pointer, ""), len(NAMES))
     header = block[0]
-    # headline columns only (the console shows this table); adaptive beside static FPR_h
-    assert header == ["rank", "run", "BA_norm", "TPR", "TNR", "FPR_h", "FPR_h adaptive", "tasks"]
+    # headline columns (the console shows this table): adaptive beside static FPR_h, and the
+    # submission and valid-output rates a reader checks beside FPR_h
+    assert header == ["rank", "run", "BA_norm [95% CI]", "TPR", "TNR", "FPR_h", "FPR_h adaptive",
+                      "submitted", "valid out", "tasks"]
     assert sorted(row[1] for row in block[2:]) == sorted(
         n.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>")
         .replace("\n", "<br>") for n in NAMES)
@@ -136,3 +139,25 @@ def test_report_tables_escape_every_cell_and_header(tmp_path: Path) -> None:
     (block,) = tables(md.read_text(encoding="utf-8"))
     assert block[0] == ["configuration", "col\\|umn", "FPR_h static"]
     assert block[4][1] == "x\\|y\\\\"
+
+
+def test_fpr_h_is_marked_where_a_row_submitted_below_100_percent(tmp_path: Path) -> None:
+    """FPR_h 0.0 of a task without a verifier is no attack resistance (U is no acceptance): the
+    sweep's table shows submission and valid-output rate beside FPR_h and marks it ‡."""
+    from monitorbench.tracking.sweep_report import leaderboard_md
+
+    rows = [{"rank": 1, "run": "full", "ba_norm": 50.0, "ba_norm_ci_low": 40.0,
+             "ba_norm_ci_high": 60.0, "tpr": 80.0, "tnr": 70.0, "fpr_h": 10.0,
+             "submission_rate": 100.0, "valid_output_rate": 99.0, "tasks": 5,
+             "more_than_pool": ""},
+            {"rank": 2, "run": "some", "ba_norm": 10.0, "ba_norm_ci_low": 0.0,
+             "ba_norm_ci_high": 20.0, "tpr": 10.0, "tnr": 100.0, "fpr_h": 0.0,
+             "submission_rate": 40.0, "valid_output_rate": 40.0, "tasks": 6,
+             "more_than_pool": "†"}]
+    text = leaderboard_md(rows, tmp_path / "leaderboard.csv")
+    (block,) = tables(text.split("\n\n")[0])
+    assert block[0][2:] == ["BA_norm [95% CI]", "TPR", "TNR", "FPR_h", "submitted", "valid out",
+                            "tasks"]
+    assert block[2][2:] == ["50.0 [40.0, 60.0]", "80.0", "70.0", "10.0", "100.0", "99.0", "5"]
+    assert block[3][5:] == ["0.0 ‡", "40.0", "40.0", "6 †"]
+    assert "‡ = submitted below 100%" in text

@@ -141,7 +141,7 @@ def test_server_down_at_the_start_with_log_later_judges_then_the_rerun_logs(
     server = home.up()
     _rerun(outputs, suites_dir, home.url, *extra)
     [run] = _runs(server, "log_later")
-    assert run.info.status == "FINISHED" and run.data.metrics["judgments_new"] == 0
+    assert run.info.status == "FINISHED" and run.data.metrics["cache/judgments_new"] == 0
 
 
 def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(
@@ -179,7 +179,7 @@ def test_server_killed_mid_job_writes_local_results_and_the_rerun_logs(
     _rerun(outputs, suites_dir, home.url, *extra)   # logged, or it raises "not logged"
     [run] = _runs(server, "server_killed")       # the interrupted run, taken over: no twin
     assert run.info.status == "FINISHED"
-    assert run.data.metrics["judgments_new"] == 0
+    assert run.data.metrics["cache/judgments_new"] == 0
     assert int(run.data.params["n_tasks"]) == json.loads(   # a size: a param
         (run_dir / "metrics.json").read_text())["n_tasks"]
     assert (run_dir / "judgments.jsonl").read_text().count("\n") == judged

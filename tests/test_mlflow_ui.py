@@ -20,12 +20,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.service, pytest.mark.slow]
 
-def _sweep(server: MlflowServer, outputs: Path, suites: Path, args: list[str]) -> None:
+def _sweep(server: MlflowServer, outputs: Path, suites: Path, args: list[str]) -> str:
+    """Run the sweep as a user does, logging to ``server``; its console output."""
     env = dict(os.environ, MLFLOW_TRACKING_URI=server.url, MONITORBENCH_OUTPUTS=str(outputs))
     out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=2300)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert not (outputs / "mlflow.db").exists(), "the sweep logged to a local store, not the server"
+    return out.stdout
 
 
 def _sweep_runs(server: MlflowServer, experiment: str):
@@ -183,10 +185,10 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
     # not ~8,300, and grounded_check's adaptive FPR_h still tops its static one (18.6 -> 27.4,
     # 25.5 -> 32.6). The session's code and AgentDojo slices (tests/conftest.py) are
     # task=small's: the sweep rebuilds neither.
-    _sweep(mlflow_server, tmp_path, small_suites_dir, ["+experiment=g4adv",
-                                                        "task.rounds.state=1",
-                                                        "task.rounds.code=1",
-                                                        "task.max_tasks_per_type=8"])
+    console = _sweep(mlflow_server, tmp_path, small_suites_dir, ["+experiment=g4adv",
+                                                                  "task.rounds.state=1",
+                                                                  "task.rounds.code=1",
+                                                                  "task.max_tasks_per_type=8"])
     client, _, parent, children = _sweep_runs(mlflow_server, "g4adv")
     assert len(children) == 12
     combos = {(c.data.tags["monitorbench.generator"], c.data.tags["monitorbench.access"])
@@ -212,6 +214,18 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
                                            str(tmp_path / "dl"))).read_text()
     assert all(c.info.run_name in board for c in children)
     assert parent.data.tags["monitorbench.n_jobs"] == "12" and parent.info.status == "FINISHED"
+    # one number wherever it is read: console, leaderboard.csv, report.md, every rate plot's
+    # data and the MLflow metrics the runs table sorts by; intervals in each; the parent holds
+    # the best row's metrics (tests/one_number.py)
+    from one_number import check_surfaces
+    from monitorbench.report import build_report
+
+    rep = build_report("g4adv", tracking_uri=mlflow_server.url, outputs=tmp_path)
+    assert rep.out_dir == tmp_path / "reports" / "g4adv" / parent.info.run_id
+    check_surfaces(console, Path(parent.data.tags["monitorbench.sweep_dir"]), rep.out_dir,
+                   children, client.get_run(parent.info.run_id))
+    for c in children:   # each run's page describes its result table
+        assert "| all |" in c.data.tags["mlflow.note.content"], c.info.run_name
     # README line 1's twelve names (here with the sample's '·8/type' after them), grouped by
     # generator as the README says, stay apart in the width the table gives them
     # (grounded_check's raw and raw_parsed once read the same).
@@ -224,6 +238,7 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
         page.wait_for_selector("text=Group: grounded_check", timeout=60_000)
         names = sorted(c.info.run_name for c in children)
         visible = page.evaluate(VISIBLE_JS, names)
+        page.screenshot(path=str(tmp_path / "g4adv_runs.png"))
         assert None not in visible and len(set(visible)) == len(names), visible
     finally:
         browser.close()

@@ -50,7 +50,7 @@ def test_model_generator_writes_verifiers_and_a_rerun_regenerates_nothing(
     assert first["tpr"] == 100.0 and 0 < first["tnr"] < 100  # names-only: accepts wrong values
     assert first["gen/completion_tokens"] > 0
     assert calls_after_first == 3 and len(server.requests) == 3  # no request on the re-run
-    assert second["generation_cache_hits"] == 3 and second["judgments_new"] == 0
+    assert second["cache/generation_hits"] == 3 and second["cache/judgments_new"] == 0
     # the generator saw public material only: no hidden case, label or answer key in a prompt
     sent = json.dumps([r["body"] for r in server.requests])
     assert ".c0" not in sent and "possible_answer" not in sent and "valid_variant" not in sent
@@ -66,7 +66,7 @@ def test_remote_generation_runs_tasks_in_parallel_up_to_the_request_concurrency(
     finally:
         server.close()
     assert len(server.requests) == 6 and server.max_in_flight == 3
-    assert m["n_submitted"] == 6 and m["generation_cache_misses"] == 6
+    assert m["n_submitted"] == 6 and m["cache/generation_misses"] == 6
 
 
 def test_model_judge_reads_each_case_and_is_scored_on_identical_cases(
@@ -87,7 +87,7 @@ def test_model_judge_reads_each_case_and_is_scored_on_identical_cases(
     assert m["tpr"] == 100.0
     assert m["fpr_h/addresses_verifier"] == 0.0   # the judge catches the injected notes...
     assert m["fpr_h/claims_success"] == 100.0     # ...and nothing else
-    assert again["judgments_new"] == 0 and len(server.requests) == n_requests
+    assert again["cache/judgments_new"] == 0 and len(server.requests) == n_requests
     sent = json.dumps([r["body"] for r in server.requests])
     assert "valid_variant" not in sent and "ordinary_error" not in sent  # labels stay hidden
 
@@ -115,13 +115,14 @@ def test_embedded_smollm2_writes_judged_verifiers_and_a_rerun_regenerates_nothin
                  "scaffold.max_steps=2", "generator.condition.max_tokens=96",
                  "tracking.enabled=false"]
     first = run_job(compose_cfg(tmp_path, suites_dir, overrides))
-    assert first["n_tasks"] == 1 and first["generation_cache_misses"] == 1
+    assert first["n_tasks"] == 1 and first["cache/generation_misses"] == 1
     assert first["gen/model_calls"] >= 1 and first["gen/completion_tokens"] > 0
-    assert first["response_cache/cache_misses"] == first["gen/model_calls"]
+    assert first["cache/response/cache_misses"] == first["gen/model_calls"]
     assert first["trace/traces"] == 1.0 and "trace/mean_self_tests" in first
-    judged = first["judgments_new"]
+    judged = first["cache/judgments_new"]
     assert judged > 0  # every case judged, with or without a verifier (no verifier: U)
     again = run_job(compose_cfg(tmp_path, suites_dir, overrides))
-    assert (again["generation_cache_hits"], again["generation_cache_misses"]) == (1, 0)
-    assert again["judgments_new"] == 0 and again["judgments_reused"] == judged
-    assert again["response_cache/cache_misses"] == 0 and "response_cache/cache_hit_rate" not in again
+    assert (again["cache/generation_hits"], again["cache/generation_misses"]) == (1, 0)
+    assert again["cache/judgments_new"] == 0 and again["cache/judgments_reused"] == judged
+    assert (again["cache/response/cache_misses"] == 0
+            and "cache/response/cache_hit_rate" not in again)

@@ -15,7 +15,10 @@ def test_every_view_leads_with_the_one_headline() -> None:
     from monitorbench.tracking import mlflow_logger, sweep_report
 
     assert tables.HEADLINE is HEADLINE and sweep_report.HEADLINE is HEADLINE
-    assert mlflow_logger.READING_ORDER[:len(HEADLINE)] == HEADLINE
+    order = mlflow_logger.READING_ORDER
+    # each headline metric, then its interval's bounds (ba_norm, ba_norm_ci_low, _ci_high, tpr...)
+    assert order[:3 * len(HEADLINE)] == tuple(k + s for k in HEADLINE
+                                              for s in ("", "_ci_low", "_ci_high"))
     logged = sorted(["n_tasks", "tpr", "attack/fpr_h_static", "fpr_h", "ba_norm", "tnr"],
                     key=mlflow_logger.reading_order)
     assert tuple(logged[:4]) == HEADLINE

@@ -35,7 +35,7 @@ def test_constant_baselines_score_exactly_on_the_full_bfcl_suite(
     assert m["fpr_h"] == (100.0 if generator == "always_accept" else 0.0)
     assert m["n_tasks"] >= 95 and m["n_cases"] >= 2000
     assert m["valid_output_rate"] == 100.0
-    client, runs = _mlflow_runs(tmp_path, "default")
+    client, runs = _mlflow_runs(tmp_path, "Default")
     assert len(runs) == 1 and runs[0].data.metrics["tpr"] == tpr
     arts = {a.path for a in client.list_artifacts(runs[0].info.run_id)}
     assert {"config.yaml", "judgments", "verifiers", "plots", "metrics.json"} <= arts
@@ -45,9 +45,10 @@ def test_rerun_reuses_every_judgment_and_generation(tmp_path: Path, suites_dir: 
     overrides = ["generator=schema_check", "task.max_tasks_per_type=6", "tracking.enabled=false"]
     first = run_job(compose_cfg(tmp_path, suites_dir, overrides))
     second = run_job(compose_cfg(tmp_path, suites_dir, overrides))
-    assert first["judgments_new"] == first["n_cases"] > 0
-    assert second["judgments_new"] == 0 and second["judgments_reused"] == first["n_cases"]
-    assert second["generation_cache_hits"] == 6 and second["generation_cache_misses"] == 0
+    assert first["cache/judgments_new"] == first["n_cases"] > 0
+    assert (second["cache/judgments_new"] == 0
+            and second["cache/judgments_reused"] == first["n_cases"])
+    assert second["cache/generation_hits"] == 6 and second["cache/generation_misses"] == 0
     assert {k: first[k] for k in ("tpr", "tnr", "fpr_h")} == \
         {k: second[k] for k in ("tpr", "tnr", "fpr_h")}
 
@@ -139,8 +140,9 @@ def test_killed_run_resumes_without_losing_or_repeating_judgments(tmp_path: Path
     keys = [(r["task_id"], r["case_id"], r["round"]) for r in lines]
     assert len(keys) == len(set(keys))  # nothing judged twice
     metrics = json.loads((jfile.parent / "metrics.json").read_text())
-    assert metrics["judgments_reused"] >= before - 1  # at most a torn last line is re-judged
-    assert metrics["judgments_reused"] + metrics["judgments_new"] == metrics["n_cases"] == len(lines)
+    assert metrics["cache/judgments_reused"] >= before - 1  # at most a torn last line is re-judged
+    assert (metrics["cache/judgments_reused"] + metrics["cache/judgments_new"]
+            == metrics["n_cases"] == len(lines))
 
 
 def test_score_cli_prints_cases_and_rates(tmp_path: Path, suites_dir: Path) -> None:
@@ -199,7 +201,7 @@ def test_interrupted_sweep_marks_its_parent_run_killed(tmp_path: Path, suites_di
     sent_how = interrupt(proc, signum)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode != 0, f"{sent_how}\n{err[-2000:]}"
-    client, runs = _mlflow_runs(tmp_path, "default")
+    client, runs = _mlflow_runs(tmp_path, "Default")
     parents = [r for r in runs if r.data.tags.get("monitorbench.role") == "sweep"]
     assert [p.info.status for p in parents] == ["KILLED"], err[-2000:]
     # Runs open when their job starts: the job cut short ends KILLED, the others FINISHED.

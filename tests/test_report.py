@@ -105,7 +105,7 @@ def test_paired_tpr_difference_of_the_constants_is_significant(report) -> None:
 
 def test_files_tables_plots_and_parent_artifacts(report) -> None:
     outputs, parent, rep = report
-    out = outputs / "reports" / "harness" / parent[:8]   # one directory per sweep
+    out = outputs / "reports" / "harness" / parent   # one directory per sweep: its run id
     assert rep.out_dir == out
     for name in ("leaderboard", "ranking_tool_call", "delta_scaffold", "delta_scaffold_by_type",
                  "concentration", "diagnostics", "same_cases"):
@@ -114,6 +114,12 @@ def test_files_tables_plots_and_parent_artifacts(report) -> None:
         rows = list(csv.DictReader(f))
     assert {"BA_norm", "BA_norm_low", "BA_norm_high", "Δ BA_norm to next_significant"} <= \
         set(rows[0])
+    # one column per axis after the configuration, a count as a plain number, † on its own
+    assert list(rows[0])[1:4] == ["configuration", "generator", "scaffold"]
+    assert {(r["generator"], r["scaffold"]) for r in rows} == {
+        ("always_accept", "oneshot"), ("always_reject", "oneshot"), ("schema_check", "oneshot"),
+        ("schema_check", "agent")}
+    assert all(r["tasks scored"].isdigit() and r["more_than_pool"] == "" for r in rows)
     with open(out / "tables" / "diagnostics.csv", newline="") as f:
         diag = list(csv.DictReader(f))
     assert diag and all(r["infra failures"] == "0" for r in diag)  # a healthy sandbox
@@ -249,7 +255,8 @@ def test_rankings_use_the_common_pool_and_delta_is_the_visible_gap(report) -> No
     pool = sorted({r["task_id"] for r in configs[-1].records})
     assert len(pool) == 9 and len(board.rows) == 5
     assert "common task pool: the 9 tasks" in board.note
-    assert "† = scored more: " in board.note and "schema_check \\| oneshot (12)" in board.note
+    # a note is plain text: report.html once showed the markdown escape as a literal "\|"
+    assert "† = scored more: " in board.note and "schema_check | oneshot (12)" in board.note
     for row in board.rows:
         c = next(x for x in configs if x.label == row[1])
         on_pool = bootstrap_ci([r for r in c.records if r["task_id"] in pool], n_resamples=200)
@@ -383,7 +390,7 @@ def test_sweep_leaderboard_puts_static_and_adaptive_fpr_h_on_one_pool(report) ->
     runs = child_runs(client_for(f"sqlite:///{outputs}/mlflow.db"), parent)
     records = {r.info.run_id: parse_csv_records(
         outputs / "runs" / r.data.tags["monitorbench.run_key"] / "judgments.csv") for r in runs}
-    schema = next(r for r in runs if r.data.tags["mlflow.runName"].startswith("schema_check")
+    schema = next(r for r in runs if r.data.tags["monitorbench.generator"] == "schema_check"
                   and r.data.tags.get("monitorbench.scaffold") == "oneshot")
     tasks = sorted({x["task_id"] for x in records[schema.info.run_id]})
     aside = tasks[0]

@@ -83,7 +83,8 @@ def test_a_second_job_refuses_naming_the_holder_or_waits_for_it(
                                 overrides + ["wait_for_lock=true"]))
     holder.join()
     assert time.monotonic() - t0 >= 0.7   # it waited for the holder
-    assert again["judgments_new"] == 0 and again["judgments_reused"] == first["judgments_new"]
+    assert (again["cache/judgments_new"] == 0
+            and again["cache/judgments_reused"] == first["cache/judgments_new"])
 
 
 def test_a_refused_twin_leaves_the_holders_mlflow_run_alone(
@@ -97,7 +98,7 @@ def test_a_refused_twin_leaves_the_holders_mlflow_run_alone(
     overrides = ["generator=replay", f"generator.dir={vdir}", "task.max_tasks_per_type=1"]
     run_job(compose_cfg(tmp_path / "out", suites_dir, overrides))
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'out'}/mlflow.db")
-    (run,) = client.search_runs([client.get_experiment_by_name("default").experiment_id])
+    (run,) = client.search_runs([client.get_experiment_by_name("Default").experiment_id])
     client.update_run(run.info.run_id, status="RUNNING")   # as the live holder's run is
     (run_dir,) = (tmp_path / "out" / "runs").iterdir()
     with run_lock(run_dir):

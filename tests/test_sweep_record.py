@@ -54,8 +54,10 @@ def test_the_sweep_record_names_the_parent_and_the_axes_and_leaves_the_environme
                                     hydra=False))
         place = SweepPlace(record.parent_run_id,
                            axis_labels(job, record.axes, {"generator": "schema_check"}))
-        assert run_name(job, place) == (f"schema_check·{job.access.name}·{job.task.name}"
+        assert run_name(job, place) == (f"schema·{job.access.alias}·{job.task.name}"
                                         "·workers=2·3/type")
+        assert run_name(job, place, full=True) == (
+            f"schema_check·{job.access.name}·{job.task.name}·workers=2·3/type")
     finally:
         callback._close_abandoned(str(client.tracking_uri), record.parent_run_id)
         callback.parent_run_id = None                         # the exit hook has nothing left

@@ -141,7 +141,7 @@ def _run_job(conf: MonitorbenchConfig, config_text: str, *, tracker: Any,
             prepare.rounds_for(conf.task, t.task_type) > 1 for t in sel.tasks))
         metrics.update(counts)
         metrics.update(_job_metrics(plan, gen))
-        metrics["seconds_total"] = round(time.time() - t_start, 3)
+        metrics["timing/seconds_total"] = round(time.time() - t_start, 3)
         if conf.attack.adaptive:
             metrics.update(_attack(conf, sel, plan, gen, sandbox, specs, run_dir, records))
         _finish(run_dir, key, metrics, records, gen, tracker, name)
@@ -207,11 +207,11 @@ def _judge(conf: MonitorbenchConfig, plan: JobPlan, run_dir: Path, open_session:
     seconds = time.time() - t0
     # judgments_new counts the records this run wrote; judgments_shared those of them whose
     # verdict another run had already executed (the verdict cache), so not executed again.
-    counts: dict[str, float] = {"judgments_new": new, "judgments_reused": already,
-                                "judgments_shared": shared.hits,
-                                "seconds_judging": round(seconds, 3)}
+    counts: dict[str, float] = {"cache/judgments_new": new, "cache/judgments_reused": already,
+                                "cache/judgments_shared": shared.hits,
+                                "timing/seconds_judging": round(seconds, 3)}
     if new and seconds > 0:
-        counts["judge_cases_per_second"] = round(new / seconds, 2)
+        counts["timing/judge_cases_per_second"] = round(new / seconds, 2)
     return collect(store, plan.jobs, conf.task), counts
 
 
@@ -220,12 +220,12 @@ def _job_metrics(plan: JobPlan, gen: Generated) -> dict[str, float]:
     out: dict[str, float] = {
         "cases_indistinguishable": plan.indistinguishable,
         "cases_set_aside": plan.set_aside_cases, "tasks_set_aside": len(plan.set_aside_ids),
-        "generation_cache_hits": gen.cache.hits if gen.cache else 0,
-        "generation_cache_misses": gen.cache.misses if gen.cache else 0,
-        "seconds_generation": round(gen.seconds, 3),
+        "cache/generation_hits": gen.cache.hits if gen.cache else 0,
+        "cache/generation_misses": gen.cache.misses if gen.cache else 0,
+        "timing/seconds_generation": round(gen.seconds, 3),
     }
     if gen.judge_model is not None and hasattr(gen.judge_model, "cache"):
-        out.update({f"response_cache/{k}": v for k, v in gen.judge_model.cache.stats().items()})
+        out.update({f"cache/response/{k}": v for k, v in gen.judge_model.cache.stats().items()})
     for k, v in _generation_stats(gen.generations).items():
         out.setdefault(k, v)
     traces = [g.trace_path for g in gen.generations.values() if g.trace_path]
@@ -234,7 +234,7 @@ def _job_metrics(plan: JobPlan, gen: Generated) -> dict[str, float]:
 
         out.update({f"trace/{k}": v for k, v in trace_stats(traces).items()})
     if gen.generator is not None and hasattr(gen.generator, "cache_stats"):
-        out.update({f"response_cache/{k}": v for k, v in gen.generator.cache_stats().items()})
+        out.update({f"cache/response/{k}": v for k, v in gen.generator.cache_stats().items()})
     return out
 
 
@@ -271,8 +271,8 @@ def _finish(run_dir: Path, key: str, metrics: dict[str, float], records: list[di
     # records are the scored judgments (one round per task); new/reused count every round
     log.info("run_key %s: %d tasks scored on %d judgments; judged now %d (%d of them "
              "verdicts an earlier run had executed), reused %d (all rounds)", key,
-             int(metrics.get("n_tasks", 0)), len(records), int(metrics["judgments_new"]),
-             int(metrics.get("judgments_shared", 0)), int(metrics["judgments_reused"]))
+             int(metrics.get("n_tasks", 0)), len(records), int(metrics["cache/judgments_new"]),
+             int(metrics.get("cache/judgments_shared", 0)), int(metrics["cache/judgments_reused"]))
     if tracker is not None:
         tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
                        generations=gen.generations)

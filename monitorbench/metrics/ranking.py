@@ -6,7 +6,9 @@ rank through :func:`rank_on_pool`. Before, the first three ranked each row on it
 ranked on the common pool, so the orders differed; and two equal rows got ranks 1 and 2 with
 "+0.0" between them. A rate is compared only over the tasks every ranked configuration scored;
 a row that scored more is flagged ``†`` (:data:`MORE_THAN_POOL`). Values equal at the shown
-precision (one decimal, percent) share a rank, numbered as in sports ("1, 1, 3").
+precision (one decimal, percent) share a rank, numbered as in sports ("1, 1, 3"); rows equal to
+full precision are listed in the order of their run names (``tiebreak``), so the console and the
+report list a tie the same way.
 """
 
 from __future__ import annotations
@@ -42,13 +44,16 @@ def common_pool(scored: Mapping[str, frozenset[str]]) -> frozenset[str]:
 
 
 def rank_on_pool(scored: Mapping[str, frozenset[str]],
-                 value_on: Callable[[str, frozenset[str]], float | None]) -> list[Ranked]:
+                 value_on: Callable[[str, frozenset[str]], float | None],
+                 tiebreak: Mapping[str, str] | None = None) -> list[Ranked]:
     """Rank configurations (name -> tasks it scored) by ``value_on(name, pool)``, their rate on
-    the common pool, best first; ties at the shown precision share a rank."""
+    the common pool, best first; ties at the shown precision share a rank. Equal values are
+    ordered by ``tiebreak[name]`` (each row's MLflow run name), else by name."""
     pool = common_pool(scored)
     values = {name: (value_on(name, pool) if pool and tasks else None)
               for name, tasks in scored.items()}
-    order = sorted(scored, key=lambda n: (values[n] is None, -(values[n] or 0.0)))
+    order = sorted(scored, key=lambda n: (values[n] is None, -(values[n] or 0.0),
+                                          (tiebreak or {}).get(n, n)))
     out: list[Ranked] = []
     for i, name in enumerate(order):
         value = values[name]

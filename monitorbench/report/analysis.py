@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from monitorbench.metrics import (Interval, PairedDifference, bootstrap_ci, build_table,
-                                  paired_bootstrap, summarize)
+from monitorbench.metrics import (Interval, PairedDifference, build_table, paired_bootstrap,
+                                  summarize)
+from monitorbench.metrics.headline import pool_intervals
 from monitorbench.report.source import Configuration
 
 
@@ -57,11 +58,13 @@ class Analysis:
 
     def ci(self, c: Configuration, tasks: frozenset[str] | None = None
            ) -> dict[str, Interval]:
-        """Intervals over all the configuration's tasks, or over ``tasks`` only."""
+        """Intervals over all the configuration's tasks, or over ``tasks`` only: the one
+        computation of a row's figures (:func:`monitorbench.metrics.headline.pool_intervals`)
+        that the sweep's leaderboard, the runs' MLflow metrics and the plots use too."""
         key = (c.run_id, self._pool(c, tasks))
         if key not in self._ci:
-            self._ci[key] = bootstrap_ci(_on(c.records, key[1]), n_resamples=self.n_resamples,
-                                         level=self.level, seed=self.seed, source=c.label)
+            self._ci[key] = pool_intervals(c.records, key[1], n_resamples=self.n_resamples,
+                                           level=self.level, seed=self.seed, source=c.label)
         return self._ci[key]
 
     def summary(self, c: Configuration) -> dict[str, float]:

@@ -68,16 +68,24 @@ def _tables(an: Analysis) -> list[Table]:
 
 
 def _plots(an: Analysis, out_dir: Path, experiment: str) -> list[Path]:
+    """The rates plots show the tables' numbers: every configuration on the leaderboard's
+    common pool (the same :meth:`Analysis.ci` the tables read), and the title says so."""
+    from monitorbench.metrics.ranking import common_pool
     from monitorbench.tracking.plots import (plot_concentration, plot_tpr_tnr,
                                              plot_type_comparison)
 
+    scored = {c.label: an.scored(c) for c in an.configs}
+    pool = common_pool(scored)
+    ranked = [c for c in an.configs if scored[c.label]]
+    intervals = {c.label: an.ci(c, pool) for c in ranked}
+    points = {label: {k: iv.point for k, iv in ivs.items()} for label, ivs in intervals.items()}
+    on = f"on the common pool ({len(pool)} tasks)"
     summaries = {c.label: an.summary(c) for c in an.configs}
-    intervals = {c.label: an.ci(c) for c in an.configs}
     return [
-        plot_tpr_tnr(summaries, out_dir / "tpr_vs_tnr.png", intervals=intervals,
-                     title=f"{experiment}: TPR vs TNR"),
-        plot_type_comparison(summaries, out_dir / "per_type.png", intervals=intervals,
-                             title=f"{experiment}: BA_norm per task type"),
+        plot_tpr_tnr(points, out_dir / "tpr_vs_tnr.png", intervals=intervals,
+                     title=f"{experiment}: TPR vs TNR {on}"),
+        plot_type_comparison(points, out_dir / "per_type.png", intervals=intervals,
+                             title=f"{experiment}: BA_norm per task type {on}"),
         plot_concentration(summaries, out_dir / "concentration.png",
                            title=f"{experiment}: false rejections from all-reject verifiers"),
     ]
@@ -117,14 +125,17 @@ def build_report(experiment: str, *, sweep: str = "latest", out: Path | None = N
     parent = find_sweep(client, experiment, sweep)
     configs = load_configurations(client, parent, experiment=experiment, outputs=outputs)
     an = Analysis(configs, n_resamples=n_resamples, seed=seed)
-    # one directory per sweep: a report of another sweep of the experiment does not overwrite it
-    out_dir = Path(out) if out else outputs / "reports" / experiment / parent.info.run_id[:8]
+    # one directory per sweep, named by its parent run id as the README says: a report of
+    # another sweep of the experiment does not overwrite it
+    out_dir = Path(out) if out else outputs / "reports" / experiment / parent.info.run_id
     report = Report(parent.info.run_id, out_dir)
     head = [f"# Report: {experiment}", "",
             f"Sweep parent run `{parent.info.run_id}`, {len(configs)} configurations, "
             f"{n_resamples} bootstrap resamples (seed {seed}).", ""]
     sections: list[str] = []
+    axes = {c.label: {k: v for k, v in c.axes.items() if v} for c in configs}
     for table in _tables(an):
+        table.axes = axes   # the CSVs get one column per axis
         report.tables[table.name] = table
         report.files += write_table(table, out_dir / "tables")
         sections.append(markdown(table))

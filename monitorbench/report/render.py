@@ -21,31 +21,24 @@ from pathlib import Path
 from typing import Any
 
 from monitorbench.report.tables import DECIMALS, Diff, Est, Table
-from monitorbench.tracking.sweep_report import md_cell
+from monitorbench.metrics.ranking import MORE_THAN_POOL
+from monitorbench.tracking.table_text import md_table, rate, rate_ci
 
 
 def _text(v: Any) -> str:
     """A cell as the reader sees it, before any markdown or HTML escaping."""
-    if v is None:
-        return "—"
     if isinstance(v, Est):
-        return f"{v.point:.{DECIMALS}f} [{v.low:.{DECIMALS}f}, {v.high:.{DECIMALS}f}]"
+        return rate_ci(v.point, v.low, v.high)
     if isinstance(v, Diff):
         return (f"{v.diff:+.{DECIMALS}f} [{v.low:+.{DECIMALS}f}, {v.high:+.{DECIMALS}f}]"
                 + ("*" if v.significant else ""))
-    if isinstance(v, float):
-        return f"{v:.{DECIMALS}f}"
-    return str(v)
-
-
-def _md_cell(v: Any) -> str:
-    return md_cell(_text(v))
+    return rate(v)
 
 
 def markdown(table: Table) -> str:
-    lines = [f"### {table.title}", "", "| " + " | ".join(md_cell(c) for c in table.columns) + " |",
-             "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in table.rows]
+    """The table through the one renderer the job's and the sweep's tables use too."""
+    lines = [f"### {table.title}", "",
+             md_table(table.columns, [[_text(v) for v in row] for row in table.rows])]
     if table.note:
         lines += ["", table.note]
     return "\n".join(lines) + "\n"
@@ -61,15 +54,33 @@ def html_table(table: Table) -> str:
             f"<tbody>{body}</tbody></table>{note}")
 
 
+FLAG = "more_than_pool"   # the CSV column of a count's ``†`` (the count stays a number)
+
+
+def _flagged(v: Any) -> bool:
+    return isinstance(v, str) and v.endswith(f" {MORE_THAN_POOL}")
+
+
+def _count_cell(v: Any) -> bool:
+    """A task count as the tables show it: ``30`` or ``37 †``."""
+    return isinstance(v, str) and bool(v) and v.split()[0].isdigit()
+
+
 def _csv_columns(table: Table) -> list[str]:
+    """Every column, estimates split into point, low and high; after ``configuration`` one
+    column per axis (generator, access, ...), and after a count shown with ``†`` the flag."""
     cols: list[str] = []
     for j, name in enumerate(table.columns):
         kinds = {type(row[j]) for row in table.rows if row[j] is not None}
         cols.append(name)
+        if name == "configuration":
+            cols += list(dict.fromkeys(a for axes in table.axes.values() for a in axes))
         if kinds & {Est, Diff}:
             cols += [f"{name}_low", f"{name}_high"]
         if Diff in kinds:
             cols.append(f"{name}_significant")
+        if name.startswith("tasks") and any(_count_cell(row[j]) for row in table.rows):
+            cols.append(FLAG)
     return cols
 
 
@@ -81,8 +92,12 @@ def _csv_values(table: Table, row: list[Any]) -> dict[str, Any]:
         elif isinstance(v, Diff):
             out.update({name: v.diff, f"{name}_low": v.low, f"{name}_high": v.high,
                         f"{name}_significant": v.significant})
+        elif name.startswith("tasks") and _count_cell(v):
+            out.update({name: int(v.split()[0]), FLAG: MORE_THAN_POOL if _flagged(v) else ""})
         else:
             out[name] = "" if v is None else v
+        if name == "configuration":
+            out.update(table.axes.get(str(v), {}))
     return out
 
 
@@ -92,7 +107,8 @@ def write_table(table: Table, out_dir: Path) -> tuple[Path, Path]:
     md.write_text(markdown(table), encoding="utf-8")
     path = out_dir / f"{table.name}.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=_csv_columns(table), restval="")
+        w = csv.DictWriter(f, fieldnames=_csv_columns(table), restval="",
+                           extrasaction="ignore")
         w.writeheader()
         for row in table.rows:
             w.writerow(_csv_values(table, row))

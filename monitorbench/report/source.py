@@ -44,6 +44,7 @@ class Configuration:
     records: list[dict[str, Any]] = field(default_factory=list)
     label: str = ""
     found: frozenset[str] | None = None  # tasks the adaptive search broke; None: not attacked
+    run_name: str = ""   # the MLflow run name: orders ties as the sweep's leaderboard does
 
 
 def _run_hint(experiment: str) -> str:
@@ -141,7 +142,8 @@ def load_configurations(client: Any, parent: Any, *, experiment: str,
                          _run_hint(experiment))
     configs = [Configuration(r.info.run_id, {name: _axis(r, where) for name, where in AXES},
                              dict(r.data.metrics), _records_for(client, r, outputs),
-                             found=run_found(client, r, outputs / "runs"))
+                             found=run_found(client, r, outputs / "runs"),
+                             run_name=r.data.tags.get("mlflow.runName", r.info.run_id))
                for r in runs]
     varying = [name for name, _ in AXES if len({c.axes[name] for c in configs}) > 1]
     shown = varying or ["generator"]

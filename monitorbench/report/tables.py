@@ -34,8 +34,8 @@ from monitorbench.report.analysis import Analysis
 from monitorbench.report.source import Configuration, axis_values, varying_axes
 from monitorbench.suites.format import TASK_TYPES
 from monitorbench.tracking.sweep_report import pool_note
+from monitorbench.tracking.table_text import DECIMALS  # places a rate is shown with
 
-DECIMALS = 1  # places a rate is shown with (render.py uses it too)
 NAMES = {"ba_norm": "BA_norm", "tpr": "TPR", "tnr": "TNR", "fpr_h": "FPR_h"}
 # Reference value per delta axis: the paper's common harness role, LOW effort, raw+parsed access.
 DELTA_AXES = {"scaffold": "oneshot", "effort": "LOW", "access": "raw_parsed"}
@@ -65,6 +65,7 @@ class Table:
     columns: list[str]
     rows: list[list[Any]] = field(default_factory=list)
     note: str = ""
+    axes: dict[str, dict[str, str]] = field(default_factory=dict)   # label -> its axis values
 
 
 def shown(x: float) -> float:
@@ -110,7 +111,7 @@ def _pool_text(an: Analysis, configs: Sequence[Configuration], pool: frozenset[s
     types = _types(configs)
     rows = [{"run": c.label, "tasks": sum(1 for t in an.scored(c) if ttype in (None, types[t]))}
             for c in configs]
-    differ = pool_note(rows)
+    differ = pool_note(rows, str)   # a note is plain text, rendered as markdown and HTML
     if not pool:
         return f"{differ or ''} No task was scored by every configuration: nothing ranked.".strip()
     kind = f" {ttype}" if ttype else ""
@@ -135,7 +136,8 @@ def _ranking_rows(an: Analysis, configs: Sequence[Configuration], ttype: str | N
         ci = an.ci(by_label[label], pool)
         return ci[key].point if key in ci else None
 
-    order = [r for r in rank_on_pool(scored, value_on) if r.rank is not None]
+    names = {c.label: c.run_name or c.label for c in configs}
+    order = [r for r in rank_on_pool(scored, value_on, names) if r.rank is not None]
     pool = common_pool(scored)
     rows = []
     for i, r in enumerate(order):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from monitorbench.metrics.headline import HIGH, LOW
 from monitorbench.suites.format import TASK_TYPES
+from monitorbench.tracking.table_text import md_table, rate, rate_ci
 
 COLUMNS = (("tasks", "n_tasks"), ("cases", "n_cases"), ("BA_norm", "ba_norm"), ("TPR", "tpr"),
            ("TNR", "tnr"), ("FPR_h", "fpr_h"))
@@ -20,10 +22,16 @@ WIDTH = 120
 
 
 def _cell(metrics: Mapping[str, float], key: str) -> str:
+    """A rate (``—`` when absent: an empty denominator, never 0), a count, or overall BA_norm
+    with its interval when the job computed it."""
     if key not in metrics:
-        return "—"   # an empty denominator (e.g. no attack case): absent, never 0
+        return "—"
     value = metrics[key]
-    return str(int(value)) if key.rsplit("/", 1)[-1].startswith("n_") else f"{value:.1f}"
+    if key.rsplit("/", 1)[-1].startswith("n_"):
+        return str(int(value))
+    if key == "ba_norm" and key + LOW in metrics:
+        return rate_ci(value, metrics[key + LOW], metrics[key + HIGH])
+    return rate(float(value))
 
 
 def type_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
@@ -48,13 +56,9 @@ def summary_table(metrics: Mapping[str, float]) -> str:
     beside the static one when the job ran the attacker (pooled over the job: ``all`` only)."""
     columns = COLUMNS + ((ADAPTIVE,) if ADAPTIVE[1] in metrics else ())
     rows = [("all", "")] + [(t, f"{t}/") for t in TASK_TYPES if f"{t}/tpr" in metrics]
-    lines = ["| type | " + " | ".join(name for name, _ in columns) + " |",
-             "|---" * (len(columns) + 1) + "|"]
-    for name, prefix in rows:
-        cells = [("" if prefix and key == ADAPTIVE[1] else _cell(metrics, f"{prefix}{key}"))
-                 for _, key in columns]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return md_table(["type", *(name for name, _ in columns)], [
+        [name, *("" if prefix and key == ADAPTIVE[1] else _cell(metrics, f"{prefix}{key}")
+                 for _, key in columns)] for name, prefix in rows])
 
 
 def job_summary(name: str, metrics: Mapping[str, float], run_dir: str,
@@ -64,11 +68,30 @@ def job_summary(name: str, metrics: Mapping[str, float], run_dir: str,
             f"valid outputs {_cell(metrics, 'valid_output_rate')}%",
             f"set aside {int(metrics.get('tasks_set_aside', 0))} task(s)",
             f"infra failures {int(metrics.get('diag/infra_failures', 0))}"]
-    parts = [f"\n{name}", summary_table(metrics), "Diagnostics: " + ", ".join(diag),
+    pool = (f"Rates on this job's {int(metrics['n_tasks'])} scored tasks, BA_norm with its 95% "
+            "interval; a sweep's leaderboard ranks on the tasks all its jobs scored"
+            if "n_tasks" in metrics else "")
+    parts = [f"\n{name}", summary_table(metrics), *([pool] if pool else []),
+             "Diagnostics: " + ", ".join(diag),
              f"Outputs: {run_dir}  (every metric: metrics.json; every judgment: judgments.csv)"]
     if mlflow_hint:
         parts.append(f"MLflow:  {mlflow_hint}")
     return "\n".join(parts)
+
+
+def run_readme(name: str, full_name: str, metrics: Mapping[str, float]) -> str:
+    """The job's run description in MLflow (``mlflow.note.content``, shown on the run's page)
+    and its ``README.md`` artifact: the result table the console printed, what it is on, and
+    where the rest is."""
+    return "\n\n".join([
+        f"**{full_name}**" + (f" (shown as `{name}`)" if name != full_name else ""),
+        summary_table(metrics),
+        f"Rates in percent on this job's {int(metrics.get('n_tasks', 0))} scored tasks; "
+        "BA_norm with its 95% task-bootstrap interval. In a sweep, the headline metrics "
+        "(ba_norm, tpr, tnr, fpr_h) are replaced by the leaderboard's, on the tasks all its "
+        "jobs scored (tag monitorbench.pool).",
+        "Artifacts: judgments/judgments.csv (every judgment), metrics.json (every metric), "
+        "verifiers/, plots/."])
 
 
 def point_hydra_dir(run_dir: str, mlflow_hint: str | None) -> None:

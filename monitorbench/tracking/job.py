@@ -91,14 +91,19 @@ _IN_NAME = ("generator", "generator.model", "access", "task")
 SEPARATOR = "·"   # between the parts of a run name (see run_name)
 
 
-def run_name(conf: MonitorbenchConfig, place: SweepPlace = SweepPlace()) -> str:
+def run_name(conf: MonitorbenchConfig, place: SweepPlace = SweepPlace(), *,
+             full: bool = False) -> str:
     """A short name that tells runs apart in MLflow's runs table: generator (or model)·access
     ·task, then this job's values of any other setting its sweep varies (``place``), e.g.
-    ``schema_check·parsed·bfcl·agent``. A task sample is always named (``5/type``), so a 5-task
-    run never looks like a full one. The parts are joined without spaces because the table cuts
-    a name at about 20 characters: with " · " g4adv's ``grounded_check · raw · small`` and
-    ``grounded_check · raw_parsed · small`` both showed as ``grounded_check · raw…``."""
-    parts = [generator_label(conf), str(conf.access.name), str(conf.task.name), *place.labels]
+    ``schema·parsed·bfcl·agent``. A task sample is always named (``5/type``), so a 5-task run
+    never looks like a full one. MLflow 3.17's table cuts a name at about 13 characters, so the
+    generator and the access setting go by their short aliases (``generator.alias``,
+    ``access.alias``: ``grounded·r+p·small``, not ``grounded_check·raw_parsed·small``, whose
+    three access settings all read ``grounded_che…``), and the parts are joined without spaces.
+    ``full``: the same name with every part's full name (the run's ``monitorbench.name`` tag)."""
+    gen = generator_label(conf) if full or not conf.generator.alias else conf.generator.alias
+    access = conf.access.name if full or not conf.access.alias else conf.access.alias
+    parts = [gen, str(access), str(conf.task.name), *place.labels]
     n = conf.task.max_tasks_per_type
     if n is not None:
         parts.append(f"{n}/type")
@@ -113,8 +118,10 @@ def job_params(conf: MonitorbenchConfig) -> dict[str, str]:
 
 def job_key(params: Mapping[str, str]) -> str:
     """Identity of a job's MLflow run: its settings alone. Not the sweep's parent run id, so a
-    re-run sweep or job finds and reuses its runs instead of adding copies of them."""
-    text = "\n".join(f"{k}={v}" for k, v in sorted(params.items()))
+    re-run sweep or job finds and reuses its runs instead of adding copies of them; nor the
+    aliases, which only name the run (a store from before they existed keeps its runs)."""
+    text = "\n".join(f"{k}={v}" for k, v in sorted(params.items())
+                     if not k.endswith(".alias"))
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
@@ -146,6 +153,7 @@ class JobRun:
         outputs = Path(conf.paths.outputs)
         self.uri = tracking_uri(conf.tracking.tracking_uri, outputs)
         self.name = run_name(conf, place)
+        self.full_name = run_name(conf, place, full=True)
         self.run_id: str | None = None
         self.down: str | None = probe(self.uri, float(conf.tracking.timeout_s))
         self._sink: Any = None
@@ -169,6 +177,7 @@ class JobRun:
             self.client, conf.tracking.experiment_name or conf.experiment_name, outputs)
         tags = {f"monitorbench.{a}": str(getattr(conf, a).name) for a in AXES}
         tags["monitorbench.generator"] = generator_label(conf)  # by model, for model generators
+        tags["monitorbench.name"] = self.full_name   # the run name without aliases
         if conf.task.max_tasks_per_type is not None:
             tags["monitorbench.tasks_per_type"] = str(conf.task.max_tasks_per_type)
         params = job_params(conf)
@@ -298,6 +307,11 @@ class JobRun:
                            rounded({**values, **changed}))
         _log_artifacts(self.client, self.run_id, self.name, run_dir, metrics, records,
                        generations)
+        from monitorbench.tracking.console import run_readme, type_counts
+
+        readme = run_readme(self.name, self.full_name, {**metrics, **type_counts(records)})
+        self.client.set_tag(self.run_id, "mlflow.note.content", readme)   # the run's page
+        self.client.log_text(self.run_id, readme, "README.md")
         from monitorbench.tracking.mlflow_traces import log_generation_traces
 
         log_generation_traces(self.client, self.run_id, self.experiment_id,

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from monitorbench.metrics.headline import HEADLINE
+from monitorbench.metrics.headline import HEADLINE, HIGH, LOW
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,24 @@ def client_for(uri: str):
     from monitorbench.tracking.connection import store_lock
 
     with store_lock(uri):   # MlflowClient opens (and migrates) its store when it is built
+        _create_local_store(uri)
         return MlflowClient(tracking_uri=uri)
+
+
+def _create_local_store(uri: str) -> None:
+    """Create a new local SQLite store with its artifacts beside it (``mlartifacts/``), so
+    MLflow's own ``Default`` experiment, which jobs without ``+experiment`` log to (one
+    experiment, not a ``default`` beside it), keeps its artifacts under outputs/ too; MLflow
+    would root them at ``./mlruns`` of the current directory."""
+    if not uri.startswith("sqlite:///"):
+        return
+    db = Path(uri[len("sqlite:///"):])
+    if db.exists():
+        return
+    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    SqlAlchemyStore(uri, (db.parent / "mlartifacts").resolve().as_uri())
 
 
 def experiment_id(client, name: str, outputs: Path) -> str:
@@ -79,9 +96,9 @@ def _chunks(items: list, n: int) -> Iterable[list]:
         yield items[i:i + n]
 
 
-# A researcher reads the headline rates first, then the attack's, then per type, then how the
-# job went; metrics are logged (and listed) in that order, not alphabetically.
-READING_ORDER = (*HEADLINE, "attack/fpr_h_adaptive",
+# A researcher reads the headline rates first (each with its interval), then the attack's, then
+# per type, then how the job went; metrics are logged (and listed) in that order.
+READING_ORDER = (*(k + s for k in HEADLINE for s in ("", LOW, HIGH)), "attack/fpr_h_adaptive",
                  "attack/fpr_h_static", "attack/tasks_broken_adaptive",
                  "attack/tasks_broken_static", "submission_rate",
                  "valid_output_rate")

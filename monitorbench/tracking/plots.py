@@ -4,8 +4,10 @@ Inputs are the flat dicts of :func:`monitorbench.metrics.summarize` (one per con
 keyed by a display label), so a plot can be redrawn from logged metrics without re-judging.
 Figures are drawn on a bare Agg canvas (``matplotlib.figure.Figure`` + ``FigureCanvasAgg``)
 rather than through pyplot: no global backend switch, no figure registry to leak from a
-long-running sweep, safe in worker threads. Each function writes one file (format from the
-suffix, e.g. ``.png``) and returns its path.
+long-running sweep, safe in worker threads. Each function writes one figure (format from the
+suffix, e.g. ``.png``) and returns its path, and writes the values it drew beside it
+(``<name>.json``: label -> metric -> value), so a reader or a test can check that a plot shows
+the table's numbers without reading pixels.
 
 Public API::
 
@@ -51,9 +53,15 @@ def _nonempty(summaries: Mapping[str, Mapping[str, float]]) -> None:
                          "pass {label: summarize(records)} for at least one configuration")
 
 
-def _save(fig: Figure, path: str | Path) -> Path:
+def _save(fig: Figure, path: str | Path, drawn: Mapping[str, Mapping[str, float]]) -> Path:
+    """Write the figure and, beside it, the values it drew (``drawn``: label -> key -> value)."""
+    import json
+
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(
+        {label: {k: float(v) for k, v in values.items()} for label, values in drawn.items()},
+        indent=1, sort_keys=True) + "\n", encoding="utf-8")
     FigureCanvasAgg(fig)
     # "tight" grows the saved area to every artist (rotated tick labels, legends below the axes),
     # so no label is clipped whatever its length.
@@ -170,7 +178,9 @@ def plot_tpr_tnr(summaries: Mapping[str, Mapping[str, float]], path: str | Path,
     perfect verifier and the anti-diagonal through (100, 0)/(0, 100) is a constant decision.
     ``intervals`` (from :func:`monitorbench.metrics.bootstrap_ci`) adds CI error bars.
     """
-    return _save(tpr_tnr_figure(summaries, intervals=intervals, title=title), path)
+    fig = tpr_tnr_figure(summaries, intervals=intervals, title=title)   # checks the summaries
+    drawn = {label: {k: s[k] for k in ("tpr", "tnr")} for label, s in summaries.items()}
+    return _save(fig, path, drawn)
 
 
 def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str | Path, *,
@@ -191,6 +201,7 @@ def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str
     width = 0.8 / len(labels)
     low = 0.0
     ci_given = ci_drawn = 0
+    drawn: dict[str, dict[str, float]] = {}
     for j, label in enumerate(labels):
         s = summaries[label]
         ci = (intervals or {}).get(label, {})
@@ -199,6 +210,8 @@ def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str
             key = f"{prefix}{metric}"
             v = float(s[key]) if key in s else np.nan
             vals.append(v)
+            if key in s:
+                drawn.setdefault(label, {})[key] = v
             iv = ci.get(key)
             errs[0].append(v - iv.low if iv is not None else 0.0)
             errs[1].append(iv.high - v if iv is not None else 0.0)
@@ -219,7 +232,7 @@ def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncols=3, fontsize=8,
               frameon=False)
     fig.tight_layout()
-    return _save(fig, path)
+    return _save(fig, path, drawn)
 
 
 def _label_bars(ax, bars, values) -> None:
@@ -256,7 +269,9 @@ def plot_type_bars(summary: Mapping[str, float], path: str | Path, *,
     ax.set_title(title)
     ax.legend(loc="upper center", ncols=len(metrics), fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return _save(fig, path, {"": {f"{prefix}{m}": float(values[i, j])
+                                  for i, (_, prefix) in enumerate(groups)
+                                  for j, m in enumerate(metrics)}})
 
 
 def plot_concentration(summaries: Mapping[str, Mapping[str, float]], path: str | Path, *,
@@ -297,4 +312,6 @@ def plot_concentration(summaries: Mapping[str, Mapping[str, float]], path: str |
     if not legend_pending:
         ax.legend(loc="upper center", ncols=2, fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    keys = ("q_m", "q_m_task", "all_reject_tasks", "n_tasks")
+    return _save(fig, path, {label: {k: s[k] for k in keys if k in s}
+                             for label, s in summaries.items()})

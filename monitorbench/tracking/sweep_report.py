@@ -1,10 +1,14 @@
 """Close a sweep's parent run with a leaderboard (markdown + CSV) and cross-configuration plots.
 
 Everything is also written into the sweep directory under outputs/, so the tables exist without
-an MLflow UI at hand. Columns: run, the headline rates, attack acceptance static beside adaptive
-(FPR_h, then tasks broken; only when some run ran the adaptive attacker), then FPR_h per attack
-category. Run names hold Hydra overrides (``generator=a|b`` is legal), so every markdown cell is
-escaped (:func:`md_cell`): an unescaped ``|`` or newline would shift a row's cells.
+an MLflow UI at hand. Every figure of a row is on the common task pool, computed by
+:func:`monitorbench.metrics.headline.headline_figures` (the report's and the job's function),
+and written back to the row's MLflow run, so the runs table sorts as the leaderboard ranks.
+The console's and ``leaderboard.md``'s table: rank, run, BA_norm with its interval, TPR, TNR,
+FPR_h (``‡`` when a task had no verifier), adaptive FPR_h, submission and valid-output rate,
+tasks (``†``: scored more than the pool); ``leaderboard.csv`` holds every column as plain
+numbers, one column per axis. Cells go through the one renderer
+(:mod:`monitorbench.tracking.table_text`), which escapes them.
 """
 
 from __future__ import annotations
@@ -12,13 +16,17 @@ from __future__ import annotations
 import csv
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from monitorbench.metrics.headline import HEADLINE
+from monitorbench.metrics.headline import HEADLINE, HIGH, LOW
 from monitorbench.metrics.ranking import MORE_THAN_POOL
+from monitorbench.tracking.table_text import md_cell, md_table, rate, rate_ci
 
 log = logging.getLogger(__name__)
 
+AXES = ("generator", "scaffold", "access", "task")   # as tracking.job tags its runs
+DIAGNOSTICS = ("submission_rate", "valid_output_rate")
+OWN_POOL = "own_pool/"   # a run's figures over all its tasks, when the sweep's pool is smaller
 ATTACK = ("attack/fpr_h_static", "attack/fpr_h_adaptive", "attack/tasks_broken_static",
           "attack/tasks_broken_adaptive")
 
@@ -87,43 +95,63 @@ def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | 
                      found: dict[str, frozenset[str] | None] | None = None
                      ) -> list[dict[str, Any]]:
     """One row per child run, ranked by :func:`monitorbench.metrics.ranking.rank_on_pool`
-    (BA_norm on the common task pool, ties sharing a rank, ``†`` on a row that scored more):
-    headline rates on the pool, static beside adaptive attack acceptance (FPR_h on the pool
-    when ``found`` has the tasks the run's search broke, :mod:`monitorbench.metrics.adaptive`;
-    else as logged), FPR_h per attack category as logged. ``records``: run id -> its
-    judgments."""
-    from monitorbench.metrics import build_table, summarize
-    from monitorbench.metrics.adaptive import static_adaptive_fpr_h
+    (BA_norm on the common task pool, ties sharing a rank and listed by run name, ``†`` on a
+    row that scored more). Every figure is on the pool (:func:`row_figures`); FPR_h per attack
+    category as logged. One column per axis (``generator``, ``access``, ...). ``records``: run
+    id -> its judgments; ``found``: run id -> the tasks its adaptive search broke."""
+    from monitorbench.metrics import build_table
     from monitorbench.metrics.ranking import rank_on_pool
 
     by_name = {_name(r): r for r in runs}
     scored = {_name(r): (frozenset(build_table(records[r.info.run_id]).task_ids)
                          if records.get(r.info.run_id) else frozenset()) for r in runs}
-    on_pool: dict[str, dict[str, float]] = {}
-    pooled: dict[str, list[dict[str, Any]]] = {}
+    on_pool: dict[str, dict[str, Any]] = {}
 
     def value_on(name: str, pool: frozenset[str]) -> float | None:
-        recs = [x for x in records[by_name[name].info.run_id] or [] if x["task_id"] in pool]
-        pooled[name] = recs
-        on_pool[name] = summarize(recs) if recs else {}
+        on_pool[name] = {"pool_tasks": len(pool), **row_figures(
+            records[by_name[name].info.run_id] or [], pool,
+            (found or {}).get(by_name[name].info.run_id))}
         return on_pool[name].get("ba_norm")
 
     attacked = [k for k in ATTACK if any(k in r.data.metrics for r in runs)]
+    axes = [a for a in AXES if any(f"monitorbench.{a}" in r.data.tags for r in runs)]
     rows = []
     for place in rank_on_pool(scored, value_on):
-        m = by_name[place.name].data.metrics
-        row: dict[str, Any] = {"rank": place.rank, "run": place.name,
-                               "tasks": place.tasks_cell if place.tasks else None}
-        row.update({k: on_pool.get(place.name, {}).get(k) for k in HEADLINE})
+        run = by_name[place.name]
+        m = run.data.metrics
+        row: dict[str, Any] = {"rank": place.rank, "run": place.name}
+        row.update({a: run.data.tags.get(f"monitorbench.{a}") for a in axes})
+        row.update({"tasks": place.tasks or None,
+                    "more_than_pool": MORE_THAN_POOL if place.more_than_pool else ""})
         row.update({k: m.get(k) for k in attacked})
-        broke = (found or {}).get(by_name[place.name].info.run_id)
-        if broke is not None and pooled.get(place.name):
-            # one pool for both: adaptive as logged is over all the job's tasks
-            row["attack/fpr_h_static"], row["attack/fpr_h_adaptive"] = \
-                static_adaptive_fpr_h(pooled[place.name], broke)
+        row.update({k: None for k in (*HEADLINE, *DIAGNOSTICS)})   # absent: "—", not 0
+        row.update(on_pool.get(place.name, {}))
         row.update({k: m[k] for k in sorted(m) if k.startswith("fpr_h/")})
         rows.append(row)
     return rows
+
+
+def row_figures(records: list[dict[str, Any]], pool: frozenset[str],
+                broke: frozenset[str] | None) -> dict[str, Any]:
+    """A leaderboard row's figures on ``pool``: the headline rates with their intervals
+    (:func:`monitorbench.metrics.headline.headline_figures`, the one computation the report
+    and the runs' metrics use too), submission and valid-output rate, and static beside
+    adaptive FPR_h when the run's search broke ``broke`` (:mod:`monitorbench.metrics.adaptive`;
+    else the attack columns stay as logged)."""
+    from monitorbench.metrics import summarize
+    from monitorbench.metrics.adaptive import static_adaptive_fpr_h
+    from monitorbench.metrics.headline import headline_figures
+
+    recs = [x for x in records if x["task_id"] in pool]
+    if not recs:
+        return {}
+    out: dict[str, Any] = dict(headline_figures(recs))
+    diag = summarize(recs)
+    out.update({k: diag.get(k) for k in DIAGNOSTICS})
+    if broke is not None:   # one pool for both: adaptive as logged is over all the job's tasks
+        out["attack/fpr_h_static"], out["attack/fpr_h_adaptive"] = \
+            static_adaptive_fpr_h(recs, broke)
+    return out
 
 
 def numbers(run: Any) -> dict[str, float]:
@@ -138,35 +166,31 @@ def _name(run: Any) -> str:
     return run.data.tags.get("mlflow.runName", run.info.run_id)
 
 
-def md_cell(text: str) -> str:
-    """``text`` safe inside a markdown table cell: backslashes and pipes escaped (a ``|`` would
-    start a new cell), line breaks as ``<br>`` (a newline would end the row)."""
-    text = text.replace("\\", "\\\\").replace("|", "\\|")
-    return text.replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
-
-
-def pool_note(rows: list[dict[str, Any]]) -> str | None:
+def pool_note(rows: list[dict[str, Any]], cell: Callable[[str], str] = md_cell) -> str | None:
     """Rows scored on different task pools (e.g. ``access=parsed`` sets BFCL tasks aside): say
-    that the ranking is on the common pool and name the rows that scored more (``†``)."""
+    that the ranking is on the common pool and name the rows that scored more (``†``); ``cell``
+    escapes a run name for the note's format (markdown by default)."""
     sizes = {row["run"]: _count(row["tasks"]) for row in rows if row.get("tasks") is not None}
     if len(set(sizes.values())) <= 1:
         return None
     least = min(sizes.values())
-    more = ", ".join(f"{md_cell(run)} ({n})" for run, n in sizes.items() if n > least)
+    more = ", ".join(f"{cell(run)} ({n})" for run, n in sizes.items() if n > least)
     return (f"Task pools differ ({least} to {max(sizes.values())} tasks): every rate here is "
             f"on the tasks all rows scored. {MORE_THAN_POOL} = scored more: {more}; its rates "
-            "over all of them are in its run's metrics.")
+            f"over all of them are its run's {OWN_POOL}* metrics.")
 
 
 def _count(tasks: Any) -> int:
     return int(str(tasks).split()[0])
 
 
-# The console and markdown table: the headline columns only (it must fit 120 columns); the CSV
-# beside it holds every column.
-SHORT = (("rank", "rank"), ("run", "run"), ("BA_norm", "ba_norm"), ("TPR", "tpr"),
+# The console and markdown table: the headline columns and the diagnostics a reader checks
+# beside FPR_h (it must fit 120 columns); the CSV beside it holds every column.
+SHORT = (("rank", "rank"), ("run", "run"), ("BA_norm [95% CI]", "ba_norm"), ("TPR", "tpr"),
          ("TNR", "tnr"), ("FPR_h", "fpr_h"), ("FPR_h adaptive", "attack/fpr_h_adaptive"),
+         ("submitted", "submission_rate"), ("valid out", "valid_output_rate"),
          ("tasks", "tasks"))
+NO_VERIFIER = "‡"   # on FPR_h: some task had no verifier (U is no acceptance: FPR_h is low)
 
 
 def _shown(v: Any) -> Any:
@@ -174,14 +198,43 @@ def _shown(v: Any) -> Any:
     return round(v, 2) if isinstance(v, float) else v
 
 
-def _fmt(v: Any) -> str:
-    return "—" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
+def _short_cell(row: dict[str, Any], key: str) -> str:
+    """A console cell: BA_norm with its interval, FPR_h marked when a task had no verifier,
+    the task count with its ``†``."""
+    value = row.get(key)
+    if key == "ba_norm" and value is not None and "ba_norm" + LOW in row:
+        return rate_ci(value, row["ba_norm" + LOW], row["ba_norm" + HIGH])
+    submitted = row.get("submission_rate")
+    if key == "fpr_h" and value is not None and submitted is not None and submitted < 100.0:
+        return f"{rate(value)} {NO_VERIFIER}"
+    if key == "tasks" and value is not None:
+        return f"{value} {row.get('more_than_pool', '')}".strip()
+    return rate(value)
 
 
-def write_tables(rows: list[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]:
-    """``leaderboard.csv`` (every column) and ``leaderboard.md`` (headline columns, the pool
-    note and a pointer to the CSV)."""
-    lead = ("rank", "run", "tasks", *HEADLINE, *ATTACK)
+def leaderboard_md(rows: list[dict[str, Any]], csv_path: Path,
+                   aside: str | None = None) -> str:
+    """The console's and ``leaderboard.md``'s table, its notes (the pool, why tasks were set
+    aside, the ``‡`` mark) and a pointer to the CSV."""
+    present = {k for row in rows for k in row}
+    short = [(title, key) for title, key in SHORT if key in present]
+    lines = [md_table([t for t, _ in short], [[_short_cell(r, k) for _, k in short]
+                                              for r in rows]), ""]
+    lines += [n for n in (pool_note(rows), aside) if n]
+    if any(NO_VERIFIER in _short_cell(r, "fpr_h") for r in rows):
+        lines.append(f"{NO_VERIFIER} = submitted below 100%: a task without a verifier judges "
+                     "every case U, which is no acceptance, so its FPR_h is 0 for want of a "
+                     "verifier, not from resistance.")
+    lines.append(f"Every column (intervals, axes, attack categories, tasks broken): {csv_path}")
+    return "\n".join(lines) + "\n"
+
+
+def write_tables(rows: list[dict[str, Any]], out_dir: Path,
+                 aside: str | None = None) -> tuple[Path, Path]:
+    """``leaderboard.csv`` (every column, plain numbers, one column per axis, the ``†`` flag in
+    its own column) and ``leaderboard.md`` (:func:`leaderboard_md`)."""
+    lead = ("rank", "run", *AXES, "tasks", "more_than_pool", "pool_tasks",
+            *(k + s for k in HEADLINE for s in ("", LOW, HIGH)), *DIAGNOSTICS, *ATTACK)
     present = {k for row in rows for k in row}
     cols = [k for k in lead if k in present] + sorted(present - set(lead))
     csv_path = out_dir / "leaderboard.csv"
@@ -189,48 +242,46 @@ def write_tables(rows: list[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         w.writerows(rows)
-    short = [(title, key) for title, key in SHORT if key in present]
-    lines = ["| " + " | ".join(title for title, _ in short) + " |", "|" + "---|" * len(short)]
-    lines += ["| " + " | ".join(md_cell(_fmt(row.get(k))) for _, k in short) + " |"
-              for row in rows]
-    note = pool_note(rows)
-    lines += ["", *([note] if note else []),
-              f"Every column (attack categories, tasks broken): {csv_path}"]
     md_path = out_dir / "leaderboard.md"
-    md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    md_path.write_text(leaderboard_md(rows, csv_path, aside), encoding="utf-8")
     return md_path, csv_path
 
 
 def finish_parent(client, parent_run_id: str, sweep_dir: Path,
                   runs_dir: Path | None = None) -> None:
     """Close the sweep's parent FINISHED with its leaderboard and plots, after closing children
-    an interrupted attempt left RUNNING. ``runs_dir``: the jobs' ``outputs/runs`` (judgments
-    are read there first, else from each run's artifacts)."""
+    an interrupted attempt left RUNNING; write the leaderboard's figures back to each child
+    (:func:`write_back`) and the best row's to the parent (:func:`log_best`), so MLflow ranks
+    runs by the leaderboard's numbers. ``runs_dir``: the jobs' ``outputs/runs`` (judgments are
+    read there first, else from each run's artifacts)."""
     from monitorbench.tracking.plots import plot_concentration, plot_tpr_tnr
 
     sweep_dir.mkdir(parents=True, exist_ok=True)
     runs = close_stuck(client, child_runs(client, parent_run_id))
     try:
         if runs:
-            rows = leaderboard_rows(runs, {r.info.run_id: run_records(client, r, runs_dir)
-                                           for r in runs},
+            records = {r.info.run_id: run_records(client, r, runs_dir) for r in runs}
+            rows = leaderboard_rows(runs, records,
                                     {r.info.run_id: run_found(client, r, runs_dir) for r in runs})
-            for p in write_tables(rows, sweep_dir):
+            for p in write_tables(rows, sweep_dir, set_aside_note(runs)):
                 client.log_artifact(parent_run_id, str(p))
             # As an MLflow table too, so the UI shows the leaderboard as a table, not a file.
             cols = list(dict.fromkeys(k for row in rows for k in row))
             client.log_table(parent_run_id, data={c: [_shown(row.get(c)) for row in rows]
                                                   for c in cols},
                              artifact_file="leaderboard_table.json")
-            summaries = {r.data.tags.get("mlflow.runName", r.info.run_id): numbers(r)
-                         for r in runs if "tpr" in r.data.metrics}
-            if summaries:
+            write_back(client, runs, rows, records)
+            log_best(client, parent_run_id, rows)
+            ranked = {row["run"]: row for row in rows if row.get("tpr") is not None}
+            if ranked:
                 client.log_artifact(parent_run_id, str(plot_tpr_tnr(
-                    summaries, sweep_dir / "tpr_vs_tnr.png", title="Sweep: TPR vs TNR")), "plots")
-                with_q = {k: v for k, v in summaries.items() if "q_m" in v}
-                if with_q:
-                    client.log_artifact(parent_run_id, str(plot_concentration(
-                        with_q, sweep_dir / "concentration.png")), "plots")
+                    ranked, sweep_dir / "tpr_vs_tnr.png",
+                    title="Sweep: TPR vs TNR on the common pool "
+                          f"({next(iter(ranked.values()))['pool_tasks']} tasks)")), "plots")
+            with_q = {_name(r): numbers(r) for r in runs if "q_m" in r.data.metrics}
+            if with_q:
+                client.log_artifact(parent_run_id, str(plot_concentration(
+                    with_q, sweep_dir / "concentration.png")), "plots")
         client.set_tag(parent_run_id, "monitorbench.n_jobs", str(len(runs)))  # not a curve
         client.set_terminated(parent_run_id, "FINISHED")
     except BaseException:
@@ -238,3 +289,78 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
         raise
     log.info("sweep parent %s closed with %d child runs; leaderboard in %s", parent_run_id,
              len(runs), sweep_dir)
+
+
+def _figures(row: dict[str, Any]) -> dict[str, float]:
+    """The row's headline figures and interval bounds, as MLflow shows metrics (2 decimals)."""
+    keys = [k + s for k in HEADLINE for s in ("", LOW, HIGH)]
+    return {k: round(float(row[k]), 2) for k in keys if row.get(k) is not None}
+
+
+def write_back(client, runs: list[Any], rows: list[dict[str, Any]],
+               records: dict[str, list[dict[str, Any]] | None]) -> None:
+    """Each child's ``ba_norm``, ``tpr``, ... (and ``_ci_low``/``_ci_high``) become the
+    leaderboard's, on the common pool, so sorting MLflow's runs table ranks as the leaderboard
+    does; a run that scored more keeps its figures over all its tasks as ``own_pool/...``. Logged
+    at step 0 with a later timestamp, so they are the values MLflow shows."""
+    from monitorbench.metrics.headline import headline_figures
+    from monitorbench.tracking.mlflow_logger import log_params_metrics
+
+    by_name = {_name(r): r for r in runs}
+    for row in rows:
+        figures = _figures(row)
+        if not figures:
+            continue
+        run = by_name[row["run"]]
+        if row.get("more_than_pool"):
+            own = headline_figures(records.get(run.info.run_id) or [])
+            figures.update({OWN_POOL + k: v for k, v in _figures(own).items()})
+        log_params_metrics(client, run.info.run_id, {}, figures)
+        pool = (f"headline metrics on the sweep's common pool of {row['pool_tasks']} tasks "
+                f"(this run scored {row['tasks']})")
+        client.set_tag(run.info.run_id, "monitorbench.pool", pool)
+        note = run.data.tags.get("mlflow.note.content", "").split(_IN_SWEEP)[0].rstrip()
+        client.set_tag(run.info.run_id, "mlflow.note.content", f"{note}\n\n{_IN_SWEEP} rank "
+                       f"{row['rank']}, BA_norm {_short_cell(row, 'ba_norm')}, TPR "
+                       f"{rate(row.get('tpr'))}, TNR {rate(row.get('tnr'))}, FPR_h "
+                       f"{rate(row.get('fpr_h'))}: {pool}.".lstrip())
+
+
+_IN_SWEEP = "**In its sweep's leaderboard:**"
+
+
+def log_best(client, parent_run_id: str, rows: list[dict[str, Any]]) -> None:
+    """The parent run holds the leaderboard's first row (its figures, submission and
+    valid-output rate), its name as a tag and the pool size as ``n_tasks_common``, so the
+    sweep's row in MLflow's runs table is not empty."""
+    from monitorbench.tracking.mlflow_logger import log_params_metrics
+
+    best = rows[0]
+    if best.get("rank") is None:
+        return
+    metrics = {**_figures(best), **{k: round(float(best[k]), 2) for k in DIAGNOSTICS
+                                     if best.get(k) is not None}}
+    logged = client.get_run(parent_run_id).data.params.get("n_tasks_common")
+    pool = str(best["pool_tasks"])
+    params = {"n_tasks_common": pool} if logged is None else {}
+    if logged not in (None, pool):   # a param cannot change: a re-run's pool as a metric
+        metrics["n_tasks_common"] = float(pool)
+    log_params_metrics(client, parent_run_id, params, metrics)
+    client.set_tag(parent_run_id, "monitorbench.best_run", str(best["run"]))
+
+
+def set_aside_note(runs: list[Any]) -> str | None:
+    """Why pools differ: which access settings set tasks aside, and why (their remaining cases
+    were indistinguishable under the setting, ``cases_indistinguishable``)."""
+    aside: dict[str, tuple[int, int]] = {}
+    for r in runs:
+        m, access = r.data.metrics, r.data.tags.get("monitorbench.access", _name(r))
+        if m.get("tasks_set_aside"):
+            aside[access] = (int(m["tasks_set_aside"]), int(m.get("cases_indistinguishable", 0)))
+    if not aside:
+        return None
+    parts = ", ".join(f"`{a}` sets aside {n} task(s) ({c} cases indistinguishable)"
+                      for a, (n, c) in sorted(aside.items()))
+    return (f"Set aside: {parts}: under that access setting those tasks keep no PASS or no "
+            "FAIL case a verifier could tell apart (cases_indistinguishable), so they are not "
+            "scored there and fall out of the common pool.")

@@ -40,17 +40,19 @@ def test_an_access_setting_that_shows_state_verifiers_the_same_input_executes_no
         return run_job(compose_cfg(tmp_path, small_suites_dir, STATE_ONLY + [f"access={access}"]))
 
     first, second = job("raw"), job("parsed")
-    assert first["judgments_new"] > 0 and first["judgments_shared"] == 0
+    assert first["cache/judgments_new"] > 0 and first["cache/judgments_shared"] == 0
     # Every judgment of the second job came from the cache, and it still wrote all of them
     # into its own run directory.
-    assert second["judgments_shared"] == second["judgments_new"] == first["judgments_new"]
+    assert (second["cache/judgments_shared"] == second["cache/judgments_new"]
+            == first["cache/judgments_new"])
     raw, parsed = _outcomes(tmp_path)
-    assert parsed == raw and len(raw) == first["judgments_new"]
+    assert parsed == raw and len(raw) == first["cache/judgments_new"]
     assert {k: second[k] for k in ("ba_norm", "tpr", "tnr")} == \
         {k: first[k] for k in ("ba_norm", "tpr", "tnr")}
     # Without run_public the verifier runs in another setting: nothing is shared.
     third = job("no_exec")
-    assert third["judgments_shared"] == 0 and third["judgments_new"] == first["judgments_new"]
+    assert (third["cache/judgments_shared"] == 0
+            and third["cache/judgments_new"] == first["cache/judgments_new"])
 
 
 class _FailingSandbox:

@@ -208,11 +208,12 @@ def test_smollm2_experiment_runs_on_the_local_server_and_a_rerun_regenerates_not
                  "tracking.enabled=false"]
     before = _server_children()  # the module's own server may be up
     first = run_job(compose_cfg(tmp_path, suites_dir, overrides))
-    assert first["n_tasks"] == 1 and first["generation_cache_misses"] == 1
+    assert first["n_tasks"] == 1 and first["cache/generation_misses"] == 1
     assert first["gen/model_calls"] >= 1 and first["gen/completion_tokens"] > 0
-    assert first["response_cache/cache_misses"] == first["gen/model_calls"]
-    assert first["judgments_new"] > 0 and _server_children() == before
+    assert first["cache/response/cache_misses"] == first["gen/model_calls"]
+    assert first["cache/judgments_new"] > 0 and _server_children() == before
     again = run_job(compose_cfg(tmp_path, suites_dir, overrides))
-    assert (again["generation_cache_hits"], again["generation_cache_misses"]) == (1, 0)
-    assert again["judgments_new"] == 0 and again["judgments_reused"] == first["judgments_new"]
+    assert (again["cache/generation_hits"], again["cache/generation_misses"]) == (1, 0)
+    assert (again["cache/judgments_new"] == 0
+            and again["cache/judgments_reused"] == first["cache/judgments_new"])
     assert _server_children() == before

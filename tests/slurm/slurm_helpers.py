@@ -94,7 +94,7 @@ def run_sweep(outputs: Path, suites: Path, launcher: str, overrides: list[str],
     return out
 
 
-def sweep_runs(outputs: Path, experiment: str = "default") -> tuple[Any, list[Any]]:
+def sweep_runs(outputs: Path, experiment: str = "Default") -> tuple[Any, list[Any]]:
     """The sweep's parent run and its child runs, from the sweep's own MLflow store."""
     from mlflow.tracking import MlflowClient
 

@@ -135,11 +135,11 @@ def test_interrupted_job_is_requeued_and_resumes_without_repeating_judgments(
     assert {(r["task_id"], r["case_id"], r["round"], r["verifier_hash"]) for r in retried} \
         <= set(done), "a sandbox failure from the interrupted attempt was never judged again"
     metrics = json.loads((jfile.parent / "metrics.json").read_text())
-    assert metrics["judgments_reused"] >= before - 1 - len(retried)  # + at most a torn line
-    assert metrics["judgments_new"] > 0  # the first attempt was really cut short
-    assert metrics["judgments_reused"] + metrics["judgments_new"] == metrics["n_cases"] \
-        == len(done)
-    assert metrics["generation_cache_hits"] == metrics["n_tasks"]  # no generation repeated
+    assert metrics["cache/judgments_reused"] >= before - 1 - len(retried)  # + at most a torn line
+    assert metrics["cache/judgments_new"] > 0  # the first attempt was really cut short
+    assert (metrics["cache/judgments_reused"] + metrics["cache/judgments_new"]
+            == metrics["n_cases"] == len(done))
+    assert metrics["cache/generation_hits"] == metrics["n_tasks"]  # no generation repeated
     assert metrics["tpr"] == 100.0  # the interruption left no U behind
     _, children = sweep_runs(tmp_path)
     assert len(children) == 1 and children[0].info.status == "FINISHED"
