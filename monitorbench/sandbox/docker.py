@@ -55,16 +55,22 @@ def docker_available(binary: str = "docker") -> tuple[bool, str]:
     return True, ""
 
 
-def _mask_args(masked_paths: tuple[str, ...]) -> list[str]:
-    """Host paths under the framework's site-packages are copied into the image's; hide their
-    copies (an empty read-only tmpfs over a directory, /dev/null over a file). Paths elsewhere
-    are not in the image at all."""
+def image_path(host_path: Path) -> str | None:
+    """Where a file of the framework's site-packages is in the recipe's image (its copy), or
+    None for a path outside it (not in the image at all)."""
     host_site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    p = Path(host_path).resolve()
+    return f"{image_site_dir()}/{p.relative_to(host_site)}" if host_site in p.parents else None
+
+
+def _mask_args(masked_paths: tuple[str, ...]) -> list[str]:
+    """Hide the image's copies of masked host paths (an empty read-only tmpfs over a directory,
+    /dev/null over a file)."""
     args: list[str] = []
     for p in (Path(m).resolve() for m in masked_paths):
-        if host_site not in p.parents or not p.exists():
+        inside = image_path(p)
+        if inside is None or not p.exists():
             continue
-        inside = f"{image_site_dir()}/{p.relative_to(host_site)}"
         if p.is_dir():
             args += ["--mount", f"type=tmpfs,destination={inside},readonly"]
         else:
