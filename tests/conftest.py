@@ -50,7 +50,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not WORKER or not config.getoption("loadgroup", False):
         return
     for item in items:
-        if needs_docker(item):  # one group, light, so it starts late: the image builds meanwhile
+        if needs_docker(item) and item.nodeid.startswith("tests/sandbox/"):
+            # one light group, so it starts late: the image builds meanwhile (docker tests of
+            # other modules stay with their module's fixtures and wait on the build if early)
             item.add_marker(pytest.mark.xdist_group("docker"))
         for fixture, group in SINGLETONS.items():
             if fixture in getattr(item, "fixturenames", ()):

@@ -92,7 +92,8 @@ def stop_engine() -> None:
 
 
 def needs_docker(item: pytest.Item) -> bool:
-    """A test that runs the docker backend: it uses ``docker_image`` or a ``docker`` param."""
+    """A test that runs the docker backend: it uses ``docker_image`` or a ``docker`` param
+    (tests that ask for the image later, through ``request``, name "docker" as a param)."""
     if "docker_image" in getattr(item, "fixturenames", ()):
         return True
     callspec = getattr(item, "callspec", None)

@@ -77,19 +77,22 @@ def _installed() -> dict[str, md.Distribution]:
 
 
 def closure(names: Iterable[str]) -> dict[str, md.Distribution]:
-    """The installed distributions ``names`` need, requirements followed (extras not taken)."""
+    """The installed distributions ``names`` need, requirements followed, with the extras a
+    requirement names (agentdojo's ``pydantic[email]`` needs email-validator)."""
     seen: dict[str, md.Distribution] = {}
-    todo = list(names)
+    done: set[tuple[str, str]] = set()
+    todo = [(name, "") for name in names]
     while todo:
-        name = todo.pop()
+        name, extra = todo.pop()
         dist = _installed().get(_key(name))
-        if _key(name) in seen or dist is None:
+        if (_key(name), extra) in done or dist is None:
             continue  # done already, or an optional platform requirement not installed here
+        done.add((_key(name), extra))
         seen[_key(name)] = dist
         for line in dist.requires or []:
             req = Requirement(line)
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(req.name)
+            if req.marker is None or req.marker.evaluate({"extra": extra}):
+                todo += [(req.name, "")] + [(req.name, e) for e in sorted(req.extras)]
     return seen
 
 
