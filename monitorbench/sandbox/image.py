@@ -44,7 +44,7 @@ class ImageRecipe:
 
     suite: str = "bookworm"           # Debian 12: python3 is 3.11, the framework's minor version
     variant: str = "minbase"
-    include: tuple[str, ...] = ("python3",)
+    include: tuple[str, ...] = ("python3", "git")  # git: the code runtime applies patches
     # Distributions the runtimes need inside (their requirements are followed from metadata).
     distributions: tuple[str, ...] = ("pytest", "pyyaml", "pydantic", "agentdojo", "inspect_ai",
                                       "inspect_evals")
