@@ -8,7 +8,6 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
 from conftest import BAD, GOOD, hostile
 
 from monitorbench.sandbox.base import SandboxSpec
