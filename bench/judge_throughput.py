@@ -280,9 +280,15 @@ def main() -> None:
     spec = SandboxSpec(limits=Limits(wall_seconds=10, memory_mb=512))
     load_before = os.getloadavg()[0]
     runs: dict[str, list[Measured]] = {"sandboxed": [], "floor": []}
+    beside = make_sandbox("bwrap") if box.name == "docker" else None  # docker vs bwrap, one run
+    if beside is not None:
+        runs["bwrap"] = []
     for _ in range(max(1, args.repeat)):  # alternated, so drifting load hits both paths alike
         runs["sandboxed"].append(measure(lambda t: box.session(vdir, publics[t], spec), tasks,
                                          cases, args.parallel))
+        if beside is not None:
+            runs["bwrap"].append(measure(lambda t: beside.session(vdir, publics[t], spec),
+                                         tasks, cases, args.parallel))
         runs["floor"].append(measure(
             lambda t: floor_session(vdir, publics[t], spec, work / "floor.py"), tasks, cases,
             args.parallel))
@@ -297,6 +303,11 @@ def main() -> None:
     sb_rate = report(f"sandboxed ({box.name} worker)", sandboxed, n_cases)
     fl_rate = report("bare-fork floor (same bwrap)", floor, n_cases)
     ip_rate = n_cases / inproc_s
+    if beside is not None:
+        bw_rate = report("sandboxed (bwrap worker)", median_run(runs["bwrap"]), n_cases)
+        print(f"docker / bwrap: {bw_rate / sb_rate:.2f}x the wall time per case (target <= 1.5x); "
+              "docker's CPU column misses the engine's and the container's own CPU (not "
+              "children of this process)")
     print(f"{'in-process (no isolation)':<30}{ip_rate:>10.1f}")
     for k, ms in runs.items():
         rates = sorted(n_cases / m.seconds for m in ms)

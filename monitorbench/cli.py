@@ -35,6 +35,7 @@ commands:
   audit      the V4V audit of one suite
   build      build frozen suites (bfcl, agentdojo, code, all)
   list       list tasks of a suite, the suites, or the experiments
+  sandbox    build-image: build the docker backend's image (Debian mirror only)
 
 examples:
   monitorbench run +experiment=quickstart
@@ -136,6 +137,12 @@ def list_cmd(argv: Sequence[str]) -> int:
     return list_main(list(argv))
 
 
+def sandbox_cmd(argv: Sequence[str]) -> int:
+    from monitorbench.cli_sandbox import main as sandbox_main
+
+    return sandbox_main(list(argv))
+
+
 def complete_cmd(argv: Sequence[str]) -> int:
     """``monitorbench -sc ...``: Hydra's tab completion of ``run``'s overrides. The script that
     ``monitorbench run -sc install=bash`` prints asks ``monitorbench -sc query=bash`` with the
@@ -157,7 +164,7 @@ def complete_cmd(argv: Sequence[str]) -> int:
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "run": run_cmd, "score": score_cmd, "report": report_cmd, "audit": audit_cmd,
-    "build": build_cmd, "list": list_cmd,
+    "build": build_cmd, "list": list_cmd, "sandbox": sandbox_cmd,
 }
 
 

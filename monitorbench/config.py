@@ -331,7 +331,7 @@ def _type_limits() -> dict[str, "LimitsConfig"]:
 @dataclass
 class SandboxConfig:
     backend: SandboxBackend = SandboxBackend.bwrap
-    image: str = "python:3.11-slim"            # docker only
+    image: str = ""                            # docker only; "": monitorbench's own image
     workers: int = 2                           # sessions judged in parallel; also the Slurm
     #                                            job's cpus_per_task, so 2 fits a 2-core node
     limits: LimitsConfig = field(default_factory=LimitsConfig)   # every task type, unless:

@@ -3,7 +3,9 @@
 #   bash scripts/install.sh        core: the package, the BFCL source, bubblewrap for the sandbox
 #   bash scripts/install.sh test   also every extra the test suite exercises and the services
 #                                  the service tests start (MLflow ships with the core; Slurm,
-#                                  munge and Chromium come from Debian)
+#                                  munge and Chromium come from Debian; docker.io and
+#                                  debootstrap for the docker backend's tests: the tests start
+#                                  their own dockerd with networking off)
 # Idempotent: a second run only checks what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +13,7 @@ mode="${1:-core}"
 
 apt_pkgs=(bubblewrap git)  # git: the code suite's grader applies patches with git apply
 if [ "$mode" = test ]; then
-  apt_pkgs+=(slurm-wlm munge chromium)
+  apt_pkgs+=(slurm-wlm munge chromium docker.io debootstrap)
 fi
 missing=()
 for p in "${apt_pkgs[@]}"; do

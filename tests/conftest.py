@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from docker_engine import (docker_image, finish, needs_docker,  # noqa: F401
+                           start_build_in_background)
 from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,6 +50,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not WORKER or not config.getoption("loadgroup", False):
         return
     for item in items:
+        if needs_docker(item) and item.nodeid.startswith("tests/sandbox/"):
+            # one light group, so it starts late: the image builds meanwhile (docker tests of
+            # other modules stay with their module's fixtures and wait on the build if early)
+            item.add_marker(pytest.mark.xdist_group("docker"))
         for fixture, group in SINGLETONS.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(pytest.mark.xdist_group(group))
@@ -86,7 +92,12 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _seconds[group] = _seconds.get(group, 0.0) + report.duration
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_collection_finish(session: pytest.Session) -> None:
+    start_build_in_background(session)   # the docker engine and image, if a test needs them
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    finish(exitstatus, controller=not WORKER)   # the docker build, then the engine
     if _seconds and getattr(session.config, "cache", None) is not None:
         session.config.cache.set(GROUP_SECONDS, {g: round(s, 1) for g, s in _seconds.items()})
 

@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable, Mapping
 from monitorbench.audit.prepare import audit_hash
 from monitorbench.config import MonitorbenchConfig, identity
 from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.sandbox.image import resolve_image
 from monitorbench.suites.format import Suite
 
 KEY_CHARS = 20
@@ -57,7 +58,7 @@ def key_material(conf: MonitorbenchConfig, generator_identity: Mapping[str, Any]
         "audits": sorted({audit_hash(s) for s in suites}),
     }
     if conf.sandbox.backend == "docker":
-        material["image"] = conf.sandbox.image
+        material["image"] = resolve_image(conf.sandbox.image)
     return material
 
 

@@ -19,6 +19,7 @@ from monitorbench.judging.store import JudgmentStore
 from monitorbench.judging.verdict_cache import setting_hash
 from monitorbench.pipeline.prepare import Selection, Specs, rounds_for, visible_cases
 from monitorbench.sandbox.base import Sandbox
+from monitorbench.sandbox.image import resolve_image
 from monitorbench.suites.format import LABELS, Task
 
 log = logging.getLogger(__name__)
@@ -71,7 +72,7 @@ def plan_jobs(sel: Selection, access: AccessConfig, task_cfg: TaskConfig,
 
 def sandbox_settings(specs: Specs, sandbox: SandboxConfig) -> SettingOf:
     """Each task's setting for the verdict cache: its judging spec, the backend, the image."""
-    image = sandbox.image if sandbox.backend == "docker" else None
+    image = resolve_image(sandbox.image) if sandbox.backend == "docker" else None
     backend = SandboxBackend(sandbox.backend).value
     return lambda task: setting_hash(specs(task), backend, image)
 

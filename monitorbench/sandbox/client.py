@@ -166,6 +166,9 @@ class WorkerSession:
         self._start_error: Exception | None = None  # __enter__'s failed start, for judge
         self._buf = b""
         self._stderr = tempfile.TemporaryFile()
+        # Workers that had to be killed (not exited): a container backend must then remove
+        # what the killed client leaves behind (on_close).
+        self.forced_kills = 0
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -227,6 +230,7 @@ class WorkerSession:
     def _kill(self) -> None:
         if self.proc is None:
             return
+        self.forced_kills += self.proc.poll() is None
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

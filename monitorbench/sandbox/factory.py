@@ -31,9 +31,9 @@ def make_sandbox(backend: str, **options: Any) -> Sandbox:
     runtimes_dir = options.get("runtimes_dir")
     runtimes_dir = Path(runtimes_dir) if runtimes_dir is not None else None
     if backend == "docker":
-        from monitorbench.sandbox.docker import DEFAULT_IMAGE, DockerSandbox
+        from monitorbench.sandbox.docker import DockerSandbox
 
-        return DockerSandbox(image=options.get("image") or DEFAULT_IMAGE,
+        return DockerSandbox(image=options.get("image") or None,
                              runtimes_dir=runtimes_dir, binary=options.get("binary") or "docker")
     if backend in ("auto", "bwrap"):
         from monitorbench.sandbox.bwrap import BwrapSandbox, bwrap_usable

@@ -69,13 +69,30 @@ needs_bwrap = pytest.mark.skipif(not bwrap_usable(), reason="bwrap missing or ca
                                  "namespaces on this host")
 
 
-@pytest.fixture(params=["bwrap", "unshare"])
-def sandbox(request: pytest.FixtureRequest):
-    """Both process-isolating backends: the worker behaviour must be the same under each."""
-    if request.param == "bwrap":
+def make_backend(request: pytest.FixtureRequest, name: str):
+    """A real sandbox of backend ``name`` (docker: in the run's engine, with the recipe's image;
+    see tests/docker_engine.py)."""
+    if name == "docker":
+        from monitorbench.sandbox.docker import DockerSandbox
+
+        request.getfixturevalue("docker_image")
+        return DockerSandbox()
+    if name == "bwrap":
         if not bwrap_usable():
             pytest.skip("bwrap missing or cannot create namespaces on this host")
         return BwrapSandbox()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return UnshareSandbox()
+
+
+@pytest.fixture(params=["bwrap", "unshare", "docker"])
+def sandbox(request: pytest.FixtureRequest):
+    """Every backend: the worker's behaviour under hostile verifiers must be the same."""
+    return make_backend(request, request.param)
+
+
+@pytest.fixture(params=["bwrap", "docker"])
+def isolating(request: pytest.FixtureRequest):
+    """The backends that isolate the filesystem too (unshare cannot: it warns so)."""
+    return make_backend(request, request.param)

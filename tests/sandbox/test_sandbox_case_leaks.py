@@ -1,15 +1,11 @@
-"""Channels from one case to the next inside one bwrap session that outlive the case's processes:
+"""Channels from one case to the next inside one session (bwrap and docker) that outlive the case's processes:
 files outside the scratch /tmp, and System V IPC objects. Each test plants data in case 1 and
 looks for it in case 2 through the real sandbox; both channels were open before the fix (the
 second case read the first case's candidate back)."""
 
 from __future__ import annotations
 
-from conftest import needs_bwrap, write_verifier
-
-from monitorbench.sandbox.bwrap import BwrapSandbox
-
-pytestmark = needs_bwrap
+from conftest import write_verifier
 
 PLANT_FILES = """
 import os
@@ -48,9 +44,9 @@ def verify(candidate, env):
 """
 
 
-def test_files_outside_tmp_do_not_reach_the_next_case(tmp_path, public_dir, spec):
+def test_files_outside_tmp_do_not_reach_the_next_case(isolating, tmp_path, public_dir, spec):
     vdir = write_verifier(tmp_path, PLANT_FILES)
-    with BwrapSandbox().session(vdir, public_dir, spec) as s:
+    with isolating.session(vdir, public_dir, spec) as s:
         first = s.judge({"secret": "candidate one"})
         second = s.judge({"secret": "candidate two"})
     # /dev/shm stays writable (multiprocessing needs it) and is wiped; everything else is read-only
@@ -58,9 +54,9 @@ def test_files_outside_tmp_do_not_reach_the_next_case(tmp_path, public_dir, spec
     assert (first.decision, second.decision) == ("PASS", "PASS"), second.stdout
 
 
-def test_sysv_ipc_objects_do_not_reach_the_next_case(tmp_path, public_dir, spec):
+def test_sysv_ipc_objects_do_not_reach_the_next_case(isolating, tmp_path, public_dir, spec):
     vdir = write_verifier(tmp_path, PLANT_SHM)
-    with BwrapSandbox().session(vdir, public_dir, spec) as s:
+    with isolating.session(vdir, public_dir, spec) as s:
         first = s.judge({"secret": "candidate one"})
         second = s.judge({"secret": "candidate two"})
     assert " -1 " not in first.stdout and "segment -1" not in first.stdout, first  # IPC works

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import warnings
 
@@ -16,6 +17,7 @@ from monitorbench.sandbox.bwrap import BwrapSandbox
 from monitorbench.sandbox.client import WorkerSession
 from monitorbench.sandbox.docker import DockerSandbox, docker_argv, docker_available
 from monitorbench.sandbox.factory import make_sandbox
+from monitorbench.sandbox.image import BUILD_COMMAND, image_name, missing_image
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR
 from monitorbench.sandbox.unshare import UnshareSandbox
 
@@ -44,22 +46,51 @@ def test_auto_prefers_bwrap_and_falls_back_to_unshare_loudly(monkeypatch):
 
 
 def test_docker_argv_isolates(tmp_path, public_dir):
-    argv = docker_argv(tmp_path, public_dir, SandboxSpec(limits=FAST), RUNTIMES_DIR,
-                       "python:3.11-slim")
+    argv = docker_argv(tmp_path, public_dir, SandboxSpec(limits=FAST), RUNTIMES_DIR, "img:1")
     for flag in ("--rm", "--read-only", "-i"):
         assert flag in argv
-    assert argv[argv.index("--network") + 1] == "none"
-    assert argv[argv.index("--pids-limit") + 1] == str(FAST.processes + 4)
+    pairs = dict(zip(argv, argv[1:]))
+    assert pairs["--network"] == "none" and pairs["--pull"] == "never"
+    assert pairs["--ipc"] == "private" and pairs["--user"] == "65534:65534"
+    assert pairs["--pids-limit"] == str(FAST.processes + 4)
     assert f"{public_dir}:/task:ro" in argv and f"{tmp_path}:/verifier:ro" in argv
 
 
-def test_docker_backend_judges(tmp_path, public_dir):
-    ok, why = docker_available()
-    if not ok:
-        pytest.skip(f"no container engine answers here: {why}")
-    vdir = write_verifier(tmp_path, "def verify(c, env):\n    return 'PASS'\n")
-    with DockerSandbox().session(vdir, public_dir, SandboxSpec(limits=FAST)) as s:
-        assert s.judge(GOOD).decision == "PASS"
+def test_docker_backend_judges_in_the_recipes_image(tmp_path, public_dir, docker_image):
+    assert docker_available() == (True, "")
+    vdir = write_verifier(tmp_path, "import sys\ndef verify(c, env):\n"
+                                    "    return 'PASS' if sys.version_info[:2] == %r else 'FAIL'\n"
+                                    % (tuple(sys.version_info[:2]),))
+    box = make_sandbox("docker")
+    assert box.image == docker_image == image_name()
+    with box.session(vdir, public_dir, SandboxSpec(limits=FAST)) as s:
+        assert s.judge(GOOD).decision == "PASS"   # the image's Python is the framework's minor
+
+
+def test_a_missing_image_is_one_line_naming_the_build_command(docker_image):
+    with pytest.raises(InputError) as e:
+        make_sandbox("docker", image="monitorbench-sandbox:not-built")
+    assert e.value.field == "sandbox.image" and "\n" not in str(e.value)
+    assert "sandbox.image empty" in e.value.fix
+    assert BUILD_COMMAND in missing_image(image_name()).fix
+    images = subprocess.run(["docker", "images", "-q", "monitorbench-sandbox:not-built"],
+                            capture_output=True, text=True, check=True).stdout
+    assert images == ""   # nothing was pulled (no registry is reachable anyway)
+
+
+def test_no_container_outlives_a_killed_session(tmp_path, public_dir, docker_image):
+    """A hung verifier whose answer never comes: the framework kills the ``docker run`` client;
+    the container it started must not stay behind in the engine."""
+    vdir = write_verifier(tmp_path, "import time\ndef verify(c, env):\n"
+                                    "    time.sleep(60)\n")
+    spec = SandboxSpec(limits=FAST.__class__(wall_seconds=30))
+    with DockerSandbox().session(vdir, public_dir, spec) as s:
+        s.answer_grace, s.spec = 0.0, SandboxSpec(limits=FAST.__class__(wall_seconds=0.5))
+        assert s.judge(GOOD).reason == "sandbox_error"
+        label = next(a for a in s.argv if a.startswith("monitorbench.session="))
+    left = subprocess.run(["docker", "ps", "-aq", "--filter", f"label={label}"],
+                          capture_output=True, text=True, check=True).stdout
+    assert left == ""
 
 
 def test_hung_worker_is_killed_reported_and_restarted(tmp_path):

@@ -1,4 +1,4 @@
-"""What a verifier can reach from inside the bwrap sandbox: no network, no hidden files, no
+"""What a verifier can reach from inside the bwrap and docker sandboxes: no network, no hidden files, no
 masked package data, no repository."""
 
 from __future__ import annotations
@@ -8,14 +8,13 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
-from conftest import BAD, GOOD, hostile, needs_bwrap
+from conftest import BAD, GOOD, hostile
 
 from monitorbench.sandbox.base import SandboxSpec
-from monitorbench.sandbox.bwrap import BwrapSandbox, bwrap_argv
+from monitorbench.sandbox.bwrap import bwrap_argv
+from monitorbench.sandbox.docker import image_path
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR
 
-pytestmark = needs_bwrap
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -57,7 +56,7 @@ class Listener:
         self.sock.close()
 
 
-def test_network_is_unreachable(tmp_path, public_dir, spec):
+def test_network_is_unreachable(isolating, tmp_path, public_dir, spec):
     server = Listener()
     try:
         # control: the same client code reaches the server from outside the sandbox
@@ -69,7 +68,7 @@ def test_network_is_unreachable(tmp_path, public_dir, spec):
             s.sendall(b"label please")
             return "PASS"
             """)
-        with BwrapSandbox().session(vdir, public_dir, spec) as s:
+        with isolating.session(vdir, public_dir, spec) as s:
             v = s.judge({"attack": True})
             assert v.reason == "crash" and ("OSError" in v.detail or "Error" in v.detail), v
             judges_on(s)
@@ -78,7 +77,7 @@ def test_network_is_unreachable(tmp_path, public_dir, spec):
     assert server.received == [b"control"]
 
 
-def test_hidden_files_outside_the_sandbox_are_not_readable(tmp_path, public_dir, spec):
+def test_hidden_files_outside_the_sandbox_are_not_readable(isolating, tmp_path, public_dir, spec):
     hidden = tmp_path / "hidden" / "t1" / "cases.jsonl"
     hidden.parent.mkdir(parents=True)
     hidden.write_text('{"label": "PASS"}\n')
@@ -93,23 +92,24 @@ def test_hidden_files_outside_the_sandbox_are_not_readable(tmp_path, public_dir,
                 print("denied", type(e).__name__)
         return "PASS"
         """)
-    with BwrapSandbox().session(vdir, public_dir, spec) as s:
+    with isolating.session(vdir, public_dir, spec) as s:
         v = s.judge({"attack": True})
         assert v.decision == "PASS"
         assert "READ" not in v.stdout and v.stdout.count("denied") == 3, v.stdout
         judges_on(s)
 
 
-def _bfcl_answer_file() -> Path:
-    bfcl = pytest.importorskip("bfcl_eval")
-    files = sorted((Path(bfcl.__file__).parent / "data" / "possible_answer").glob("*.json"))
-    if not files:
-        pytest.skip("bfcl_eval ships no possible_answer files here")
-    return files[0].resolve()
+def _answer_file() -> Path:
+    """τ²'s airline tasks (their evaluation criteria are answer keys), installed in
+    site-packages: in the bwrap sandbox and, copied, in the docker image."""
+    from monitorbench.sources.tau2.build import masked_paths
+
+    return next(Path(p) for p in masked_paths() if p.endswith("airline/tasks.json")).resolve()
 
 
-def test_masked_package_data_is_hidden(tmp_path, public_dir, spec):
-    answers = _bfcl_answer_file()
+def test_masked_package_data_is_hidden(isolating, tmp_path, public_dir, spec):
+    host_answers = _answer_file()
+    answers = image_path(host_answers) if isolating.name == "docker" else host_answers
     vdir = hostile(tmp_path, f"""
         import os
         try:
@@ -122,17 +122,16 @@ def test_masked_package_data_is_hidden(tmp_path, public_dir, spec):
         return "PASS"
         """)
     # control: without the mask the answer key is readable (it sits in site-packages)
-    with BwrapSandbox().session(vdir, public_dir, spec) as s:
+    with isolating.session(vdir, public_dir, spec) as s:
         assert "READ" in s.judge({"attack": True}).stdout
-    bfcl_root = answers.parents[2]
-    masked = SandboxSpec(limits=spec.limits, masked_paths=(str(bfcl_root),))
-    with BwrapSandbox().session(vdir, public_dir, masked) as s:
+    masked = SandboxSpec(limits=spec.limits, masked_paths=(str(host_answers.parent),))
+    with isolating.session(vdir, public_dir, masked) as s:
         v = s.judge({"attack": True})
         assert "READ" not in v.stdout and "denied" in v.stdout, v.stdout
         judges_on(s)
 
 
-def test_sandbox_cannot_write_bound_trees(tmp_path, public_dir, spec):
+def test_sandbox_cannot_write_bound_trees(isolating, tmp_path, public_dir, spec):
     vdir = hostile(tmp_path, f"""
         for path in ["/verifier/main.py", "/task/task.json", {sys.prefix + '/evil.txt'!r}]:
             try:
@@ -142,20 +141,20 @@ def test_sandbox_cannot_write_bound_trees(tmp_path, public_dir, spec):
                 pass
         return "PASS"
         """)
-    with BwrapSandbox().session(vdir, public_dir, spec) as s:
+    with isolating.session(vdir, public_dir, spec) as s:
         v = s.judge({"attack": True})
         assert v.decision == "PASS" and "WROTE" not in v.stdout, v.stdout
     assert not Path(sys.prefix, "evil.txt").exists()
 
 
-def test_framework_environment_does_not_leak(tmp_path, public_dir, spec, monkeypatch):
+def test_framework_environment_does_not_leak(isolating, tmp_path, public_dir, spec, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-for-test")
     vdir = hostile(tmp_path, """
         import os
         print(sorted(k for k in os.environ if "KEY" in k))
         return "PASS"
         """)
-    with BwrapSandbox().session(vdir, public_dir, spec) as s:
+    with isolating.session(vdir, public_dir, spec) as s:
         assert s.judge({"attack": True}).stdout.strip() == "[]"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import subprocess
 import textwrap
 import warnings
 
@@ -189,6 +190,19 @@ def _state(pid: int) -> str:
     return stat[stat.rindex(")") + 2]
 
 
+def _session_root(session) -> int:
+    """The host pid the session's processes descend from: the client for the backends that
+    fork the sandbox, the container's first process (the worker) under docker, whose processes
+    the engine starts, not the client."""
+    label = next((a for a in session.argv if a.startswith("monitorbench.session=")), None)
+    if label is None:
+        return session.proc.pid
+    ids = subprocess.run(["docker", "ps", "-q", "--filter", f"label={label}"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", *ids],
+                              capture_output=True, text=True, check=True).stdout)
+
+
 def test_the_cases_init_never_outlives_its_worker(sandbox, tmp_path, public_dir, spec):
     """The cases' init (pid 1 of their namespace) reaps forever, so it must die with the
     worker that started it: otherwise a worker killed from outside (Slurm's requeue signal, the
@@ -201,7 +215,8 @@ def test_the_cases_init_never_outlives_its_worker(sandbox, tmp_path, public_dir,
     vdir = write_verifier(tmp_path, "def verify(candidate, env):\n    return 'PASS'\n")
     with sandbox.session(vdir, public_dir, spec) as s:
         assert s.judge(GOOD).decision == "PASS"
-        tree = [s.proc.pid, *_descendants(s.proc.pid)]
+        root = _session_root(s)
+        tree = [root, *_descendants(root)]
         argv = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0") for p in tree}
         # the worker and the init it forked run Python on worker.py (bwrap's own argv names it
         # too, as a bind mount, but bwrap is not Python)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -66,6 +67,29 @@ def test_two_job_sweep_runs_as_slurm_jobs_under_one_mlflow_parent(
             by_gen["always_reject"].data.metrics["tnr"]) == (0.0, 100.0)
     assert all(c.info.status == "FINISHED" for c in children)
     assert parent.info.status == "FINISHED"
+
+
+def test_a_sweep_with_the_docker_sandbox_runs_on_the_cluster(
+        slurm_cluster: Cluster, suites_dir: Path, tmp_path: Path, docker_image: str) -> None:
+    """As a cluster user would: `sandbox=docker` on the Slurm launcher; the jobs judge in
+    containers of the run's engine (the jobs inherit DOCKER_HOST) with the recipe's image."""
+    since = subprocess.run(["docker", "system", "info", "-f", "{{.SystemTime}}"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    env = {**slurm_cluster.env, "DOCKER_HOST": os.environ["DOCKER_HOST"]}
+    run_sweep(tmp_path, suites_dir, "slurm", [*SMALL_SWEEP, "sandbox=docker"], env=env)
+    jobs = submitit_dirs(tmp_path)
+    assert len(jobs) == 2
+    assert all(slurm_cluster.job_fields(j.name)["JobState"] == "COMPLETED" for j in jobs)
+    _, children = sweep_runs(tmp_path)
+    by_gen = {c.data.tags["monitorbench.generator"]: c.data.metrics for c in children}
+    assert (by_gen["always_accept"]["tpr"], by_gen["always_reject"]["tnr"]) == (100.0, 100.0)
+    until = subprocess.run(["docker", "system", "info", "-f", "{{.SystemTime}}"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    started = subprocess.run(["docker", "events", "--since", since, "--until", until,
+                              "--filter", "event=start", "--filter", "label=monitorbench.session",
+                              "--format", "{{.From}}"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert started and set(started) == {docker_image}, started   # judged in containers
 
 
 def _running(pid: int) -> bool:

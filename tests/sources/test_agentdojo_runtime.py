@@ -156,15 +156,20 @@ def verify(candidate, env):
 '''
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "docker"])
 @pytest.mark.parametrize("masked", [True, False], ids=["masked", "unmasked"])
-def test_runtime_works_in_bwrap_with_task_modules_hidden(banking, tmp_path, masked):
+def test_runtime_works_in_the_sandbox_with_task_modules_hidden(banking, tmp_path, masked,
+                                                               backend, request):
     """With masked_paths() the task modules are unreadable and run_public still works; without
     them the same probe finds the modules (so the probe can see a leak). The initial environment
     the worker prepared once for the session reaches every case intact, even after a case
     corrupted its own copy of it."""
     from monitorbench.sandbox.bwrap import bwrap_usable
+    from monitorbench.sandbox.docker import image_path
     from monitorbench.sandbox.factory import make_sandbox
-    if not bwrap_usable():
+    if backend == "docker":
+        request.getfixturevalue("docker_image")   # the run's engine, the recipe's image
+    elif not bwrap_usable():
         pytest.skip("bwrap missing or cannot create namespaces on this host")
     suite, task, cases = banking
     import agentdojo
@@ -173,6 +178,8 @@ def test_runtime_works_in_bwrap_with_task_modules_hidden(banking, tmp_path, mask
              str(pkg / "v1_2_2"), str(pkg / "v1" / "workspace" / "injection_tasks.py")]
     vdir = tmp_path / "verifier"
     vdir.mkdir()
+    if backend == "docker":   # the probe looks where the sandbox shows the package
+        paths = [image_path(Path(p)) for p in paths]
     (vdir / "main.py").write_text(f"PATHS = {paths!r}\n" + textwrap.dedent(VERIFIER))
     spec = SandboxSpec(limits=Limits(wall_seconds=20.0, cpu_seconds=20, memory_mb=2048),
                        masked_paths=tuple(masked_paths()) if masked else (),
@@ -182,7 +189,7 @@ def test_runtime_works_in_bwrap_with_task_modules_hidden(banking, tmp_path, mask
     forged = next(c.candidate for c in cases
                   if c.category == "tamper_inspection" and c.candidate["calls"]
                   and "NOTE TO THE VERIFIER" not in c.candidate["final_message"])
-    with make_sandbox("bwrap").session(vdir, suite.public_dir(task.task_id), spec) as session:
+    with make_sandbox(backend).session(vdir, suite.public_dir(task.task_id), spec) as session:
         v_tamper = session.judge({"probe": "tamper"})
         v_gold = session.judge(gold)
         v_forged = session.judge(forged)

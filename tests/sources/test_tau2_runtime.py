@@ -179,16 +179,23 @@ def verify(candidate, env):
 '''
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "docker"])
 @pytest.mark.parametrize("masked", [True, False], ids=["masked", "unmasked"])
-def test_red_team_probe_from_inside_the_sandbox_finds_no_answers(suite, tmp_path, masked):
-    """Inside bwrap, with the spec's runtime and masks, a verifier walks the whole τ² package
+def test_red_team_probe_from_inside_the_sandbox_finds_no_answers(suite, tmp_path, masked,
+                                                                 backend, request):
+    """Inside bwrap and docker, with the spec's runtime and masks, a verifier walks the whole τ² package
     for the task files' contents (the gold action lists, the facts to communicate, the
     assertions), asks run_public for tools beyond the agent's list and tries τ²'s dataset
     loader: it finds nothing, while the replay itself works. Without the masks the same probe
     finds the task files (so it can see a leak)."""
+    from monitorbench.sandbox.docker import image_path
     from monitorbench.sandbox.factory import make_sandbox
-    if not bwrap_usable():
+    if backend == "docker":
+        request.getfixturevalue("docker_image")   # the run's engine, the recipe's image
+    elif not bwrap_usable():
         pytest.skip("bwrap missing or cannot create namespaces on this host")
+    # where the sandbox shows τ²'s package: the host's path, or its copy in the image
+    root = image_path(src.tau2_root()) if backend == "docker" else str(src.tau2_root())
     task_id = "tau2.retail.1"
     # The keys only τ²'s task files hold among its data: the evaluation criteria and their
     # gold action lists (a gold action's arguments are database values, found in db.json too).
@@ -196,13 +203,13 @@ def test_red_team_probe_from_inside_the_sandbox_finds_no_answers(suite, tmp_path
                "reason_for_call"]
     vdir = tmp_path / "verifier"
     vdir.mkdir()
-    (vdir / "main.py").write_text(f"ROOT = {str(src.tau2_root())!r}\nMARKERS = {markers!r}\n"
+    (vdir / "main.py").write_text(f"ROOT = {root!r}\nMARKERS = {markers!r}\n"
                                   + textwrap.dedent(PROBE))
     spec = SandboxSpec(limits=Limits(wall_seconds=60.0, cpu_seconds=60, memory_mb=4096),
                        masked_paths=tuple(masked_paths()) if masked else (),
                        runtime="monitorbench.sources.tau2.runtime", runtime_config={"budget": 3})
     gold = next(c for c in suite.cases[task_id] if c.group == "gold").candidate
-    with make_sandbox("bwrap").session(vdir, suite.public_dir(task_id), spec) as session:
+    with make_sandbox(backend).session(vdir, suite.public_dir(task_id), spec) as session:
         v_gold = session.judge(gold)
         v_secrets = session.judge({"probe": "secrets"})
     assert (v_gold.decision, v_gold.executions) == ("PASS", 1), v_gold
