@@ -35,6 +35,18 @@ from monitorbench.tracking.sweep_record import SweepPlace, read_record
 
 register_configs()
 log = logging.getLogger("monitorbench")
+# Loggers of HTTP clients: one INFO line per request (every chat completion of a model run) is
+# noise in a run's log; `-v` keeps them.
+HTTP_LOGGERS = ("httpx", "httpcore", "urllib3")
+VERBOSE_FLAGS = ("-v", "--verbose")
+_verbose = False
+
+
+def quiet_http_logs(verbose: bool) -> None:
+    """HTTP client request logs at WARNING unless ``verbose`` (``-v``); called after Hydra has
+    configured logging for the job, which would otherwise leave them at INFO."""
+    for name in HTTP_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET if verbose else logging.WARNING)
 
 
 # An absolute path: Hydra finds conf/ the same way whether this module runs as __main__
@@ -42,6 +54,7 @@ log = logging.getLogger("monitorbench")
 @hydra.main(version_base="1.3", config_path=str(CONF), config_name="config")
 def main(cfg: DictConfig) -> float | None:
     """One job: the composed config checked and typed, then judged (or audited)."""
+    quiet_http_logs(_verbose)
     try:
         conf = job_config(cfg)
         place = sweep_place(conf)
@@ -118,7 +131,10 @@ def check_overrides(argv: Sequence[str]) -> None:
 def run(argv: Sequence[str]) -> int:
     """``python -m monitorbench ARGS`` and ``monitorbench run ARGS``: the overrides checked
     (:func:`check_overrides`; exit status 2 with one line), then Hydra's :func:`main` with
-    ``argv`` as its command line, in this process."""
+    ``argv`` as its command line, in this process; ``-v`` keeps HTTP request logs."""
+    global _verbose
+    _verbose = any(a in VERBOSE_FLAGS for a in argv)
+    argv = [a for a in argv if a not in VERBOSE_FLAGS]
     try:
         check_overrides(argv)
     except MonitorbenchError as e:

@@ -9,6 +9,7 @@ groups' option names, e.g. the ``access=`` options for ``score --access``) and o
     monitorbench audit suite=NAME          the V4V audit of one suite
     monitorbench build [NAME ...|all]      build frozen suites
     monitorbench list tasks|suites|experiments
+    monitorbench show TASK_ID              one task's public part
 
 ``run`` is ``python -m monitorbench`` called in this process: both check the overrides with the
 strict message of :mod:`monitorbench.compose` before any output directory exists.
@@ -21,6 +22,7 @@ import re
 import sys
 from typing import Callable, Sequence
 
+from monitorbench.cli_info import version_line, warn_if_other_checkout
 from monitorbench.compose import compose_config, config_groups, group_options
 from monitorbench.errors import MonitorbenchError
 
@@ -33,22 +35,26 @@ commands:
   score      score one verifier directory on one task, in the sandbox
   report     tables with bootstrap CIs and plots for a sweep logged to MLflow
   audit      the V4V audit of one suite
-  build      build frozen suites (bfcl, agentdojo, code, all)
+  build      build frozen suites ({sources}, all)
   list       list tasks of a suite, the suites, or the experiments
   sandbox    build-image: build the docker backend's image (Debian mirror only)
+  show       print one task as a verifier sees it (instruction, tools, files)
 
 examples:
   monitorbench run +experiment=quickstart
   monitorbench score my_verifier --task bfcl.simple_python_101
   monitorbench list tasks --suite bfcl
+  monitorbench show bfcl.simple_python_101
 
-`monitorbench COMMAND --help` shows each command's options and an example."""
+`monitorbench COMMAND --help` shows each command's options and an example;
+`monitorbench --version` the package version and git commit."""
 
-RUN_HELP = """usage: monitorbench run [-m] [OVERRIDE ...]
+RUN_HELP = """usage: monitorbench run [-m] [-v] [OVERRIDE ...]
 
 Run one job (or, with -m or a sweep experiment, a sweep) through Hydra; the same as
 `python -m monitorbench OVERRIDE ...`. Every key is typed: a misspelt key, a `+key=` the schema
 does not define or a value outside an enum fails before anything runs, listing what exists.
+-v keeps the HTTP client's request log lines (off by default).
 
 examples:
   monitorbench run +experiment=quickstart
@@ -143,6 +149,12 @@ def sandbox_cmd(argv: Sequence[str]) -> int:
     return sandbox_main(list(argv))
 
 
+def show_cmd(argv: Sequence[str]) -> int:
+    from monitorbench.cli_list import show_main
+
+    return show_main(list(argv))
+
+
 def complete_cmd(argv: Sequence[str]) -> int:
     """``monitorbench -sc ...``: Hydra's tab completion of ``run``'s overrides. The script that
     ``monitorbench run -sc install=bash`` prints asks ``monitorbench -sc query=bash`` with the
@@ -164,15 +176,26 @@ def complete_cmd(argv: Sequence[str]) -> int:
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "run": run_cmd, "score": score_cmd, "report": report_cmd, "audit": audit_cmd,
-    "build": build_cmd, "list": list_cmd, "sandbox": sandbox_cmd,
+    "build": build_cmd, "list": list_cmd, "sandbox": sandbox_cmd, "show": show_cmd,
 }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def top_help() -> str:
+    """The top-level help, its list of sources from the source registry."""
+    from monitorbench.suites.source_registry import source_names
+
+    return TOP_HELP.format(sources=", ".join(source_names()))
+
+
+def dispatch(argv: list[str]) -> int:
+    """The command ``argv`` names, run; help and ``--version`` answered here."""
     if not argv or argv[0] in ("-h", "--help"):
-        print(TOP_HELP)
+        print(top_help())
         return 0 if argv else 2
+    if argv[0] == "--version":
+        print(version_line())
+        return 0
+    warn_if_other_checkout()
     command, rest = argv[0], argv[1:]
     if command in ("-sc", "--shell-completion"):
         return complete_cmd(argv)
@@ -180,8 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: unknown command {command!r}; use one of {', '.join(COMMANDS)} "
               "(monitorbench --help)", file=sys.stderr)
         return 2
+    return COMMANDS[command](rest)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return COMMANDS[command](rest)
+        return dispatch(argv)
     except MonitorbenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -190,3 +218,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+if __name__ == "__main__":   # `python -m monitorbench.cli ARGS` is `monitorbench ARGS`
+    sys.exit(main())

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from monitorbench.audit.exclusions import read_exclusions
 from monitorbench.audit.prepare import build_suite
+from monitorbench.cli_info import plain
 from monitorbench.errors import MonitorbenchError
 from monitorbench.suites.format import load_suite
 from monitorbench.suites.source_registry import source_names
@@ -39,7 +40,8 @@ def summarize_suite(root: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=plain(__doc__),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", default=["bfcl"],
                     help=f"suites to build: {', '.join(source_names())} or all (default bfcl)")
     ap.add_argument("--suites-dir", default=os.environ.get(

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 
-from monitorbench.audit.prepare import ensure_suite, load_built
+from monitorbench.audit.prepare import load_built
+from monitorbench.cli_info import plain
 from monitorbench.compose import CONF, compose_config, group_options
 from monitorbench.config import MonitorbenchConfig, MonitorKind, PathsConfig
 from monitorbench.errors import InputError, MonitorbenchError
@@ -73,7 +74,7 @@ def default_suites_dir() -> str:
 
 
 def build_parser(prog: str = "monitorbench score") -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0].strip("`"),
+    ap = argparse.ArgumentParser(prog=prog, description=plain(__doc__.splitlines()[0]),
                                  epilog=EXAMPLES,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("verifier_dir", type=Path, help="directory whose main.py defines verify")
@@ -179,17 +180,34 @@ def _prepare(args: argparse.Namespace) -> Scoring:
 
 def _suite_for(suites_dir: Path, suite_arg: str | None, task_id: str) -> tuple[str, Suite]:
     """The source name and the suite to score on: ``--suite`` may name a built slice
-    (``agentdojo-<hash>``); otherwise the built suite or slice that holds the task, and only when
-    none does, the source's default suite (built on first use)."""
+    (``agentdojo-<hash>``); otherwise the built suite or slice that holds the task. None holding
+    it is an error naming the built suites and the build command: a typo in a task id must never
+    start a build of a whole source (minutes for AgentDojo or code)."""
     name, slice_dir = split_dir_name(suite_arg or task_id.split(".", 1)[0])
     held = suites_dir / slice_dir if slice_dir else dir_holding(suites_dir, name, task_id)
     if held is None:
-        return name, ensure_suite(suites_dir, name)
+        raise not_built_error(suites_dir, name, task_id)
     if not (held / "manifest.json").is_file():
         raise InputError(held, "--suite", f"no built suite {held.name!r}",
                          f"list the built ones with `monitorbench list suites --suites-dir "
                          f"{suites_dir}`")
     return name, load_built(held, name)
+
+
+def not_built_error(suites_dir: Path, name: str, task_id: str) -> InputError:
+    """No built suite holds ``task_id``: which suites are built, and how to build ``name``'s."""
+    from monitorbench.suites.locate import built_dirs
+    from monitorbench.suites.source_registry import source_names
+
+    built = [d.name for source in source_names() for d in built_dirs(suites_dir, source)]
+    known = name in source_names()
+    build = (f"`monitorbench build {name} --suites-dir {suites_dir}`" if known else
+             f"a task id starts with its source: {', '.join(source_names())}")
+    return InputError(suites_dir, "--task",
+                      f"no built suite holds task {task_id!r} (built: "
+                      f"{', '.join(built) or 'none'})",
+                      f"pick an id from `monitorbench list tasks --suite "
+                      f"{name if known else 'NAME'}`; to build the suite: {build}")
 
 
 def compile_error(main_py: Path) -> str | None:

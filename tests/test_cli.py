@@ -6,16 +6,20 @@ messages call the same `main(argv)` (or `python -m`'s `run(argv)`) in this proce
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from cli_in_process import monitorbench, python_m, run_here
 from mlflow_server import seed_store
 
+from monitorbench import __version__
 from monitorbench.compose import group_options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,12 +82,96 @@ def test_list_tasks_prints_the_task_ids_of_a_built_suite(suites_dir: Path, monke
                  "--suites-dir", str(suites_dir))
     assert r.returncode == 0, r.stderr
     built = load_suite(suites_dir / "bfcl")
-    assert r.stdout.split() == sorted(apply_exclusions(built).tasks)   # the judged ones
+    ids = [line.split()[0] for line in r.stdout.splitlines()]
+    assert ids == sorted(apply_exclusions(built).tasks)   # the judged ones
     excluded = {e["task_id"] for e in read_exclusions(built.root)["excluded"]}
-    assert not excluded & set(r.stdout.split())
-    assert len(built.tasks) - len(excluded) == len(r.stdout.split())
+    assert not excluded & set(ids)
+    assert len(built.tasks) - len(excluded) == len(ids)
     if excluded:
         assert f"{len(excluded)} more excluded by the audit" in r.stderr
+    as_json = _mb_here(monkeypatch, capsys, "list", "tasks", "--suite", "bfcl", "--json",
+                       "--suites-dir", str(suites_dir))
+    rows = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert [row["task_id"] for row in rows] == ids
+    for row, line in zip(rows, r.stdout.splitlines()):
+        task = built.tasks[row["task_id"]]
+        assert row["task_type"] == "tool_call" and row["category"] == task.public["category"]
+        assert row["cases"] == len(built.cases[task.task_id]) > 0
+        assert row["instruction"] == task.public["instruction"].strip().splitlines()[0]
+        assert f" {row['cases']} cases  {row['instruction'][:40]}" in line
+
+
+def test_show_prints_the_public_task(suites_dir: Path, monkeypatch, capsys) -> None:
+    from monitorbench.suites.format import load_suite
+
+    task_id = sorted(load_suite(suites_dir / "bfcl").tasks)[0]
+    r = _mb_here(monkeypatch, capsys, "show", task_id, "--suites-dir", str(suites_dir))
+    assert r.returncode == 0, r.stderr
+    public = suites_dir / "bfcl" / "public" / task_id / "task.json"
+    assert json.loads(r.stdout) == json.loads(public.read_text())
+    assert '"label":' not in r.stdout and "hidden" not in r.stderr       # nothing hidden
+
+
+def test_a_task_no_built_suite_holds_is_an_error_that_builds_nothing(
+        tmp_path: Path, suites_dir: Path, monkeypatch, capsys) -> None:
+    """`score --task bfcl.simple_python_999` (a typo) built the full BFCL suite silently."""
+    verifier = tmp_path / "v"
+    verifier.mkdir()
+    (verifier / "main.py").write_text("def verify(candidate, env):\n    return 'PASS'\n")
+    before = sorted(p.name for p in suites_dir.iterdir())
+    for task_id in ("bfcl.simple_python_999", "agentdojo.workspace.user_task_0"):
+        t0 = time.monotonic()
+        r = _mb_here(monkeypatch, capsys, "score", str(verifier), "--task", task_id,
+                     "--suites-dir", str(suites_dir))
+        assert time.monotonic() - t0 < 5
+        assert r.returncode == 2, r.stderr
+        assert f"no built suite holds task {task_id!r} (built: bfcl" in r.stderr
+        assert f"monitorbench build {task_id.split('.')[0]}" in r.stderr
+        shown = _mb_here(monkeypatch, capsys, "show", task_id, "--suites-dir", str(suites_dir))
+        assert shown.returncode == 2 and "no built suite holds" in shown.stderr
+    assert sorted(p.name for p in suites_dir.iterdir()) == before       # nothing built
+
+
+def test_python_m_cli_is_the_console_script_and_every_source_is_listed(
+        suites_dir: Path, monkeypatch, capsys) -> None:
+    """`python -m monitorbench.cli --help` printed nothing; tau2 was missing from `build` and
+    `audit --help`; `score --help` and `list --help` began with reST's ``."""
+    from monitorbench.suites.source_registry import source_names
+
+    module = subprocess.run([sys.executable, "-m", "monitorbench.cli", "--help"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert module.returncode == 0 and module.stdout == _mb("--help").stdout
+    version = _mb("--version")
+    assert version.returncode == 0, version.stderr
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    assert version.stdout.startswith(f"monitorbench {__version__} (git {commit}")
+    helps = {c: _mb_here(monkeypatch, capsys, c, "--help").stdout
+             for c in ("build", "audit", "list", "score")}
+    listed = _mb_here(monkeypatch, capsys, "list", "suites", "--suites-dir", str(suites_dir))
+    build_line = next(line for line in module.stdout.splitlines() if line.startswith("  build "))
+    for name in source_names():
+        assert name in build_line.split("(")[1].replace(",", " ").replace(")", " ").split()
+        for command in ("build", "audit", "list"):
+            assert name in helps[command], (command, name)
+        assert listed.stdout.count(f"{name} ") >= 1
+    for command, text in helps.items():
+        assert "``" not in text and ":func:" not in text, command
+
+
+def test_a_console_script_from_another_checkout_warns_once(tmp_path: Path, monkeypatch,
+                                                           capsys) -> None:
+    clone = tmp_path / "clone"
+    (clone / "monitorbench").mkdir(parents=True)
+    (clone / "pyproject.toml").write_text("[project]\nname = 'monitorbench'\n")
+    (clone / "monitorbench" / "__init__.py").write_text("")
+    (clone / "sub").mkdir()
+    r = _mb_here(monkeypatch, capsys, "list", "experiments", cwd=clone / "sub")
+    warnings = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and str(clone) in warnings[0]
+    assert f"running monitorbench from {ROOT}" in warnings[0] and "python -m" in warnings[0]
+    here = _mb_here(monkeypatch, capsys, "list", "experiments", cwd=ROOT)
+    assert "warning:" not in here.stderr
 
 
 def test_list_tasks_of_a_suite_not_built_says_how_to_build_it(tmp_path: Path, monkeypatch,
@@ -234,3 +322,24 @@ def test_audit_runs_the_v4v_audit_of_a_suite(tmp_path: Path, suites_dir: Path) -
             cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert '"tasks": 1' in r.stdout
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_http_request_logs_are_off_unless_v(verbose: bool, caplog, monkeypatch) -> None:
+    """A model run printed httpx's `HTTP Request: POST .../v1/chat/completions` per reply.
+    httpx's own log line, from a request to an in-memory transport (no server needed)."""
+    import httpx
+
+    import monitorbench.__main__ as entry
+
+    seen: list[bool] = []
+    monkeypatch.setattr(entry, "check_overrides", lambda argv: seen.append("-v" in argv))
+    monkeypatch.setattr(entry, "main", lambda: entry.quiet_http_logs(entry._verbose))
+    monkeypatch.setattr(sys, "argv", ["monitorbench"])
+    with caplog.at_level(logging.INFO):
+        assert entry.run(["-v", "tracking=off"] if verbose else ["tracking=off"]) == 0
+        with httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200))) as c:
+            c.get("http://endpoint.invalid/v1/models")
+    entry.quiet_http_logs(False)
+    assert seen == [False] and sys.argv[1:] == ["tracking=off"]   # Hydra never sees -v
+    assert any("HTTP Request: GET" in r.getMessage() for r in caplog.records) == verbose
