@@ -10,6 +10,7 @@ groups' option names, e.g. the ``access=`` options for ``score --access``) and o
     monitorbench build [NAME ...|all]      build frozen suites
     monitorbench list tasks|suites|experiments
     monitorbench show TASK_ID              one task's public part
+    monitorbench sandbox build-image       the docker backend's image, from the Debian mirror
 
 ``run`` is ``python -m monitorbench`` called in this process: both check the overrides with the
 strict message of :mod:`monitorbench.compose` before any output directory exists.
