@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 MIN_WORDS = 4
-_ONE_OF = re.compile(r"\b(?:must|should) be (?:one of|either)\b:?\s*(.+)", re.IGNORECASE | re.DOTALL)
+_ONE_OF = re.compile(r"\b(?:must|should) be (?:one of|either)\b:?\s*(.+)",
+                     re.IGNORECASE | re.DOTALL)
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
 _EXPLAIN = re.compile(r"explanation in the (\w+) field", re.IGNORECASE)
 

@@ -17,8 +17,9 @@ the rule's finding as the reason:
   original method or an existing gift card), or the customer's profile holds no such method,
   the gold is right: the acceptance statement quotes the policy rule that makes it so (the
   policy's sentence closest to the tool's refusal, or to the method's kind) and C8 reads it as
-  an override. Where the tool would accept the stated method, the gold is wrong and no repair is
-  built for it: the task is excluded.
+  an override. Where the tool would accept the stated method, the gold is wrong (or follows an
+  alternative the request makes conditional, which is not decided here) and no repair is built
+  for it: the task is excluded with the reason.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from monitorbench.audit.stated_preferences import (names_method, preferences, record_objects,
-                                                   used_values)
+from monitorbench.audit.stated_preferences import (mentions, names_method, preferences,
+                                                   record_objects, used_values)
 from monitorbench.sources.tau2 import runtime as rt
 
 Call = tuple[str, dict[str, Any]]
@@ -119,7 +120,8 @@ def payment_overrides(domain: str, instruction: str, schemas: Mapping[str, Any],
                 and names_method(k, pref.token, objects)]
         for i, (name, args) in enumerate(calls):
             used = list(used_values(pref, args))
-            if rt.reads(name, args) or not used or all(names_method(v, pref.token, objects) for v in used):
+            if rt.reads(name, args) or not used or any(names_method(v, pref.token, objects)
+                                                       for v in used):
                 continue
             tried = [(name, _swap(args, used[0], h)) for h in held if h not in used]
             refusals = [rt.run(domain, [*calls[:i], t])["outputs"][-1].get("error")
@@ -130,6 +132,14 @@ def payment_overrides(domain: str, instruction: str, schemas: Mapping[str, Any],
             elif not held:
                 rule = _policy_sentence(policy, f"{pref.token} payment method existing")
                 why = f"the customer's profile holds no {pref.token}"
+            elif alternative := next((m for m in mentions(instruction) if m[0] != "refused"
+                                      and any(names_method(v, m[1], objects) for v in used)),
+                                     None):
+                out.excluded = (f"the gold's {name} uses {used[0]}, which the request names "
+                                f"only under a condition ({alternative[2][:80]!r}) besides "
+                                f"{pref.token!r}: whether the condition holds is not decided "
+                                "here, so the gold is neither confirmed nor repaired")
+                continue
             else:
                 out.excluded = (f"the gold's {name} uses {used[0]}, the request names "
                                 f"{pref.token!r} ({pref.quote[:80]!r}) and the tool accepts "
