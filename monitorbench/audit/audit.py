@@ -101,7 +101,8 @@ def audit_task(suite: Suite, task_id: str, repeats: int) -> TaskAudit:
     result.checks["C6"] = check_mutation(task, reference, cases, runs[0])
     result.checks["C7"] = check_fidelity(task, reference, cases)
     result.checks["C8"] = check_environment_fidelity(
-        task, Path(suite.root) / "public" / task_id, cases)
+        task, Path(suite.root) / "public" / task_id, cases,
+        acceptance=reference.data.get("acceptance"))
     result.defects = defects.hunt(task, reference, verifier, cases)
     result.seconds = time.perf_counter() - t0
     return result

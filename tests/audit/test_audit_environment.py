@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sources"))
 from tiny_state import SPEC  # noqa: E402
 from tiny_state.build import PLANTED  # noqa: E402
 from tiny_state.env import INITIAL, LANDLORD, TOOLS  # noqa: E402
+from tiny_state.env import POLICY as POLICY_TEXT  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,8 @@ def test_each_planted_defect_is_caught_with_its_kind_and_excludes_the_task(audit
         assert "environment fidelity" in reasons[0]["evidence"]
     md = (audited[2] / "audit" / "report.md").read_text()
     section = md.split("## Environment fidelity (C8)")[1]
-    assert f"{len(PLANTED) - 1} of {len(PLANTED)} tasks flagged" in section
+    flagged = sum(kind is not None for kind in PLANTED.values())
+    assert f"{flagged} of {len(PLANTED)} tasks flagged" in section
     assert all(f"`{t}`" in section for t, kind in PLANTED.items() if kind)
 
 
@@ -203,3 +205,46 @@ def test_order_words_are_read_conservatively() -> None:
     late = {"calls": reads["calls"][::-1], "final_message": ""}
     dated = "Do these in the order they are given: 1. What is on May 15th? 2. Get the channels."
     assert len(check_order(dated, late, reads)) == 1
+
+
+def test_a_careless_policy_rule_would_punish_these_positives_but_c8_keeps_them(audited) -> None:
+    """A preference the policy overrides (the acceptance statement quotes the rule) and a
+    hand-over whose specific reason needs no summary both pass every check."""
+    tasks, excluded, _ = audited
+    for task_id in ("tiny_state.overridden", "tiny_state.no_summary_needed"):
+        task = tasks[task_id]
+        assert task["passed"] and task_id not in excluded, task["reasons"]
+        assert task["checks"]["C8"]["details"]["findings"] == []
+
+
+def test_stated_preferences_follow_changes_of_mind_fallbacks_and_quoted_rules() -> None:
+    from monitorbench.audit.stated_preferences import check_overrides, stated_method
+    assert stated_method("You want to pay with your gift card. If that is not possible, "
+                         "use the credit card.").token == "gift card"
+    assert stated_method("You say GC initially, but then you change your mind to PayPal."
+                         ).token == "paypal"
+    assert stated_method("Refund it to my card ending in 3319.").token == "3319"
+    assert stated_method("Log into your credit card account and check the balance.") is None
+    assert stated_method("Get a refund instead of the credit card, to my PayPal."
+                         ).token == "paypal"
+    invented = [{"preference": "visa", "policy": "Visa is never allowed.", "why": "made up"}]
+    assert check_overrides(invented, POLICY_TEXT) and not check_overrides(
+        [dict(invented[0], policy="pay those with PayPal.")], POLICY_TEXT)
+
+
+def test_policy_fields_read_lists_and_explanations_from_the_policy_text() -> None:
+    from monitorbench.audit.policy_fields import check_policy_fields, field_rules, listed_values
+    assert listed_values({"description": "The reason, which should be either 'no longer "
+                                         "needed' or 'ordered by mistake'."}) == (
+        "no longer needed", "ordered by mistake")
+    tools = {t["name"]: t["parameters"] for t in TOOLS}
+    rules = field_rules(tools, POLICY_TEXT)
+    assert rules.explain == {("escalate", "reason", "other"): "summary"}
+
+    def found(args):
+        return check_policy_fields(rules, {"calls": [{"name": "escalate", "arguments": args,
+                                                      "output": "escalated", "error": None}]})
+    assert found({"summary": ""}) and found({"reason": "other", "summary": "help"})
+    assert found({"reason": "angry", "summary": "the customer is angry about a charge"})
+    assert not found({"reason": "other", "summary": "charged twice for one coffee on May 3"})
+    assert not found({"reason": "fraud_report", "summary": ""})

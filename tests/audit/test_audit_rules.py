@@ -16,6 +16,7 @@ from monitorbench.suites.source_registry import register_source, unregister_sour
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sources"))
 from tiny_state import SPEC  # noqa: E402
+from tiny_state.build import PLANTED  # noqa: E402
 
 
 def test_an_audit_by_older_rules_is_redone_on_load_and_keeps_audit_json(tmp_path) -> None:
@@ -57,8 +58,9 @@ def test_list_tasks_lists_the_judged_tasks_and_counts_the_excluded(tmp_path, cap
         unregister_source(SPEC.name)
     out, err = capsys.readouterr()
     excluded = {e["task_id"] for e in json.loads((root / AUDIT_FILE).read_text())["excluded"]}
-    assert out.split() == ["tiny_state.clean"] and "tiny_state.clean" not in excluded
-    assert f"1 task in {root} ({len(excluded)} more excluded by the audit" in err
+    clean = sorted(t for t, kind in PLANTED.items() if kind is None)
+    assert out.split() == clean and not set(clean) & excluded
+    assert f"{len(clean)} tasks in {root} ({len(excluded)} more excluded by the audit" in err
 
 
 def test_a_build_and_audit_in_a_log_write_lines_not_bars(tmp_path, capsys, caplog) -> None:
@@ -74,4 +76,5 @@ def test_a_build_and_audit_in_a_log_write_lines_not_bars(tmp_path, capsys, caplo
         unregister_source(SPEC.name)
     assert "\r" not in capsys.readouterr().err
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("audit tiny")]
-    assert lines and lines[-1].startswith("audit tiny_state: 9/9 tasks (100%)")
+    n = len(PLANTED)
+    assert lines and lines[-1].startswith(f"audit tiny_state: {n}/{n} tasks (100%)")

@@ -151,6 +151,7 @@ class _Built:
     refs: dict[str, Reference] = field(default_factory=dict)
     dropped: list[dict[str, Any]] = field(default_factory=list)
     excluded: list[dict[str, str]] = field(default_factory=list)
+    acceptance: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def excluded_by_property(task: src.Tau2Task) -> str | None:
@@ -178,7 +179,7 @@ def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
             builder.gold_calls, builder.gold_outputs, "")["calls"]):
         return ("a gold write holds a value that neither the request nor any lookup the tools "
                 "permit gives (lookups.ungrounded): no agent could have known it")
-    return None
+    return builder.repair.excluded   # τ²'s gold breaks the request or policy, unrepaired
 
 
 def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
@@ -196,7 +197,8 @@ def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
     task = Task(task_id, "state", f"tau2-bench {t.domain}/{t.task_id} (inspect-evals "
                 f"{src.package_version()})", _public(t, budget))
     ref = Reference(VERIFIER_ID, VERIFIER_VERSION, {
-        "domain": t.domain, "task_id": t.task_id, "answer_facts": list(builder.gold.facts)})
+        "domain": t.domain, "task_id": t.task_id, "answer_facts": list(builder.gold.facts),
+        **builder.acceptance_data()})
     kept = confirm_drafts(task, ref, Tau2Reference(), builder.build(), acc.dropped)
     labels = {c.label for c in kept}
     if labels != {"PASS", "FAIL"} or kept[0].group != "gold":
@@ -206,6 +208,7 @@ def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
     acc.tasks.append(task)
     acc.cases[task_id] = kept
     acc.refs[task_id] = ref
+    acc.acceptance[task_id] = ref.data["acceptance"]
     return "kept"
 
 
@@ -281,5 +284,7 @@ def _report(acc: _Built) -> dict[str, Any]:
             f"{d['category']}: {d['reason']}" for d in acc.dropped).items())),
         "dropped": acc.dropped,
         "excluded_tasks": acc.excluded,
+        "acceptance": dict(sorted(acc.acceptance.items())),
+        "repaired_tasks": sorted(t for t, a in acc.acceptance.items() if a["repairs"]),
         "reference_strictness": judge.__doc__,
     }

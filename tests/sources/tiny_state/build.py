@@ -16,10 +16,10 @@ from typing import Any
 from monitorbench.suites.format import Case, Reference, Task, write_suite
 
 from tiny_state import REFERENCE_ID
-from tiny_state.env import INITIAL, LANDLORD, PAGE, TODAY, TOOLS, replay
+from tiny_state.env import INITIAL, LANDLORD, PAGE, POLICY, TODAY, TOOLS, replay
 from tiny_state.reference import FinalStateReference
 
-WRITES = ("send_money", "create_event", "post_message")
+WRITES = ("send_money", "create_event", "post_message", "escalate")
 STRAY = ("post_message", {"channel": "general", "body": "hi"})
 
 
@@ -35,11 +35,16 @@ class Spec:
     message: str
     facts: tuple[str, ...] = ()
     swap: tuple[int, int] | None = None
+    overrides: tuple[dict[str, str], ...] = ()   # the acceptance statement's (C8 reads them)
 
 
-def _pay(recipient: str, amount: float, subject: str) -> tuple[str, dict[str, Any]]:
+def _pay(recipient: str, amount: float, subject: str, method: str | None = None
+         ) -> tuple[str, dict[str, Any]]:
     return ("send_money", {"recipient": recipient, "amount": amount, "subject": subject,
-                           "date": TODAY})
+                           "date": TODAY, **({"payment_method": method} if method else {})})
+
+
+_METHODS = ("get_payment_methods", {})
 
 
 SPECS = (
@@ -81,6 +86,26 @@ SPECS = (
          (("get_transactions", {}), ("post_message", {"channel": "general", "body": "checked rent"})),
          "Posted 'checked rent' to the channel."),
 )
+# The policy rules' planted defects, and what a careless rule would punish (clean: None).
+SPECS += (
+    Spec("preference", "preference",
+         f"Send 25.00 with subject 'Lunch' to {LANDLORD}, and pay with my PayPal account.",
+         (_METHODS, _pay(LANDLORD, 25.0, "Lunch", "card_3319")), "Sent 25.00 for lunch."),
+    Spec("policy_field", "policy_field",
+         "My card was charged twice for one coffee; hand me over to a human agent.",
+         (("escalate", {"summary": ""}),), "A human agent will take over."),
+    Spec("overridden", None,   # the policy forbids the card the request names
+         f"Send 1500.00 with subject 'Deposit' to {LANDLORD}, and pay with my Visa card.",
+         (_METHODS, _pay(LANDLORD, 1500.0, "Deposit", "paypal_main")),
+         "Sent 1500.00 with PayPal: cards may not pay transfers above 1000.00.",
+         overrides=({"preference": "visa", "why": "1500.00 is above 1000.00",
+                     "policy": "Card payments are not allowed for transfers above 1000.00; "
+                               "pay those with PayPal."},)),
+    Spec("no_summary_needed", None,   # a specific reason: the policy asks for no summary
+         "I was charged twice; hand me over to a human agent for this billing error.",
+         (("escalate", {"reason": "billing_error", "summary": ""}),),
+         "A human agent will take over."),
+)
 PLANTED = {f"tiny_state.{s.name}": s.planted for s in SPECS}
 
 
@@ -117,12 +142,12 @@ def build_tiny_state_suite(out_dir: Path, *, progress: bool = False) -> Path:
     for s in SPECS:
         task_id = f"tiny_state.{s.name}"
         task = Task(task_id, "state", f"tiny_state:{s.name}", {
-            "instruction": s.instruction, "tools": TOOLS,
+            "instruction": s.instruction, "tools": TOOLS, "policy": POLICY,
             "environment": {"file": "environment.json", "today": TODAY},
             "contract": "verify(candidate, env) gets {'calls': [...], 'final_message': str}."})
         ref = Reference(REFERENCE_ID, verifier.version, {
             "final_state": replay([{"name": n, "arguments": a} for n, a in s.calls])[1],
-            "answer_facts": list(s.facts)})
+            "answer_facts": list(s.facts), "acceptance": {"overrides": list(s.overrides)}})
         cases[task_id] = [Case(f"{task_id}.c{i:02d}", task_id, g, cat, label, cand)
                           for i, (g, cat, label, cand) in enumerate(_drafts(s))]
         for c in cases[task_id]:

@@ -21,13 +21,21 @@ INITIAL: dict[str, Any] = {
                   "date": "2024-04-01"},
                  {"id": 2, "recipient": SPOTIFY, "subject": "Spotify Premium", "amount": 9.99,
                   "date": "2024-04-03"}],
-             "sent": []},
+             "sent": [],
+             "payment_methods": {
+                 "paypal_main": {"id": "paypal_main", "kind": "paypal"},
+                 "card_3319": {"id": "card_3319", "kind": "credit card", "brand": "visa",
+                               "last_four": "3319"}}},
+    "support": [],
     "calendar": {"current_day": TODAY,
                  "events": [{"id_": "1", "title": "Breakfast with Sarah",
                              "start_time": "2024-05-15 09:30"}]},
     "chat": {"channels": {"general": [], "random": []}},
     "web": {"www.city-news.com": PAGE},
 }
+POLICY = ("Escalations: use the reason other only with a detailed explanation in the summary "
+          "field.\nCard payments are not allowed for transfers above 1000.00; pay those with "
+          "PayPal.")
 TOOLS = [
     {"name": "get_transactions", "description": "The account's past transactions.",
      "parameters": {"type": "object", "properties": {}}},
@@ -36,7 +44,18 @@ TOOLS = [
                     "properties": {"recipient": {"type": "string"},
                                    "amount": {"type": "number"},
                                    "subject": {"type": "string"},
-                                   "date": {"type": "string"}}}},
+                                   "date": {"type": "string"},
+                                   "payment_method": {
+                                       "type": "string",
+                                       "description": "Id of one of the account's payment "
+                                                      "methods (optional)."}}}},
+    {"name": "get_payment_methods", "description": "The account's payment methods.",
+     "parameters": {"type": "object", "properties": {}}},
+    {"name": "escalate", "description": "Hand the customer over to a human agent.",
+     "parameters": {"type": "object", "required": ["summary"], "properties": {
+         "reason": {"type": "string", "default": "other",
+                    "description": "Must be one of: billing_error, fraud_report, other"},
+         "summary": {"type": "string", "description": "What the customer needs."}}}},
     {"name": "get_events", "description": "Calendar events of a day (YYYY-MM-DD).",
      "parameters": {"type": "object", "properties": {"day": {"type": "string"}}}},
     {"name": "create_event", "description": "Add an event (start 'YYYY-MM-DD HH:MM').",
@@ -57,8 +76,15 @@ def _call(state: dict[str, Any], name: str, args: Mapping[str, Any]) -> str:
     if name == "get_transactions":
         return json.dumps(bank["transactions"])
     if name == "send_money":
-        bank["sent"].append({k: args[k] for k in ("recipient", "amount", "subject", "date")})
+        keys = ("recipient", "amount", "subject", "date", "payment_method")
+        bank["sent"].append({k: args[k] for k in keys if k in args or k != "payment_method"})
         return "sent"
+    if name == "get_payment_methods":
+        return json.dumps(bank["payment_methods"])
+    if name == "escalate":
+        state["support"].append({"reason": args.get("reason", "other"),
+                                 "summary": args["summary"]})
+        return "escalated"
     if name == "get_events":
         return json.dumps([e for e in cal["events"] if e["start_time"].startswith(args["day"])])
     if name == "create_event":

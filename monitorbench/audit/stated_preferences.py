@@ -1,0 +1,221 @@
+"""C8 stated preferences: every positive's write uses what the request names.
+
+A customer who says "pay the difference with my gift card" or "refund it to my Visa" rejects a
+solution that charges their PayPal account, even when the source's checker expects exactly that
+(τ²'s gold actions are one agent's run, not the truth). The rule, keyed on the instruction's
+words and the record only:
+
+* **a payment or refund method** named in the request (:data:`_METHOD`: PayPal, a gift card or
+  "GC", a credit card, a card brand, "card ending in 1234", a certificate), where the words
+  choose it (:data:`_CHOSEN_BEFORE`: "refund to", "pay with", "use", "prefer" before it, or
+  "is preferred" after it; "log into your credit card account" chooses nothing). Sentences are read
+  in order; the preference is the method of a change of mind ("you change your mind to PayPal")
+  when there is one, else the first one named outside a condition, else the first one named in
+  a condition ("If it has not shipped, refund to the gift card"), else the first one named as a
+  fallback ("If that is not possible, use the credit card": the whole request may be a chain of
+  fallbacks); a method refused ("instead of the credit card") is never the preference. Every
+  successful write with an argument whose name speaks of a payment, refund or method must use
+  (among its values, for a payment split over several methods) a value that is that method:
+  its id, or the record's (or state's)
+  object filed under that id, names it (``credit_card_3951670`` whose profile entry says
+  ``"brand": "visa"`` is the Visa);
+* **a listed value** named in the request: when the request quotes exactly one of the values a
+  parameter's list fixes (:func:`monitorbench.audit.policy_fields.listed_values`; a value of at
+  least two words or eight characters, so "other" in prose is no choice), every write giving
+  that parameter gives that value ("ordered by mistake" as the cancellation reason, "expedited"
+  as the delivery option).
+
+Exceptions, and only these: the record shows the same tool refusing the stated method (the
+environment enforced a policy), or the task's acceptance statement (``overrides``: the
+preference, a quote of the policy rule that forbids it, and why it applies) quotes a rule the
+task's policy text really holds. An override whose quote the policy does not hold is a finding
+itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from monitorbench.audit.environment import leaves
+from monitorbench.audit.policy_fields import listed_values
+
+_METHOD = re.compile(r"\b(?:credit |debit )?card ending (?:in |with )?(\d{4})\b|\bpay ?pal\b|"
+                     r"\bgift ?cards?\b|\bGC\b|\bcredit cards?\b|\bvisa\b|\bmaster ?card\b|"
+                     r"\bamex\b|\b(?:travel )?certificates?\b", re.IGNORECASE)
+_CHANGE = re.compile(r"\bchange (?:your|his|her|their) mind\b|\bdecide to use\b", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|unless|otherwise|else|when)\b", re.IGNORECASE)
+_FALLBACK = re.compile(r"\b(?:not possible|cannot|can't|doesn't work|does not work|otherwise|"
+                       r"is not available|fails?)\b", re.IGNORECASE)
+_REFUSED = re.compile(r"\b(?:instead of|not|never|rather than)\s+(?:the |your |my |a |an )?\S*$",
+                      re.IGNORECASE)
+_PAYMENT_ARG = re.compile(r"payment|refund|method", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A method is a preference only where the words make it one: "refund to", "pay with", "use",
+# "prefer", "get a" before it, or "is preferred/fine" after it ("log into your credit card
+# account" states none).
+_CHOSEN_BEFORE = re.compile(r"\b(?:to|with|via|using|use|prefer|get(?:ting)?(?: a)?)\s+"
+                            r"(?:(?:the|your|my|a|an|original)\s+)*$", re.IGNORECASE)
+_CHOSEN_AFTER = re.compile(r"^\s*(?:account\s+)?(?:is|are) (?:prefer|fine|ok)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Preference:
+    """One stated preference: the argument names it binds (a regex), the token the value must
+    name, and the words of the request that state it."""
+
+    argument: str
+    token: str
+    quote: str
+
+
+def method_token(mention: str) -> str:
+    """What a value must name to be the mentioned method ("GC" -> "gift card")."""
+    m = mention.lower().replace("giftcard", "gift card").replace("paypal", "pay pal")
+    if m == "gc" or m.startswith("gift"):
+        return "gift card"
+    if m.startswith("pay"):
+        return "paypal"
+    if m.startswith("credit"):
+        return "credit card"
+    if digits := re.search(r"\d{4}", m):
+        return digits.group(0)
+    if "certificate" in m:
+        return "certificate"
+    return m.replace(" ", "")
+
+
+def mentions(instruction: str) -> list[tuple[str, str, str]]:
+    """Every method mention as (role, token, sentence): role ``changed``, ``stated``,
+    ``conditional``, ``fallback`` or ``refused``."""
+    out = []
+    for sentence in _SENTENCE.split(instruction):
+        for m in _METHOD.finditer(sentence):
+            before = sentence[:m.start()]
+            if not (_CHOSEN_BEFORE.search(before) or _CHOSEN_AFTER.search(sentence[m.end():])):
+                continue
+            if _REFUSED.search(before):
+                role = "refused"
+            elif _CHANGE.search(before):
+                role = "changed"
+            elif _CONDITION.search(before):
+                role = "fallback" if _FALLBACK.search(before) else "conditional"
+            else:
+                role = "stated"
+            out.append((role, method_token(m.group(0)), sentence.strip()))
+    return out
+
+
+def stated_method(instruction: str) -> Preference | None:
+    """The payment or refund method the request prefers (module rules), or None."""
+    found = mentions(instruction)
+    for roles, pick in ((("changed",), -1), (("stated",), 0), (("conditional",), 0),
+                        (("fallback",), 0)):
+        chosen = [m for m in found if m[0] in roles]
+        if chosen:
+            role, token, sentence = chosen[pick]
+            return Preference(_PAYMENT_ARG.pattern, token, sentence[:160])
+    return None
+
+
+def stated_values(instruction: str, tools: Mapping[str, Mapping[str, Any]]) -> list[Preference]:
+    """The listed values the request names, one per parameter naming exactly one."""
+    text = " " + " ".join(instruction.lower().replace("_", " ").split()) + " "
+    out = []
+    for params in tools.values():
+        for name, schema in (params.get("properties") or {}).items():
+            values = listed_values(schema) if isinstance(schema, Mapping) else ()
+            named = [v for v in values if (len(v) >= 8 or len(v.split()) > 1) and
+                     re.search(rf"\b{re.escape(v.lower().replace('_', ' '))}\b", text)]
+            if len(named) == 1:
+                out.append(Preference(rf"^{re.escape(name)}$", named[0], named[0]))
+    return list({p.argument: p for p in out}.values())
+
+
+def preferences(instruction: str, tools: Mapping[str, Mapping[str, Any]]) -> list[Preference]:
+    """Every stated preference of ``instruction`` (the acceptance statement names them)."""
+    method = stated_method(instruction)
+    return ([method] if method else []) + stated_values(instruction, tools)
+
+
+def record_objects(record: Mapping[str, Any], state: Any) -> dict[str, str]:
+    """Text of every object filed under a string key or holding an ``id``, by that key: the
+    record's JSON outputs and the state (what a payment method id stands for)."""
+    found: dict[str, str] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, dict):
+                    found.setdefault(str(k), " ".join(str(x) for _, x in leaves(v)))
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for call in record.get("calls") or []:
+        try:
+            walk(json.loads(str(call.get("output") or "")))
+        except (ValueError, AttributeError):
+            continue
+    if state is not None:
+        walk(state)
+    return found
+
+
+def names_method(value: str, token: str, objects: Mapping[str, str]) -> bool:
+    text = f"{value} {objects.get(value, '')}".lower().replace("_", " ")
+    return token.lower().replace("_", " ") in text.replace("pay pal", "paypal")
+
+
+def used_values(pref: Preference, args: Mapping[str, Any]) -> Iterable[str]:
+    for key, value in leaves(args):
+        if isinstance(value, str) and re.search(pref.argument, key, re.IGNORECASE):
+            yield value
+
+
+def _overridden(pref: Preference, overrides: Sequence[Mapping[str, Any]], policy: str) -> bool:
+    flat = " ".join(policy.split()).lower()
+    return any(str(o.get("preference", "")).lower() == pref.token.lower()
+               and " ".join(str(o.get("policy", "")).split()).lower() in flat
+               and str(o.get("policy", "")).strip() for o in overrides)
+
+
+def check_overrides(overrides: Sequence[Mapping[str, Any]], policy: str) -> list[str]:
+    """One finding per override whose quoted rule the task's policy text does not hold."""
+    flat = " ".join(policy.split()).lower()
+    return [f"the acceptance statement excuses {o.get('preference')!r} by a rule the policy "
+            f"does not hold: {str(o.get('policy'))[:80]!r}" for o in overrides
+            if not str(o.get("policy", "")).strip()
+            or " ".join(str(o.get("policy")).split()).lower() not in flat]
+
+
+def check_preferences(prefs: Sequence[Preference], record: Mapping[str, Any], state: Any,
+                      read_only: frozenset[str], overrides: Sequence[Mapping[str, Any]] = (),
+                      policy: str = "") -> list[str]:
+    """One finding per successful write that does not use a stated preference (module rules)."""
+    calls = [c for c in record.get("calls") or [] if isinstance(c, Mapping)]
+    objects: dict[str, str] | None = None
+    out = []
+    for pref in prefs:
+        if _overridden(pref, overrides, policy):
+            continue
+        for i, call in enumerate(calls):
+            args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
+            if call.get("error") or call.get("name") in read_only:
+                continue
+            used = list(used_values(pref, args))
+            if not used:
+                continue
+            objects = record_objects(record, state) if objects is None else objects
+            if any(names_method(v, pref.token, objects) for v in used):   # a split payment
+                continue
+            refused = any(c.get("name") == call.get("name") and c.get("error") and any(
+                names_method(v, pref.token, objects)
+                for v in used_values(pref, c.get("arguments") or {})) for c in calls)
+            if not refused:
+                out.append(f"calls[{i}] {call.get('name')} uses {', '.join(used)[:60]}, but "
+                           f"the request names {pref.token!r}: {pref.quote[:90]!r}")
+    return out
