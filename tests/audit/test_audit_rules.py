@@ -53,13 +53,15 @@ def test_list_tasks_lists_the_judged_tasks_and_counts_the_excluded(tmp_path, cap
     register_source(SPEC)
     try:
         root = build_suite(tmp_path, "tiny_state")
-        assert cli_list.main(["tasks", "--suite", "tiny_state", "--suites-dir", str(tmp_path)]) == 0
+        assert cli_list.main(["tasks", "--suite", "tiny_state", "--suites-dir", str(tmp_path),
+                              "--json"]) == 0
     finally:
         unregister_source(SPEC.name)
     out, err = capsys.readouterr()
     excluded = {e["task_id"] for e in json.loads((root / AUDIT_FILE).read_text())["excluded"]}
     clean = sorted(t for t, kind in PLANTED.items() if kind is None)
-    assert out.split() == clean and not set(clean) & excluded
+    listed = [json.loads(line)["task_id"] for line in out.splitlines()]
+    assert listed == clean and not set(clean) & excluded
     assert f"{len(clean)} tasks in {root} ({len(excluded)} more excluded by the audit" in err
 
 
