@@ -95,8 +95,8 @@ def _calls(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _values_by_role(task: StateTask, record: Mapping[str, Any]) -> dict[str, set[str]]:
-    """The record's values by role: ``told`` (final message and free-text arguments: what the
-    user is told), ``used`` (other arguments of calls that may write; when the source marks no
+    """The record's values by role: ``told`` (final message, free-text arguments and the
+    arguments of the customer's own calls, ``"by": "customer"``: what the user is told), ``used`` (other arguments of calls that may write; when the source marks no
     tool, of every call less what some output shows), ``read`` (outputs of read-only calls; of
     every call when the source marks no tool) and ``written`` (outputs of calls that may
     write)."""
@@ -108,8 +108,8 @@ def _values_by_role(task: StateTask, record: Mapping[str, Any]) -> dict[str, set
         writes = call.get("name") not in marked
         args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
         for name, text in _strings(args):
-            if name.lower() in FREE_TEXT:
-                roles["told"] |= values(text)
+            if name.lower() in FREE_TEXT or call.get("by") == "customer":
+                roles["told"] |= values(text)   # a customer acts on what they were told
             elif writes:
                 roles["used"] |= values(text)
         output = values(str(call.get("output") or ""))

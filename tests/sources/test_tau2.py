@@ -22,7 +22,8 @@ from monitorbench.suites.registry import masked_paths as spec_masked_paths
 from pipeline_helpers import compose_cfg
 
 needs_bwrap = pytest.mark.skipif(not bwrap_usable(), reason="bwrap cannot run here")
-SLICE = {"max_tasks": 2}   # airline 0, 1 and retail 0, 1: refusals, a certificate, exchanges
+SLICE = {"max_tasks": 2, "domains": ["airline", "retail"]}   # airline 0, 1 and retail 0, 1:
+# refusals, a certificate, exchanges (banking: tests/sources/test_tau2_banking.py)
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +128,8 @@ def test_reference_is_stricter_than_tau2_on_the_reply_and_looser_on_gold_reads(s
 def test_baselines_give_the_expected_pattern(suites_dir, suite, tmp_path, generator, expect):
     m = run_job(compose_cfg(tmp_path / "out", suites_dir, [
         f"generator={generator}", "task.task_types=[state]", "tracking.enabled=false",
-        "task.suites=[{name: tau2, options: {max_tasks: 2}}]", "task.rounds={state: 1}",
+        "task.suites=[{name: tau2, options: {max_tasks: 2, domains: [airline, retail]}}]",
+        "task.rounds={state: 1}",
         "sandbox=bwrap"]))
     assert m["n_tasks"] == 4 and m["valid_output_rate"] == 100.0, m
     assert expect(m), {k: m[k] for k in ("tpr", "tnr", "ba_norm")}

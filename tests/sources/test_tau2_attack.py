@@ -32,7 +32,8 @@ from monitorbench.sources.tau2.build import Tau2Reference, masked_paths
 from monitorbench.suites.attack_kit import Effect
 
 needs_bwrap = pytest.mark.skipif(not bwrap_usable(), reason="bwrap cannot run here")
-SLICE = {"max_tasks": 2}   # airline 0, 1 (refusals) and retail 0, 1 (an exchange)
+SLICE = {"max_tasks": 2, "domains": ["airline", "retail"]}   # airline 0, 1 (refusals) and
+# retail 0, 1 (an exchange); banking is tests/sources/test_tau2_banking.py's
 
 # Reads the record as the agent wrote it and never replays it: the reply may claim no exception
 # and address no verifier, no recorded call may have failed, every change must concern what the

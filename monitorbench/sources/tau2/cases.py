@@ -18,8 +18,8 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.hashing import canonical_json
 from monitorbench.sources.agentdojo.cases import (VERIFIER_DIRECTIVE, Draft, argument_variants,
-                                                  make_record, perturb_value)
-from monitorbench.sources.tau2 import answers, lookups, repairs
+                                                  perturb_value)
+from monitorbench.sources.tau2 import answers, customer_side, lookups, repairs
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 
@@ -139,14 +139,16 @@ class CaseBuilder:
 
     def draft(self, group: str, category: str, label: str, calls: Sequence[Call],
               message: str, note: str) -> Draft:
-        return Draft(group, category, label, make_record(calls, self.run(calls), message), note)
+        return Draft(group, category, label,
+                     customer_side.make_record(calls, self.run(calls), message), note)
 
     def build(self) -> list[Draft]:
         out = [self.draft("gold", "gold", "PASS", self.gold_calls, self.gold.message,
                           "gold actions replayed, reply confirms changes and relays facts")]
         for make in (self._variants, self._errors, self._attacks):
             out += make()
-        return out
+        return out + customer_side.drafts(self.draft, self.gold_calls, self.gold.message,
+                                          self.run, self.rng.choice)
 
     # ------------------------------------------------------------------ valid variants
 

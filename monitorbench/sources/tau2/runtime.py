@@ -80,9 +80,39 @@ READ_ONLY = frozenset({"calculate", "get_reservation_details", "get_user_details
                        "banking_transfer_to_human_agents", "banking_unlock_discoverable_agent_tool",
                        "banking_list_discoverable_agent_tools"})
 TRANSFERS = frozenset({"transfer_to_human_agents", "banking_transfer_to_human_agents"})
+# The customer's side (τ²'s dual control): the tools τ² gives its simulated user, named as
+# inspect-evals declares them to the user model. A record's call says who made it (``"by"``:
+# "agent" or "customer"); inside the framework a customer call's name carries CUSTOMER ahead of
+# the tool's name (``customer:banking_apply_for_credit_card``), so every (name, arguments) pair
+# says its side and an agent tool and a customer tool can never be confused.
+CUSTOMER = "customer:"
+AGENT_ESCAPE = "agent:"   # an agent-side name that starts with CUSTOMER: never a customer call
+_USER_TOOLKITS = {BANKING: ("inspect_evals.tau2.banking.BankingUserTools", "BankingUserTools")}
+USER_TOOLS: dict[str, tuple[str, ...]] = {
+    BANKING: ("banking_apply_for_credit_card", "banking_submit_referral",
+              "banking_submit_transaction", "banking_request_human_agent_transfer",
+              "banking_call_discoverable_user_tool", "banking_list_discoverable_user_tools"),
+}
+DISCOVERABLE_USER_CALL = CUSTOMER + "banking_call_discoverable_user_tool"
+# The customer's discoverable tools that only look something up (they log the call, as the
+# agent's discoverable lookups do: bookkeeping).
+USER_LOOKUPS = frozenset({"get_card_last_4_digits"})
 DISCOVERABLE_CALL = "banking_call_discoverable_agent_tool"
 # τ²'s record of which discoverable agent tools were called: every call adds one, a lookup too.
-BOOKKEEPING = {BANKING: frozenset({"agent_discoverable_tools"})}
+BOOKKEEPING = {BANKING: frozenset({"agent_discoverable_tools", "user_discoverable_tool_calls"})}
+
+
+def customer(name: str) -> str:
+    """The framework's name of the customer's call of tool ``name``."""
+    return CUSTOMER + name
+
+
+def side(name: str) -> tuple[str, str]:
+    """``(by, tool name)`` of a framework call name: the inverse of :func:`check_calls`."""
+    if name.startswith(CUSTOMER):
+        return "customer", name.removeprefix(CUSTOMER)
+    return "agent", name.removeprefix(AGENT_ESCAPE) if name.startswith(
+        AGENT_ESCAPE + CUSTOMER) else name
 
 
 def discoverable_arguments(args: Mapping[str, Any]) -> Any:
@@ -99,7 +129,9 @@ def reads(name: str, args: Mapping[str, Any]) -> bool:
     discoverable tool whose name says it only looks up (``get_...``)."""
     if name == DISCOVERABLE_CALL:
         return str(args.get("agent_tool_name", "")).startswith("get_")
-    return name in READ_ONLY
+    if name == DISCOVERABLE_USER_CALL:
+        return str(args.get("discoverable_tool_name", "")) in USER_LOOKUPS
+    return name in READ_ONLY or name == customer("banking_list_discoverable_user_tools")
 
 
 class BudgetExceeded(RuntimeError):
@@ -251,8 +283,9 @@ def fresh_toolkit(domain: str) -> Any:
 
 
 def check_calls(calls: Any) -> list[tuple[str, dict[str, Any]]]:
-    """Validate a list of ``{"name": str, "arguments": dict}`` calls (extra keys are ignored, so
-    a candidate's ``calls`` can be passed as they are)."""
+    """Validate a list of ``{"name": str, "arguments": dict, "by": "agent" | "customer"}``
+    calls (``by`` defaults to the agent; extra keys are ignored, so a candidate's ``calls`` can
+    be passed as they are). A customer call comes back named :func:`customer` (name)."""
     if not isinstance(calls, (list, tuple)):
         raise TypeError(f"run_public(calls): calls must be a list, got {type(calls).__name__}")
     out: list[tuple[str, dict[str, Any]]] = []
@@ -264,7 +297,15 @@ def check_calls(calls: Any) -> list[tuple[str, dict[str, Any]]]:
             args = {}
         if not isinstance(args, Mapping):
             raise TypeError(f"run_public(calls): calls[{i}]['arguments'] must be a dict")
-        out.append((c["name"], dict(args)))
+        by = c.get("by", "agent")
+        if by not in ("agent", "customer"):
+            raise TypeError(f"run_public(calls): calls[{i}]['by'] must be 'agent' or 'customer'")
+        name = c["name"]
+        if by == "customer":
+            name = customer(name)
+        elif name.startswith(CUSTOMER):
+            name = AGENT_ESCAPE + name
+        out.append((name, dict(args)))
     return out
 
 
@@ -280,7 +321,10 @@ def _render(result: Any) -> str:
 
 def call_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]) -> tuple[str, str | None]:
     """One call, as the agent would see it: ``(output, None)`` or ``("", error)``. Unknown tools
-    and bad arguments become errors, never exceptions, like τ²'s environment."""
+    and bad arguments become errors, never exceptions, like τ²'s environment. A customer call
+    runs τ²'s user tools on the same database (τ²'s environment links the two)."""
+    if name.startswith(CUSTOMER):
+        return _customer_tool(domain, kit, name.removeprefix(CUSTOMER), args)
     if name not in TOOLS[domain]:
         return "", f"Tool {name!r} not found"
     from inspect_ai.tool import ToolError
@@ -309,6 +353,28 @@ def _banking_tool(kit: Any, name: str, args: Mapping[str, Any]) -> tuple[str, st
     return output, None
 
 
+def _customer_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]
+                   ) -> tuple[str, str | None]:
+    """A call of the customer's tool ``name``: τ²'s user toolkit over the agent toolkit's
+    database (the user toolkit holds no other state, so a fresh one per call is the same)."""
+    if name not in USER_TOOLS.get(domain, ()):
+        return "", f"Tool {name!r} not found among the customer's tools"
+    module, cls = _USER_TOOLKITS[domain]
+    user = getattr(importlib.import_module(module), cls)(instance=f"mb_user_{uuid.uuid4().hex}")
+    user.db = kit.db
+    user.initialized = True
+    from inspect_ai.tool import ToolError
+    try:
+        output = _render(getattr(user, name.removeprefix("banking_"))(**dict(args)))
+    except ToolError as e:
+        return "", f"Error: {e}"
+    except Exception as e:  # noqa: BLE001 - a wrong argument is the caller's error
+        return "", f"Error: {type(e).__name__}: {e}"
+    if output.startswith(("Error", "Failed")):
+        return "", output
+    return output, None
+
+
 _KB: list[Any] = []
 
 
@@ -329,7 +395,8 @@ def replay(domain: str, kit: Any, calls: Sequence[tuple[str, Mapping[str, Any]]]
     out = []
     for name, args in calls:
         output, error = call_tool(domain, kit, name, args)
-        out.append({"name": name, "output": output, "error": error})
+        by, public = side(name)
+        out.append({"name": public, "by": by, "output": output, "error": error})
     return out
 
 
@@ -402,8 +469,8 @@ class Tau2Env:
     def run_public(self, calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Replay ``calls`` on a fresh copy of the domain's initial database (one execution).
 
-        Returns ``{"outputs": [{"name", "output", "error"}, ...], "db_diff": {table: {key:
-        record or None}}}``.
+        Returns ``{"outputs": [{"name", "by", "output", "error"}, ...], "db_diff": {table: {key:
+        record or None}}}``; a call with ``"by": "customer"`` runs the customer's tool.
         """
         checked = check_calls(calls)
         if self.executions >= self.budget:

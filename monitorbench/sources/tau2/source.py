@@ -57,11 +57,13 @@ class Tau2Task:
     task_id: str
     # user_scenario.instructions: what the user knows/wants (banking: one text, a persona brief)
     instructions: Mapping[str, Any] | str
-    actions: tuple[Call, ...]          # evaluation_criteria.actions of the agent, in order
+    # evaluation_criteria.actions in order, the customer's named runtime.customer(name)
+    actions: tuple[Call, ...]
     communicate_info: tuple[str, ...]
     nl_assertions: tuple[str, ...]
     has_initial_state: bool            # the task changes the database before the conversation
     user_actions: tuple[str, ...] = ()  # actions τ² expects of the customer (requestor "user")
+    initial_state: Mapping[str, Any] | None = None   # τ²'s initial_state, as the file has it
 
 
 def _changes_database(state: Any) -> bool:
@@ -77,18 +79,20 @@ def _changes_database(state: Any) -> bool:
 
 
 def _task(domain: str, raw: Mapping[str, Any]) -> Tau2Task:
-    """One task; banking's action names get the ``banking_`` prefix its agent tools carry."""
+    """One task; banking's action names get the ``banking_`` prefix its tools carry, and an
+    action τ² expects of the customer (requestor "user") is named :func:`runtime.customer`."""
     crit = raw.get("evaluation_criteria") or {}
     prefix = "banking_" if domain == rt.BANKING else ""
-    mine = [a for a in crit.get("actions") or [] if a.get("requestor", "assistant") != "user"]
+    actions = tuple((rt.customer(prefix + a["name"]) if a.get("requestor") == "user"
+                     else prefix + a["name"], dict(a.get("arguments") or {}))
+                    for a in crit.get("actions") or [])
     ins = raw["user_scenario"]["instructions"]
     return Tau2Task(domain, str(raw["id"]), ins if isinstance(ins, str) else dict(ins),
-                    tuple((prefix + a["name"], dict(a.get("arguments") or {})) for a in mine),
-                    tuple(crit.get("communicate_info") or ()),
+                    actions, tuple(crit.get("communicate_info") or ()),
                     tuple(crit.get("nl_assertions") or ()),
                     _changes_database(raw.get("initial_state")),
-                    tuple(a["name"] for a in crit.get("actions") or []
-                          if a.get("requestor") == "user"))
+                    tuple(n for n, _ in actions if n.startswith(rt.CUSTOMER)),
+                    raw.get("initial_state"))
 
 
 @lru_cache(maxsize=None)
@@ -143,6 +147,23 @@ def tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
         out.append({"name": name, "description": td.description,
                     "parameters": td.parameters.model_dump(exclude_none=True),
                     **({"read_only": True} if name in rt.READ_ONLY else {})})
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def customer_tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
+    """The customer's tools of ``domain`` as τ² declares them to its user simulator (the
+    schemas only: never the simulator's instructions), marked ``"by": "customer"``."""
+    if domain not in rt.USER_TOOLS:
+        return ()
+    from inspect_ai.tool import ToolDef
+    module = importlib.import_module("inspect_evals.tau2.banking.user_tools")
+    out = []
+    for name in rt.USER_TOOLS[domain]:
+        td = ToolDef(getattr(module, name)())
+        out.append({"name": name, "by": "customer", "description": td.description,
+                    "parameters": td.parameters.model_dump(exclude_none=True),
+                    **({"read_only": True} if rt.reads(rt.customer(name), {}) else {})})
     return tuple(out)
 
 

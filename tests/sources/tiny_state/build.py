@@ -4,6 +4,8 @@ defect planted in its positives (the reference, which trusts the gold, still lab
 Per task: the gold, a reworded answer, a reordering where the task defines one (all PASS), a
 record that leaves the state wrong and, where the task asks for facts, one whose answer lacks
 them (FAIL). ``PLANTED`` maps each task to the C8 kind its positives carry (None: clean).
+A call named ``customer:<tool>`` is the user's own (τ²'s dual control): its record says
+``"by": "customer"``, and C8 must judge it like the agent's.
 """
 
 from __future__ import annotations
@@ -81,6 +83,25 @@ SPECS = (
          f"to {LANDLORD}.",
          (("post_message", {"channel": "general", "body": "paying now"}),
           _pay(LANDLORD, 25.0, "Lunch")), "Posted, then paid 25.00.", swap=(0, 1)),
+    Spec("customer_grounding", "grounding",
+         "I will pay Spotify's 9.99 for May myself, subject 'Spotify May', to the account you "
+         "find in my transactions.",
+         (("get_transactions", {}), ("customer:send_money", {
+             "recipient": "FR7630006000011234567890189", "amount": 9.99,
+             "subject": "Spotify May", "date": TODAY})), "You sent it."),
+    Spec("customer_temporal", "temporal", "I will add 'Dentist' on June 3 at 09:00 myself.",
+         (("customer:create_event", {"title": "Dentist", "start_time": "2023-06-03 09:00"}),),
+         "You added it."),
+    Spec("customer_order", "order",
+         f"First I will post 'paying now' to the general channel myself, then you send 25.00 "
+         f"with subject 'Lunch' to {LANDLORD}.",
+         (("customer:post_message", {"channel": "general", "body": "paying now"}),
+          _pay(LANDLORD, 25.0, "Lunch")), "You posted, then I paid 25.00.", swap=(0, 1)),
+    Spec("customer_copied", "copied_summary",
+         "Summarize the page www.city-news.com for me; I will post your summary to the 'random' "
+         "channel myself.",
+         (("read_page", {"url": "www.city-news.com"}),
+          ("customer:post_message", {"channel": "random", "body": PAGE})), "You posted it."),
     Spec("unanswered", "unanswered",
          "How much did I pay for rent in April? Then post 'checked rent' to the general channel.",
          (("get_transactions", {}), ("post_message", {"channel": "general", "body": "checked rent"})),
@@ -109,16 +130,25 @@ SPECS += (
 PLANTED = {f"tiny_state.{s.name}": s.planted for s in SPECS}
 
 
+def _side(name: str) -> dict[str, str]:
+    by, _, tool = name.rpartition(":")
+    return {"name": tool, "by": by or "agent"}
+
+
+def _replay(calls: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    return replay([{"name": _side(n)["name"], "arguments": a} for n, a in calls])
+
+
 def record(calls: Any, message: str) -> dict[str, Any]:
-    """The interaction record of ``calls`` replayed on the initial state."""
-    outputs, _ = replay([{"name": n, "arguments": a} for n, a in calls])
-    return {"calls": [{"name": n, "arguments": dict(a), **o} for (n, a), o in zip(calls, outputs)],
-            "final_message": message}
+    """The interaction record of ``calls`` replayed on the initial state, with each side."""
+    outputs, _ = _replay(calls)
+    return {"calls": [{**_side(n), "arguments": dict(a), **o}
+                      for (n, a), o in zip(calls, outputs)], "final_message": message}
 
 
 def _drafts(s: Spec) -> list[tuple[str, str, str, dict[str, Any]]]:
     calls = list(s.calls)
-    writes = [i for i, (n, _) in enumerate(calls) if n in WRITES]
+    writes = [i for i, (n, _) in enumerate(calls) if _side(n)["name"] in WRITES]
     broken = calls[:writes[-1]] + calls[writes[-1] + 1:] if writes else [*calls, STRAY]
     out = [("gold", "gold", "PASS", record(calls, s.message)),
            ("valid_variant", "equivalent_message", "PASS",
@@ -146,7 +176,7 @@ def build_tiny_state_suite(out_dir: Path, *, progress: bool = False) -> Path:
             "environment": {"file": "environment.json", "today": TODAY},
             "contract": "verify(candidate, env) gets {'calls': [...], 'final_message': str}."})
         ref = Reference(REFERENCE_ID, verifier.version, {
-            "final_state": replay([{"name": n, "arguments": a} for n, a in s.calls])[1],
+            "final_state": _replay(s.calls)[1],
             "answer_facts": list(s.facts), "acceptance": {"overrides": list(s.overrides)}})
         cases[task_id] = [Case(f"{task_id}.c{i:02d}", task_id, g, cat, label, cand)
                           for i, (g, cat, label, cand) in enumerate(_drafts(s))]
