@@ -25,6 +25,11 @@ words and the record only:
   that parameter gives that value ("ordered by mistake" as the cancellation reason, "expedited"
   as the delivery option).
 
+The rule binds the agent's writes. A write the customer makes with their own tools (``"by":
+"customer"``, τ²'s dual control) is the customer's decision in the conversation (task_044's
+customer, who holds a Gold Rewards Card, applies for the card the agent presented), so a value
+the request names as something they hold is no preference over it.
+
 Exceptions, and only these: the record shows the same tool refusing the stated method (the
 environment enforced a policy), or the task's acceptance statement (``overrides``: the
 preference, a quote of the policy rule that forbids it, and why it applies) quotes a rule the
@@ -204,8 +209,8 @@ def check_preferences(prefs: Sequence[Preference], record: Mapping[str, Any], st
             continue
         for i, call in enumerate(calls):
             args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
-            if call.get("error") or call.get("name") in read_only:
-                continue
+            if call.get("error") or call.get("name") in read_only or call.get("by") == "customer":
+                continue   # a customer's own write is the customer's choice, not the agent's
             used = list(used_values(pref, args))
             if not used:
                 continue
