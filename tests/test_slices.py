@@ -4,6 +4,8 @@ the source's default suite (for AgentDojo that is many minutes)."""
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -31,8 +33,10 @@ def test_list_tasks_finds_a_built_slice_by_source_and_by_its_name(
         slice_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ids = sorted(load_suite(_slice(slice_root)).tasks)
     for name in ("bfcl", _slice(slice_root).name):
-        assert cli_list.main(["tasks", "--suite", name, "--suites-dir", str(slice_root)]) == 0
-        assert capsys.readouterr().out.split() == ids
+        assert cli_list.main(["tasks", "--suite", name, "--suites-dir", str(slice_root),
+                              "--json"]) == 0
+        listed = [json.loads(line)["task_id"] for line in capsys.readouterr().out.splitlines()]
+        assert listed == ids
     assert not (slice_root / "bfcl").exists()
     assert cli_list.main(["suites", "--suites-dir", str(slice_root)]) == 0
     assert f"built: {_slice(slice_root).name}" in capsys.readouterr().out

@@ -22,7 +22,9 @@ from monitorbench.suites.format import Task
 
 # The airline tasks C8 excluded before the lookups: the gold wrote a passenger's birth date that
 # no call had read (a booking, or a passenger change, for the customer or a saved passenger).
-FORMERLY_EXCLUDED = ("17", "20", "22", "24", "25")
+# airline 25 is excluded again, for another reason written in the build report (issue 31: its
+# payment method depends on a condition the build does not decide; tau2/repairs.py)
+FORMERLY_EXCLUDED = ("17", "20", "22", "24")
 
 
 def _builder(domain: str, task_id: str) -> CaseBuilder:
