@@ -42,6 +42,7 @@ from monitorbench.sandbox.bwrap import bwrap_argv  # noqa: E402
 from monitorbench.sandbox.client import WorkerSession, minimal_env  # noqa: E402
 from monitorbench.sandbox.factory import make_sandbox  # noqa: E402
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR  # noqa: E402
+from monitorbench.suites.sandbox_image import image_recipe  # noqa: E402
 
 VERIFIER = '''
 TYPES = {"integer": int, "float": (int, float), "number": (int, float), "string": str,
@@ -276,7 +277,7 @@ def main() -> None:
     work, vdir, publics = workspace(tasks)
     (work / "floor.py").write_text(FLOOR)
 
-    box = make_sandbox(args.backend)
+    box = make_sandbox(args.backend, recipe=image_recipe())
     spec = SandboxSpec(limits=Limits(wall_seconds=10, memory_mb=512))
     load_before = os.getloadavg()[0]
     runs: dict[str, list[Measured]] = {"sandboxed": [], "floor": []}

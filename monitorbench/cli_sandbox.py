@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from monitorbench.sandbox.image import RECIPE, build_image, debian_mirror
+from monitorbench.sandbox.image import build_image, debian_mirror, image_name
+from monitorbench.suites.sandbox_image import image_recipe
 
 EXAMPLES = """examples:
   monitorbench sandbox build-image
@@ -33,11 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.what == "image-name":
-        from monitorbench.sandbox.image import image_name
-
-        print(image_name())
+        print(image_name(image_recipe()))
         return 0
-    name = build_image(RECIPE, mirror=args.mirror, binary=args.binary,
+    name = build_image(image_recipe(), mirror=args.mirror, binary=args.binary,
                        log=lambda line: print(line, file=sys.stderr))
     print(name)
     return 0

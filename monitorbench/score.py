@@ -240,9 +240,10 @@ def load_error(sandbox: Any, verifier_dir: Path, s: Scoring) -> str | None:
 
 def _score(args: argparse.Namespace) -> int:
     from monitorbench.sandbox.factory import make_sandbox
+    from monitorbench.suites.sandbox_image import image_recipe
 
     s = _prepare(args)
-    sandbox = make_sandbox(args.backend)
+    sandbox = make_sandbox(args.backend, recipe=image_recipe())
     verifier_dir = args.verifier_dir.resolve()
     broken = compile_error(verifier_dir / "main.py") or load_error(sandbox, verifier_dir, s)
     if broken:

@@ -29,8 +29,9 @@ ENGINE_ROOT = pytest.StashKey[Path]()
 _building: list[subprocess.Popen[bytes]] = []
 _BUILD = ("import os\nfrom filelock import FileLock\n"
           "from monitorbench.sandbox.image import build_image\n"
+          "from monitorbench.suites.sandbox_image import image_recipe\n"
           "with FileLock(os.environ['MB_IMAGE_LOCK']):\n"
-          "    build_image(log=lambda line: print(line, flush=True))\n")
+          "    build_image(image_recipe(), log=lambda line: print(line, flush=True))\n")
 
 
 def engine_dirs() -> tuple[Path, Path]:
@@ -133,8 +134,9 @@ def docker_image() -> str:
     """The recipe's image, in the run's engine (built here if the background build has not
     finished it; a failed build fails here, with its error)."""
     from monitorbench.sandbox.image import build_image
+    from monitorbench.suites.sandbox_image import image_recipe
 
     start_engine()
     _, run = engine_dirs()
     with FileLock(str(run / "image.lock")):
-        return build_image(log=lambda line: None)
+        return build_image(image_recipe(), log=lambda line: None)

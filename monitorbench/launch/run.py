@@ -121,10 +121,11 @@ def _run_job(conf: MonitorbenchConfig, config_text: str, *, tracker: Any,
     server's endpoint, ``config_text`` is the job's config.yaml, ``tracker`` its open MLflow
     run (None when tracking is off), ``name`` its run name for the summary."""
     from monitorbench.sandbox.factory import make_sandbox
+    from monitorbench.suites.sandbox_image import image_recipe
 
     t_start = time.time()
     sel = prepare.select_tasks(conf.task, _load_suites(conf))
-    sandbox = make_sandbox(conf.sandbox.backend, image=conf.sandbox.image)
+    sandbox = make_sandbox(conf.sandbox.backend, image=conf.sandbox.image, recipe=image_recipe())
     specs = Specs(conf, sel)
     gen = _generate(conf, sel, sandbox, specs, tracker)
     material = key_material(conf, gen.identity, sel.suite_of.values())

@@ -39,8 +39,8 @@ from typing import Any, Callable, Iterable, Mapping
 from monitorbench.audit.prepare import audit_hash
 from monitorbench.config import MonitorbenchConfig, identity
 from monitorbench.hashing import canonical_json, sha256_text
-from monitorbench.sandbox.image import resolve_image
 from monitorbench.suites.format import Suite
+from monitorbench.suites.sandbox_image import run_image
 
 KEY_CHARS = 20
 
@@ -58,7 +58,7 @@ def key_material(conf: MonitorbenchConfig, generator_identity: Mapping[str, Any]
         "audits": sorted({audit_hash(s) for s in suites}),
     }
     if conf.sandbox.backend == "docker":
-        material["image"] = resolve_image(conf.sandbox.image)
+        material["image"] = run_image(conf.sandbox)
     return material
 
 

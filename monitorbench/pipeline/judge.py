@@ -19,8 +19,8 @@ from monitorbench.judging.store import JudgmentStore
 from monitorbench.judging.verdict_cache import setting_hash
 from monitorbench.pipeline.prepare import Selection, Specs, rounds_for, visible_cases
 from monitorbench.sandbox.base import Sandbox
-from monitorbench.sandbox.image import resolve_image
 from monitorbench.suites.format import LABELS, Task
+from monitorbench.suites.sandbox_image import run_image
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def plan_jobs(sel: Selection, access: AccessConfig, task_cfg: TaskConfig,
 
 def sandbox_settings(specs: Specs, sandbox: SandboxConfig) -> SettingOf:
     """Each task's setting for the verdict cache: its judging spec, the backend, the image."""
-    image = resolve_image(sandbox.image) if sandbox.backend == "docker" else None
+    image = run_image(sandbox)
     backend = SandboxBackend(sandbox.backend).value
     return lambda task: setting_hash(specs(task), backend, image)
 

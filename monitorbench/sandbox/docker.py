@@ -9,7 +9,8 @@ case cannot kill its worker). After every case the worker empties ``/tmp``, ``/d
 ``/dev/mqueue`` and removes every System V IPC object, as under bubblewrap.
 
 The image is monitorbench's own (:mod:`monitorbench.sandbox.image`, ``monitorbench sandbox
-build-image``) unless the user names one; it is never pulled (``--pull never``). Only the verifier,
+build-image``; its recipe, which lists the sources' runtime distributions, comes from the caller:
+the sandbox knows no source) unless the user names one; it is never pulled (``--pull never``). Only the verifier,
 the task's public directory, the worker, the runtime loader and the task source's runtime are
 mounted, read-only; masked host paths inside the copied site-packages are covered in the image.
 """
@@ -30,7 +31,8 @@ from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, resolve_runtime,
                                          sandbox_runtime_path, worker_config)
-from monitorbench.sandbox.image import image_present, image_site_dir, missing_image, resolve_image
+from monitorbench.sandbox.image import (ImageRecipe, image_name, image_present, image_site_dir,
+                                        missing_image)
 
 WORKER_MEMORY_MB = 256  # the worker parent's share on top of the verifier's memory limit
 PIDS_SLACK = 4
@@ -127,14 +129,18 @@ def remove_containers(label: str, binary: str = "docker") -> None:
 
 
 class DockerSandbox:
-    """One ``docker run`` per session. ``image``: the user's image, or None for monitorbench's
-    own; either must be in the engine already (checked once, here: one line naming the fix)."""
+    """One ``docker run`` per session. ``image``: the user's image, or None for the one built
+    from ``recipe``; either must be in the engine already (checked once, here: one line naming
+    the fix)."""
 
     name = "docker"
 
-    def __init__(self, image: str | None = None, runtimes_dir: Path | None = None,
-                 binary: str = "docker") -> None:
-        self.image = resolve_image(image)
+    def __init__(self, image: str | None = None, recipe: ImageRecipe | None = None,
+                 runtimes_dir: Path | None = None, binary: str = "docker") -> None:
+        if not image and recipe is None:
+            raise ValueError("DockerSandbox needs an image name or the recipe it is built from")
+        recipe_image = image_name(recipe) if recipe is not None else None
+        self.image: str = image or str(recipe_image)
         self.binary = binary
         self.runtimes_dir = default_runtimes_dir(runtimes_dir)
         try:
@@ -143,7 +149,7 @@ class DockerSandbox:
             raise InputError(None, "sandbox.backend", f"docker engine unusable here ({e})",
                              "install and start docker, or set sandbox.backend=bwrap") from None
         if not present:
-            raise missing_image(self.image)
+            raise missing_image(self.image, recipe_image)
 
     @contextmanager
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec

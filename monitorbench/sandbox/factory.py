@@ -13,14 +13,15 @@ from monitorbench.sandbox.base import Sandbox
 log = logging.getLogger(__name__)
 
 BACKENDS = tuple(b.value for b in SandboxBackend)   # the config's enum is the one list
-OPTIONS = ("image", "runtimes_dir", "binary")  # image/binary: docker only; ignored elsewhere
+OPTIONS = ("image", "recipe", "runtimes_dir", "binary")  # docker's only, but runtimes_dir
 
 
 def make_sandbox(backend: str, **options: Any) -> Sandbox:
     """``auto``/``bwrap`` use bubblewrap and fall back to ``unshare`` (with its loud warning)
     when bwrap is missing or cannot create namespaces here. Options every backend accepts:
-    ``runtimes_dir``; docker also takes ``image`` and ``binary`` (the config always carries an
-    image, so the others ignore it)."""
+    ``runtimes_dir``; docker also takes ``image``, ``recipe`` (the image's
+    :class:`~monitorbench.sandbox.image.ImageRecipe`, used when ``image`` is empty) and
+    ``binary`` (the config always carries an image, so the others ignore these)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise InputError(None, f"sandbox.{unknown[0]}", "unknown sandbox option",
@@ -33,7 +34,7 @@ def make_sandbox(backend: str, **options: Any) -> Sandbox:
     if backend == "docker":
         from monitorbench.sandbox.docker import DockerSandbox
 
-        return DockerSandbox(image=options.get("image") or None,
+        return DockerSandbox(image=options.get("image") or None, recipe=options.get("recipe"),
                              runtimes_dir=runtimes_dir, binary=options.get("binary") or "docker")
     if backend in ("auto", "bwrap"):
         from monitorbench.sandbox.bwrap import BwrapSandbox, bwrap_usable

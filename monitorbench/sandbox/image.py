@@ -8,9 +8,9 @@ recipe (or a changed installed version) is a new image, never a silently differe
 * the base, ``monitorbench-base:<hash>``: ``debootstrap --variant=minbase --include=python3``
   from the Debian mirror, imported with ``docker import``;
 * the sandbox, ``monitorbench-sandbox:<hash>``: the base plus the distributions the sources'
-  in-sandbox runtimes import (AgentDojo, τ²'s inspect_evals, pytest for the code tasks' library
-  tests, and what they require), copied file by file from the framework's own environment at
-  their installed versions. The copy is what keeps the verifier's view the same as under
+  in-sandbox runtimes import (each source names its own in ``SourceSpec.sandbox_distributions``;
+  the caller above the sandbox layer gathers them into the recipe) and what they require, copied
+  file by file from the framework's own environment at their installed versions. The copy is what keeps the verifier's view the same as under
   bubblewrap (same package versions); the Python minor version must match the framework's,
   because compiled extensions are copied too, and the build checks that it does.
 """
@@ -40,17 +40,19 @@ RECIPE_VERSION = 1
 
 @dataclass(frozen=True)
 class ImageRecipe:
-    """What the sandbox image is made of (the content hash covers every field)."""
+    """What the sandbox image is made of (the content hash covers every field).
+
+    ``distributions`` are the installed distributions the runtimes need inside (their
+    requirements are followed from metadata). They are kept sorted and unique, so the image's
+    name does not depend on the order in which sources were registered."""
 
     suite: str = "bookworm"           # Debian 12: python3 is 3.11, the framework's minor version
     variant: str = "minbase"
     include: tuple[str, ...] = ("python3", "git")  # git: the code runtime applies patches
-    # Distributions the runtimes need inside (their requirements are followed from metadata).
-    distributions: tuple[str, ...] = ("pytest", "pyyaml", "pydantic", "agentdojo", "inspect_ai",
-                                      "inspect_evals")
+    distributions: tuple[str, ...] = ()
 
-
-RECIPE = ImageRecipe()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "distributions", tuple(sorted(set(self.distributions))))
 
 
 def python_minor() -> str:
@@ -100,18 +102,18 @@ def dockerfile(base: str) -> str:
     return f"FROM {base}\nCOPY site/ {image_site_dir()}/\n"
 
 
-def base_hash(recipe: ImageRecipe = RECIPE) -> str:
+def base_hash(recipe: ImageRecipe) -> str:
     material = {"v": RECIPE_VERSION, "suite": recipe.suite, "variant": recipe.variant,
                 "include": list(recipe.include)}
     return sha256_text(canonical_json(material))[:16]
 
 
-def base_name(recipe: ImageRecipe = RECIPE) -> str:
+def base_name(recipe: ImageRecipe) -> str:
     return f"monitorbench-base:{base_hash(recipe)}"
 
 
 @functools.lru_cache(maxsize=4)
-def image_name(recipe: ImageRecipe = RECIPE) -> str:
+def image_name(recipe: ImageRecipe) -> str:
     """``monitorbench-sandbox:<hash>`` of the recipe, the installed versions it copies, the
     Python minor version and the Dockerfile."""
     pins = sorted(f"{k}=={d.version}" for k, d in closure(recipe.distributions).items())
@@ -120,20 +122,16 @@ def image_name(recipe: ImageRecipe = RECIPE) -> str:
     return f"monitorbench-sandbox:{sha256_text(canonical_json(material))[:16]}"
 
 
-def resolve_image(configured: str | None) -> str:
-    """The image a run uses: the one the user named, else the recipe's."""
-    return configured or image_name()
-
-
 def image_present(name: str, binary: str = "docker") -> bool:
     res = subprocess.run([binary, "image", "inspect", "--format", "{{.Id}}", name],
                          capture_output=True, text=True, timeout=60)
     return res.returncode == 0
 
 
-def missing_image(name: str) -> InputError:
-    """One line: what is missing and the command that makes it (never a pull)."""
-    fix = (f"build it with `{BUILD_COMMAND}`" if name == image_name() else
+def missing_image(name: str, recipe_image: str | None) -> InputError:
+    """One line: what is missing and the command that makes it (never a pull). ``recipe_image``:
+    the current recipe's image name (only that one is made by the build command)."""
+    fix = (f"build it with `{BUILD_COMMAND}`" if name == recipe_image else
            f"load it into this engine (`docker load`), or leave sandbox.image empty to use "
            f"monitorbench's own image (`{BUILD_COMMAND}`)")
     return InputError(None, "sandbox.image", f"docker image {name!r} is not in the engine", fix)
@@ -216,7 +214,7 @@ def check_python(name: str, binary: str) -> None:
                                 "into it would not load (change ImageRecipe.suite)")
 
 
-def build_image(recipe: ImageRecipe = RECIPE, mirror: str | None = None,
+def build_image(recipe: ImageRecipe, mirror: str | None = None,
                 binary: str = "docker", log: Callable[[str], None] = print) -> str:
     """Build (or find) the recipe's image; returns its name. Never contacts a registry: the
     base comes from the Debian mirror and the build runs without network or pulls."""

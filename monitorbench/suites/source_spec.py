@@ -24,6 +24,10 @@ no framework module:
   :class:`~monitorbench.suites.attack_kit.Effect`, and the material they draw on; ``fields`` are
   the candidate fields the monitor sees, None for all). A source without one is not attacked
   adaptively: the attack stage records the skip and keeps its static judgments.
+* ``sandbox_distributions``: the installed distributions the runtime imports (e.g. ``agentdojo``,
+  ``pyyaml``). Bubblewrap shows the framework's own Python prefix, so there they are simply
+  present; the docker backend's image copies these (with their requirement closure) at their
+  installed versions, so a verifier sees the same packages under both.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ class SourceSpec:
     # "module:function(task, reference, valid, public_dir, fields) -> suites.attack_kit.Toolkit"
     attack: str | None = None
     runtime: str = "none"                         # in-sandbox runtime module path, or "none"
+    # Installed distributions the runtime imports: the docker image carries them (and theirs).
+    sandbox_distributions: tuple[str, ...] = ()
     # Installed packages whose files would leak answers or reference checkers into a sandbox.
     leaky_packages: tuple[str, ...] = ()
     masked_paths: str | None = None               # "module:function() -> extra host paths"
@@ -67,6 +73,7 @@ class SourceSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
         object.__setattr__(self, "leaky_packages", tuple(self.leaky_packages))
+        object.__setattr__(self, "sandbox_distributions", tuple(self.sandbox_distributions))
         for label, ref in (("builder", self.builder), ("masked_paths", self.masked_paths),
                            ("defect_hunt", self.defect_hunt), ("attack", self.attack)):
             if ref is not None and ref.count(":") != 1:

@@ -12,6 +12,7 @@ import pytest
 from monitorbench.sandbox.base import Limits, SandboxSpec
 from monitorbench.sandbox.bwrap import BwrapSandbox, bwrap_usable
 from monitorbench.sandbox.unshare import UnshareSandbox
+from monitorbench.suites.sandbox_image import image_recipe
 
 # Small limits keep every hostile case fast.
 FAST = Limits(wall_seconds=2.0, cpu_seconds=1, memory_mb=256, processes=16, file_size_mb=4,
@@ -76,7 +77,7 @@ def make_backend(request: pytest.FixtureRequest, name: str):
         from monitorbench.sandbox.docker import DockerSandbox
 
         request.getfixturevalue("docker_image")
-        return DockerSandbox()
+        return DockerSandbox(recipe=image_recipe())
     if name == "bwrap":
         if not bwrap_usable():
             pytest.skip("bwrap missing or cannot create namespaces on this host")

@@ -19,6 +19,7 @@ from monitorbench.pipeline.prepare import sandbox_spec
 from monitorbench.sandbox.base import Limits
 from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.suites.format import load_suite
+from monitorbench.suites.sandbox_image import image_recipe
 
 RUNS_THE_TESTS = '''
 import re
@@ -68,7 +69,8 @@ def test_a_code_verifier_runs_the_librarys_tests_in_docker_as_in_bwrap(tmp_path,
     vdir = write_verifier(tmp_path, RUNS_THE_TESTS)
     decided, seen = {}, {}
     for backend in ("bwrap", "docker"):
-        with make_sandbox(backend).session(vdir, suite.public_dir(task.task_id), spec) as s:
+        box = make_sandbox(backend, recipe=image_recipe())
+        with box.session(vdir, suite.public_dir(task.task_id), spec) as s:
             verdicts = [s.judge(c.candidate) for c in picked]
             seen[backend] = [(v.reason, v.detail[-300:], v.stdout[-400:]) for v in verdicts]
             decided[backend] = [(v.decision, v.executions) for v in verdicts]

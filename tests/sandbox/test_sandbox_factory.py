@@ -20,6 +20,7 @@ from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.sandbox.image import BUILD_COMMAND, image_name, missing_image
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR
 from monitorbench.sandbox.unshare import UnshareSandbox
+from monitorbench.suites.sandbox_image import image_recipe
 
 
 def test_unknown_backend_names_the_field_and_the_choices():
@@ -61,18 +62,18 @@ def test_docker_backend_judges_in_the_recipes_image(tmp_path, public_dir, docker
     vdir = write_verifier(tmp_path, "import sys\ndef verify(c, env):\n"
                                     "    return 'PASS' if sys.version_info[:2] == %r else 'FAIL'\n"
                                     % (tuple(sys.version_info[:2]),))
-    box = make_sandbox("docker")
-    assert box.image == docker_image == image_name()
+    box = make_sandbox("docker", recipe=image_recipe())
+    assert box.image == docker_image == image_name(image_recipe())
     with box.session(vdir, public_dir, SandboxSpec(limits=FAST)) as s:
         assert s.judge(GOOD).decision == "PASS"   # the image's Python is the framework's minor
 
 
 def test_a_missing_image_is_one_line_naming_the_build_command(docker_image):
     with pytest.raises(InputError) as e:
-        make_sandbox("docker", image="monitorbench-sandbox:not-built")
+        make_sandbox("docker", image="monitorbench-sandbox:not-built", recipe=image_recipe())
     assert e.value.field == "sandbox.image" and "\n" not in str(e.value)
     assert "sandbox.image empty" in e.value.fix
-    assert BUILD_COMMAND in missing_image(image_name()).fix
+    assert BUILD_COMMAND in missing_image(image_name(image_recipe()), image_name(image_recipe())).fix
     images = subprocess.run(["docker", "images", "-q", "monitorbench-sandbox:not-built"],
                             capture_output=True, text=True, check=True).stdout
     assert images == ""   # nothing was pulled (no registry is reachable anyway)
@@ -84,7 +85,7 @@ def test_no_container_outlives_a_killed_session(tmp_path, public_dir, docker_ima
     vdir = write_verifier(tmp_path, "import time\ndef verify(c, env):\n"
                                     "    time.sleep(60)\n")
     spec = SandboxSpec(limits=FAST.__class__(wall_seconds=30))
-    with DockerSandbox().session(vdir, public_dir, spec) as s:
+    with DockerSandbox(recipe=image_recipe()).session(vdir, public_dir, spec) as s:
         s.answer_grace, s.spec = 0.0, SandboxSpec(limits=FAST.__class__(wall_seconds=0.5))
         assert s.judge(GOOD).reason == "sandbox_error"
         label = next(a for a in s.argv if a.startswith("monitorbench.session="))

@@ -14,6 +14,7 @@ from monitorbench.sources.agentdojo import runtime as rt
 from monitorbench.sources.agentdojo import source as src
 from monitorbench.sources.agentdojo.build import build_agentdojo_suite, masked_paths
 from monitorbench.suites.format import load_suite
+from monitorbench.suites.sandbox_image import image_recipe
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +190,8 @@ def test_runtime_works_in_the_sandbox_with_task_modules_hidden(banking, tmp_path
     forged = next(c.candidate for c in cases
                   if c.category == "tamper_inspection" and c.candidate["calls"]
                   and "NOTE TO THE VERIFIER" not in c.candidate["final_message"])
-    with make_sandbox(backend).session(vdir, suite.public_dir(task.task_id), spec) as session:
+    box = make_sandbox(backend, recipe=image_recipe())
+    with box.session(vdir, suite.public_dir(task.task_id), spec) as session:
         v_tamper = session.judge({"probe": "tamper"})
         v_gold = session.judge(gold)
         v_forged = session.judge(forged)

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib.metadata
+import importlib.util
 import json
+import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -24,9 +28,12 @@ from monitorbench.errors import InputError
 from monitorbench.pipeline.prepare import sandbox_spec
 from monitorbench.sandbox.base import Limits
 from monitorbench.sandbox.bwrap import BwrapSandbox, bwrap_usable
+from monitorbench.sandbox.image import closure, image_name
 from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.suites.format import TASK_TYPES, load_suite
-from monitorbench.suites.source_registry import register_source, source_names, unregister_source
+from monitorbench.suites.sandbox_image import image_recipe
+from monitorbench.suites.source_registry import (get_source, register_source, source_names,
+                                                 unregister_source)
 from monitorbench.suites.source_spec import SourceSpec
 from pipeline_helpers import ROOT
 from tiny_source import SPEC
@@ -189,3 +196,40 @@ def test_the_attacker_and_the_sandbox_name_no_source(tiny_suite) -> None:
             for p in sorted((ROOT / "monitorbench" / layer).rglob("*.py"))
             for h in _named_sources(p, names)]
     assert hits == []
+
+
+def _third_party_imports(runtime: str) -> set[str]:
+    """Top-level modules a runtime file imports that are neither stdlib nor relative."""
+    tree = ast.parse(Path(importlib.util.find_spec(runtime).origin).read_text(encoding="utf-8"))
+    mods = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    mods |= {n.module for n in ast.walk(tree)
+             if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module}
+    return {m.split(".")[0] for m in mods} - set(sys.stdlib_module_names) - {"__future__"}
+
+
+def test_the_docker_image_carries_what_each_sources_runtime_imports() -> None:
+    """Each built-in runtime's third-party imports come from its own spec's
+    sandbox_distributions (with their requirements), and the image's recipe is the union of the
+    registered sources' lists: registering a source that names one more distribution changes
+    the image, removing it changes it back."""
+    providers = importlib.metadata.packages_distributions()
+    for name in source_names():
+        spec = get_source(name)
+        if spec.runtime == "none" or not spec.runtime.startswith("monitorbench."):
+            continue
+        carried = set(closure(spec.sandbox_distributions))
+        for module in _third_party_imports(spec.runtime):
+            assert {re.sub(r"[-_.]+", "-", d).lower() for d in providers[module]} & carried, \
+                (name, module)
+    before = image_recipe()
+    assert set(before.distributions) == {d for n in source_names()
+                                         for d in get_source(n).sandbox_distributions}
+    extra = dataclasses.replace(SPEC, name="tiny_with_filelock",
+                                sandbox_distributions=("filelock",))
+    register_source(extra)
+    try:
+        assert image_recipe().distributions == tuple(sorted({*before.distributions, "filelock"}))
+        assert image_name(image_recipe()) != image_name(before)
+    finally:
+        unregister_source(extra.name)
+    assert image_name(image_recipe()) == image_name(before)

@@ -18,6 +18,7 @@ from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 from monitorbench.sources.tau2.build import build_tau2_suite, masked_paths
 from monitorbench.suites.format import load_suite
+from monitorbench.suites.sandbox_image import image_recipe
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +210,8 @@ def test_red_team_probe_from_inside_the_sandbox_finds_no_answers(suite, tmp_path
                        masked_paths=tuple(masked_paths()) if masked else (),
                        runtime="monitorbench.sources.tau2.runtime", runtime_config={"budget": 3})
     gold = next(c for c in suite.cases[task_id] if c.group == "gold").candidate
-    with make_sandbox(backend).session(vdir, suite.public_dir(task_id), spec) as session:
+    box = make_sandbox(backend, recipe=image_recipe())
+    with box.session(vdir, suite.public_dir(task_id), spec) as session:
         v_gold = session.judge(gold)
         v_secrets = session.judge({"probe": "secrets"})
     assert (v_gold.decision, v_gold.executions) == ("PASS", 1), v_gold

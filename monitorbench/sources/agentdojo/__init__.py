@@ -18,6 +18,7 @@ SPEC = SourceSpec(
     defect_hunt="monitorbench.sources.agentdojo.defects:hunt_nondeterministic_replay",
     defect_code="R",
     runtime="monitorbench.sources.agentdojo.runtime",
+    sandbox_distributions=("agentdojo", "pydantic", "pyyaml"),
     masked_paths="monitorbench.sources.agentdojo.build:masked_paths",
     builder_version=4,   # 4: golds repaired to the environment and the instruction (issue 17)
 )

@@ -18,6 +18,7 @@ SPEC = SourceSpec(
     attack="monitorbench.sources.code.attack:toolkit",
     defect_hunt="monitorbench.sources.code.defects:hunt_empty_report", defect_code="S",
     runtime="monitorbench.sources.code.runtime",
+    sandbox_distributions=("pytest",),
     masked_paths="monitorbench.sources.code.build:masked_paths",
     builder_version=2,
 )

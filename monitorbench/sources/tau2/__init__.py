@@ -23,6 +23,7 @@ SPEC = SourceSpec(
     defect_hunt="monitorbench.sources.tau2.defects:hunt_nondeterministic_replay",
     defect_code="R",
     runtime="monitorbench.sources.tau2.runtime",
+    sandbox_distributions=("inspect_ai", "inspect_evals"),
     masked_paths="monitorbench.sources.tau2.build:masked_paths",
     builder_version=3,   # 2: gold records carry the lookups that ground their writes
                          # 3: the banking_knowledge domain
