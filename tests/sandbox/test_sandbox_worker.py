@@ -11,7 +11,9 @@ from dataclasses import replace
 from conftest import BAD, FAST, GOOD, hostile, write_verifier
 
 from monitorbench.sandbox.base import SandboxSpec
+from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR
+from monitorbench.suites.sandbox_image import image_recipe
 
 
 def after_attack(session, reason: str, attack: dict | None = None):
@@ -240,7 +242,7 @@ def test_runtime_hook_builds_env_and_counts_executions(sandbox, tmp_path, public
         """)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # unshare's warning is tested elsewhere
-        box = type(sandbox)(runtimes_dir=runtimes)
+        box = make_sandbox(sandbox.name, runtimes_dir=runtimes, recipe=image_recipe())
     spec = SandboxSpec(limits=FAST, runtime="counter", runtime_config={"factor": 3})
     with box.session(vdir, public_dir, spec) as s:
         v = s.judge({"xs": [1, 2], "want": [3, 6]})
