@@ -1,6 +1,7 @@
-"""Sweeps logging to a real `mlflow server`: the UI renders the runs (headless Chromium), and the
-g4adv sweep (on task=small) reads back through MlflowClient with one parent and twelve scored
-children."""
+"""README line 1's g4adv sweep (on task=small) logging to a real `mlflow server`: the UI shows it
+while it runs and renders its runs and leaderboard after (headless Chromium), and it reads back
+through MlflowClient with one parent and twelve scored children. One sweep serves every check: a
+second, 4-job sweep for the UI alone cost about 90 s of a CI worker."""
 
 from __future__ import annotations
 
@@ -20,14 +21,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.service, pytest.mark.slow]
 
-def _sweep(server: MlflowServer, outputs: Path, suites: Path, args: list[str]) -> str:
-    """Run the sweep as a user does, logging to ``server``; its console output."""
+def _start_sweep(server: MlflowServer, outputs: Path, suites: Path,
+                 args: list[str]) -> subprocess.Popen:
+    """Start the sweep as a user does, logging to ``server``. Its console goes to
+    ``outputs/console.txt`` (a pipe nobody reads while the browser works could fill and stall
+    it), its stderr to ``outputs/stderr.txt``."""
     env = dict(os.environ, MLFLOW_TRACKING_URI=server.url, MONITORBENCH_OUTPUTS=str(outputs))
-    out = subprocess.run([sys.executable, "-m", "monitorbench", *args, f"paths.suites={suites}"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=2300)
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert not (outputs / "mlflow.db").exists(), "the sweep logged to a local store, not the server"
-    return out.stdout
+    outputs.mkdir(parents=True, exist_ok=True)
+    with open(outputs / "console.txt", "w") as out, open(outputs / "stderr.txt", "w") as err:
+        return subprocess.Popen([sys.executable, "-m", "monitorbench", *args,
+                                 f"paths.suites={suites}"], cwd=ROOT, env=env,
+                                stdout=out, stderr=err, text=True)
 
 
 def _sweep_runs(server: MlflowServer, experiment: str):
@@ -119,62 +123,8 @@ def _running_job_run(server: MlflowServer, experiment: str, proc: subprocess.Pop
     raise AssertionError("no job run was RUNNING while the sweep worked")
 
 
-def test_runs_table_shows_running_jobs_names_headline_metrics_and_the_leaderboard(
-        mlflow_server: MlflowServer, suites_dir: Path, tmp_path: Path) -> None:  # noqa: F811
-    env = dict(os.environ, MLFLOW_TRACKING_URI=mlflow_server.url,
-               MONITORBENCH_OUTPUTS=str(tmp_path / "out"))
-    proc = subprocess.Popen([sys.executable, "-m", "monitorbench", "-m",
-                             "generator=always_accept,schema_check", "access=raw_parsed,raw",
-                             "task.max_tasks_per_type=40", "sandbox.workers=1",
-                             "experiment_name=ui_check", f"paths.suites={suites_dir}"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    pw, browser = _browser()
-    try:
-        exp, running = _running_job_run(mlflow_server, "ui_check", proc)
-        page = browser.new_page(viewport={"width": 2200, "height": 1100})
-        page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs/"
-                  f"{running.info.run_id}")
-        page.wait_for_selector(f"text={running.info.run_name}", timeout=120_000)
-        page.screenshot(path=str(tmp_path / "running.png"))
-        assert "Running" in page.inner_text("body")
-        out, _ = proc.communicate(timeout=1200)
-        assert proc.returncode == 0, out[-3000:]
-
-        _, exp, parent, children = _sweep_runs(mlflow_server, "ui_check")
-        names = {c.info.run_name for c in children}
-        assert len(names) == len(children) == 4, names
-        page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs")
-        page.wait_for_selector(f"text={parent.info.run_name}", timeout=120_000)
-        show_headline_columns(page, "monitorbench.generator")
-        page.wait_for_selector("text=Group: schema_check", timeout=60_000)
-        # grouped, every job's row shows; its name, cut to the cell, still tells it apart
-        visible = page.evaluate(VISIBLE_JS, sorted(names))
-        assert None not in visible and len(set(visible)) == len(names), visible
-        page.screenshot(path=str(tmp_path / "runs.png"))
-        text = page.inner_text("body")
-        assert all(n in text for n in names), names
-        headers = page.locator("[role=columnheader]").all_inner_texts()
-        assert all(any(h.strip() == m for h in headers) for m in HEADLINE), headers
-        # The parent's leaderboard, logged as an MLflow table, opens in the artifact view.
-        page.goto(f"{mlflow_server.url}/#/experiments/{exp.experiment_id}/runs/"
-                  f"{parent.info.run_id}/artifacts/leaderboard_table.json")
-        page.wait_for_selector("text=ba_norm", timeout=120_000)
-        page.screenshot(path=str(tmp_path / "leaderboard.png"))
-        board = page.inner_text("body")
-        # a fresh sweep's headline metrics, ranked, without adding a column anywhere
-        assert all(n in board for n in names)
-        assert all(m in board for m in ("rank", *HEADLINE, "tasks"))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        browser.close()
-        pw.stop()
-
-
 @pytest.mark.timeout(1200)  # builds and audits the small slices not yet built, then 12 jobs
-def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
+def test_g4adv_sweep_shows_while_it_runs_and_logs_twelve_scored_runs_under_one_parent(
         mlflow_server: MlflowServer, small_suites_dir: Path, tmp_path: Path,  # noqa: F811
         code_slice, agentdojo_one_per_suite) -> None:
     # README line 1's sweep (every generator x access, task=small by default) with one
@@ -185,10 +135,48 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
     # not ~8,300, and grounded_check's adaptive FPR_h still tops its static one (18.6 -> 27.4,
     # 25.5 -> 32.6). The session's code and AgentDojo slices (tests/conftest.py) are
     # task=small's: the sweep rebuilds neither.
-    console = _sweep(mlflow_server, tmp_path, small_suites_dir, ["+experiment=g4adv",
-                                                                  "task.rounds.state=1",
-                                                                  "task.rounds.code=1",
-                                                                  "task.max_tasks_per_type=8"])
+    proc = _start_sweep(mlflow_server, tmp_path, small_suites_dir, [
+        "+experiment=g4adv", "task.rounds.state=1", "task.rounds.code=1",
+        "task.max_tasks_per_type=8"])
+    pw, browser = _browser()
+    try:
+        _check_the_sweep_shows_while_it_runs(mlflow_server, browser, proc, tmp_path)
+        proc.wait(timeout=1200)
+        console = (tmp_path / "console.txt").read_text()
+        stderr = (tmp_path / "stderr.txt").read_text()
+        assert proc.returncode == 0, console[-3000:] + stderr[-3000:]
+        assert not (tmp_path / "mlflow.db").exists(), "the sweep logged to a local store"
+        _check_the_finished_sweep(mlflow_server, browser, console, tmp_path)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        browser.close()
+        pw.stop()
+
+
+def _check_the_sweep_shows_while_it_runs(server: MlflowServer, browser,
+                                         proc: subprocess.Popen, tmp_path: Path) -> None:
+    """While the sweep works, a job run is RUNNING on the server, and the sweep's parent run,
+    logged before its first job, shows in the UI as Running with that job among its children."""
+    exp, running = _running_job_run(server, "g4adv", proc)
+    parents = server.client().search_runs(
+        [exp.experiment_id], filter_string="tags.`monitorbench.role` = 'sweep'")
+    assert len(parents) == 1 and parents[0].info.status == "RUNNING"
+    page = browser.new_page(viewport={"width": 2200, "height": 1100})
+    page.goto(f"{server.url}/#/experiments/{exp.experiment_id}/runs/"
+              f"{parents[0].info.run_id}")
+    page.wait_for_selector(f"text={parents[0].info.run_name}", timeout=120_000)
+    page.screenshot(path=str(tmp_path / "running.png"))
+    text = page.inner_text("body")
+    assert "Running" in text, "the sweep's page, read while it worked"
+    assert running.info.run_name in text, "the running job among the sweep's child runs"
+
+
+def _check_the_finished_sweep(mlflow_server: MlflowServer, browser, console: str,
+                              tmp_path: Path) -> None:
+    """Twelve scored jobs under one parent, one number on every surface, and the runs table and
+    the leaderboard artifact as the README tells a user to open them."""
     client, _, parent, children = _sweep_runs(mlflow_server, "g4adv")
     assert len(children) == 12
     combos = {(c.data.tags["monitorbench.generator"], c.data.tags["monitorbench.access"])
@@ -228,18 +216,24 @@ def test_full_g4adv_experiment_logs_twelve_scored_runs_under_one_parent(
         assert "| all |" in c.data.tags["mlflow.note.content"], c.info.run_name
     # README line 1's twelve names (here with the sample's '·8/type' after them), grouped by
     # generator as the README says, stay apart in the width the table gives them
-    # (grounded_check's raw and raw_parsed once read the same).
-    pw, browser = _browser()
-    try:
-        page = browser.new_page(viewport={"width": 2200, "height": 1100})
-        page.goto(f"{mlflow_server.url}/#/experiments/{parent.info.experiment_id}/runs")
-        page.wait_for_selector(f"text={parent.info.run_name}", timeout=120_000)
-        show_headline_columns(page, "monitorbench.generator")
-        page.wait_for_selector("text=Group: grounded_check", timeout=60_000)
-        names = sorted(c.info.run_name for c in children)
-        visible = page.evaluate(VISIBLE_JS, names)
-        page.screenshot(path=str(tmp_path / "g4adv_runs.png"))
-        assert None not in visible and len(set(visible)) == len(names), visible
-    finally:
-        browser.close()
-        pw.stop()
+    # (grounded_check's raw and raw_parsed once read the same), under the headline columns.
+    page = browser.new_page(viewport={"width": 2200, "height": 1100})
+    page.goto(f"{mlflow_server.url}/#/experiments/{parent.info.experiment_id}/runs")
+    page.wait_for_selector(f"text={parent.info.run_name}", timeout=120_000)
+    show_headline_columns(page, "monitorbench.generator")
+    page.wait_for_selector("text=Group: grounded_check", timeout=60_000)
+    names = sorted(c.info.run_name for c in children)
+    visible = page.evaluate(VISIBLE_JS, names)
+    page.screenshot(path=str(tmp_path / "g4adv_runs.png"))
+    assert None not in visible and len(set(visible)) == len(names), visible
+    headers = page.locator("[role=columnheader]").all_inner_texts()
+    assert all(any(h.strip() == m for h in headers) for m in HEADLINE), headers
+    # The parent's leaderboard, logged as an MLflow table, opens in the artifact view with
+    # every job ranked by its headline metrics, without adding a column anywhere.
+    page.goto(f"{mlflow_server.url}/#/experiments/{parent.info.experiment_id}/runs/"
+              f"{parent.info.run_id}/artifacts/leaderboard_table.json")
+    page.wait_for_selector("text=ba_norm", timeout=120_000)
+    page.screenshot(path=str(tmp_path / "leaderboard.png"))
+    board = page.inner_text("body")
+    assert all(n in board for n in names)
+    assert all(m in board for m in ("rank", *HEADLINE, "tasks"))
