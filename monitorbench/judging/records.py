@@ -39,6 +39,7 @@ class UReason(str, Enum):
     output_limit = sandbox.OUTPUT_LIMIT
     malformed = sandbox.MALFORMED
     sandbox_error = sandbox.SANDBOX_ERROR
+    sandbox_tampered = sandbox.SANDBOX_TAMPERED
 
 
 # A sandbox failure says nothing about the verifier (e.g. Slurm signalled the whole job's process

@@ -31,8 +31,12 @@ MEMORY_LIMIT = "memory_limit"          # address-space limit reached (MemoryErro
 OUTPUT_LIMIT = "output_limit"          # printed more than the output cap
 MALFORMED = "malformed"                # returned something that is not a conforming decision
 SANDBOX_ERROR = "sandbox_error"        # the sandbox itself failed; the run records it and goes on
+# The case left the sandbox in a state its clean-up could not undo (a tree too deep or too large
+# to remove). The verifier's doing, so its U (never retried, never an infrastructure failure);
+# the worker is replaced before the next case.
+SANDBOX_TAMPERED = "sandbox_tampered"
 U_REASONS = (MISSING_VERIFIER, CRASH, TIMEOUT, CPU_LIMIT, MEMORY_LIMIT, OUTPUT_LIMIT, MALFORMED,
-             SANDBOX_ERROR)
+             SANDBOX_ERROR, SANDBOX_TAMPERED)
 
 
 # Per-case resource limits applied inside the sandbox: the config's schema is their one definition

@@ -13,6 +13,7 @@ its reference verifiers) are covered by an empty read-only tmpfs.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -25,12 +26,15 @@ from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.cgroup import PidsCgroup
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, resolve_runtime,
-                                         sandbox_runtime_path, worker_config)
+                                         sandbox_readable, sandbox_runtime_path,
+                                         worker_config)
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
              "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/mime.types")
 PIDS_SLACK = 8  # bwrap, its init, the worker: processes beyond the verifier's own allowance
+SANDBOX_UID = 65534  # nobody: who the sandbox runs as when the framework runs as root
+TMP_MB, SHM_MB = 256, 64  # the session's /tmp and /dev/shm (each case mounts its own, as large)
 
 
 @functools.lru_cache(maxsize=1)
@@ -67,6 +71,15 @@ def _python_roots() -> list[Path]:
     return sorted(r for r in roots if not _under(r, [Path("/usr")]))
 
 
+def _searchable_parents(path: Path) -> list[str]:
+    """Create ``path``'s parents searchable by every user: bwrap as root makes them 0700 (a
+    pyenv under /root), which the worker, once it is no longer root, could not pass through."""
+    args: list[str] = []
+    for parent in reversed(path.parents[:-1]):
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
 def _under(path: Path, roots: list[Path]) -> bool:
     return any(path == r or r in path.parents for r in roots)
 
@@ -90,23 +103,28 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
     side, what the cases' own PID namespace costs; sessions always use True."""
     bound = [Path("/usr"), *_python_roots()]
     runtime = resolve_runtime(spec.runtime, runtimes_dir)
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    args = ["bwrap", *_namespace_args(), "--die-with-parent", "--new-session",
             "--hostname", "sandbox", "--clearenv"]
     for key, value in minimal_env().items():
         args += ["--setenv", key, value]
     args += ["--ro-bind", "/usr", "/usr", *_system_links()]
+    args += _searchable_parents(Path(ETC_FILES[0]))
     for f in ETC_FILES:
         args += ["--ro-bind-try", f, f]
     for root in _python_roots():
-        args += ["--ro-bind", str(root), str(root)]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp",
+        args += [*_searchable_parents(root), "--ro-bind", str(root), str(root)]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(SHM_MB << 20), "--tmpfs", "/dev/shm",
+             "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp",
              *(["--ro-bind", str(verifier_dir), "/verifier"] if verifier_dir.is_dir()
                else ["--dir", "/verifier"]),  # a missing verifier is judged missing_verifier
              "--ro-bind", str(public_dir), "/task",
+             *_searchable_parents(Path("/mb/runtimes/__init__.py")),
              "--ro-bind", str(WORKER_PATH), "/mb/worker.py",
              "--ro-bind", str(runtimes_dir / "__init__.py"), "/mb/runtimes/__init__.py"]
     if runtime is not None:
-        args += ["--ro-bind", str(runtime), str(sandbox_runtime_path(runtime))]
+        inside = str(sandbox_runtime_path(runtime))
+        args += [*_searchable_parents(Path(inside)), "--ro-bind", str(runtime), inside]
     masked = [Path(p).resolve() for p in spec.masked_paths]
     masked.append(Path(monitorbench.__file__).resolve().parent)  # reference verifiers live here
     args += _mask_args(masked, bound)
@@ -120,8 +138,27 @@ def bwrap_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec,
                            runtimes_dir="/mb/runtimes",
                            runtime_path=sandbox_runtime_path(runtime), scratch_root="/tmp",
                            own_pid_namespace=True, wipe_also=("/dev/shm",),
-                           own_ipc_namespace=True, case_pid_namespace=case_pid_namespace)]
+                           own_ipc_namespace=True, case_pid_namespace=case_pid_namespace,
+                           drop_to=SANDBOX_UID if os.geteuid() == 0 else None,
+                           case_namespaces=case_pid_namespace,
+                           case_tmpfs={"/tmp": TMP_MB, "/dev/shm": SHM_MB})]
     return args
+
+
+def _namespace_args() -> list[str]:
+    """Every namespace but, for a framework running as root, the user namespace.
+
+    bwrap as root maps its user namespace's uid 0 onto host uid 0, and the kernel judges some
+    interfaces by the host uid alone (a write to /proc/sys is allowed to host uid 0 whatever its
+    capabilities), so a case would be host root there. Instead bwrap keeps only CAP_SETUID and
+    CAP_SETGID, and the worker, before anything else, becomes ``SANDBOX_UID`` for good (which
+    clears every capability; ``worker.drop_privileges``). An unprivileged framework already runs
+    as its own uid: bwrap's user namespace is the usual one and no capability is kept."""
+    if os.geteuid() != 0:
+        return ["--unshare-all", "--cap-drop", "ALL"]
+    return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
+            "--cap-add", "CAP_SETGID"]
 
 
 class BwrapSandbox:
@@ -137,11 +174,11 @@ class BwrapSandbox:
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
                 ) -> Iterator[WorkerSession]:
         check_inputs(Path(public_dir), spec, self.runtimes_dir)
-        argv = bwrap_argv(Path(verifier_dir).resolve(), Path(public_dir).resolve(), spec,
-                          self.runtimes_dir)
-        cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)
-        if cgroup is not None:
-            argv = cgroup.wrap(argv)
-        with WorkerSession(argv, minimal_env(), spec,
-                           on_close=cgroup.remove if cgroup is not None else None) as s:
-            yield s
+        with sandbox_readable(Path(verifier_dir).resolve(), os.geteuid() == 0) as vdir:
+            argv = bwrap_argv(vdir, Path(public_dir).resolve(), spec, self.runtimes_dir)
+            cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)
+            if cgroup is not None:
+                argv = cgroup.wrap(argv)
+            with WorkerSession(argv, minimal_env(), spec,
+                               on_close=cgroup.remove if cgroup is not None else None) as s:
+                yield s

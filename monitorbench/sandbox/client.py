@@ -11,16 +11,20 @@ import importlib.util
 import json
 import os
 import selectors
+import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from monitorbench.errors import InputError
 from monitorbench.sandbox.base import SANDBOX_ERROR, SandboxSpec, Verdict
+from monitorbench.sandbox.seccomp import compile_filter
 from monitorbench.sandbox.decision import cap, verdict_from_answer
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR, available
 
@@ -98,7 +102,9 @@ def sandbox_runtime_path(host_path: Path | None, root: str = "/mb/runtime") -> s
 def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtimes_dir: str,
                   runtime_path: str | None,
                   scratch_root: str, own_pid_namespace: bool, wipe_also: tuple[str, ...] = (),
-                  own_ipc_namespace: bool = False, case_pid_namespace: bool = False) -> str:
+                  own_ipc_namespace: bool = False, case_pid_namespace: bool = False,
+                  drop_to: int | None = None, case_namespaces: bool = False,
+                  case_tmpfs: Mapping[str, int] | None = None) -> str:
     """The worker's argv[1]: everything it needs, with paths as seen *inside* the sandbox.
 
     ``runtimes_dir``: the directory of the runtime loader package; ``runtime_path``: the runtime
@@ -110,7 +116,14 @@ def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtim
     that shares the host's IPC namespace must leave this False. ``case_pid_namespace``: the
     cases run in a user + PID namespace of their own under a small init, so nothing a verifier
     does can signal the worker (a killed worker would look like an infrastructure fault); the
-    backend must permit unprivileged user namespaces inside the sandbox.
+    backend must permit unprivileged user namespaces inside the sandbox. ``drop_to``: the uid
+    and gid the worker, started as root with CAP_SETUID and CAP_SETGID only, becomes before it
+    does anything else (no case ever runs as host uid 0). ``case_namespaces``: every case gets
+    its own IPC and PID namespace (needs ``case_pid_namespace``), and ``case_tmpfs`` (path to
+    size in MB) a fresh tmpfs over each of those directories in a mount namespace of its own,
+    dropped whole when it ends; directories not listed are wiped after every case instead. Every
+    case, on every backend, runs without capabilities under the deny list of
+    :mod:`monitorbench.sandbox.seccomp`.
     """
     return json.dumps({
         "limits": asdict(spec.limits), "verifier_dir": verifier_dir, "task_dir": task_dir,
@@ -119,7 +132,64 @@ def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtim
         "runtime_config": dict(spec.runtime_config),
         "own_pid_namespace": own_pid_namespace, "wipe_also": list(wipe_also),
         "own_ipc_namespace": own_ipc_namespace, "case_pid_namespace": case_pid_namespace,
+        "drop_to": drop_to, "case_namespaces": case_namespaces,
+        "case_tmpfs": dict(case_tmpfs or {}),
+        "seccomp": compile_filter().hex(),
     })
+
+
+READABLE_CHECK_ENTRIES = 10_000  # a verifier directory is main.py and a few helpers
+
+
+@contextmanager
+def sandbox_readable(verifier_dir: Path, needed: bool) -> Iterator[Path]:
+    """``verifier_dir``, or a copy of it that the sandbox's unprivileged user can read.
+
+    The sandbox runs as an ordinary user (never host root), so it reads the bound verifier
+    directory through the "other" permission bits. A directory made by ``mkdtemp`` (0700), a
+    file written under umask 077 (0600) would otherwise be a silent ``missing_verifier`` for
+    every case. Such a directory is copied into a private one with 0755 directories and 0644
+    files (symlinks kept as links, other special files left out) for the session. ``needed``:
+    the sandbox's user differs from the files' owner (a framework running as root, docker)."""
+    if not needed or not verifier_dir.is_dir() or _world_readable(verifier_dir):
+        yield verifier_dir
+        return
+    with tempfile.TemporaryDirectory(prefix="mb-verifier-") as tmp:
+        copy = Path(tmp) / "verifier"
+        shutil.copytree(verifier_dir, copy, symlinks=True, copy_function=shutil.copyfile,
+                        ignore=_special_files)
+        for root, dirs, files in os.walk(copy):
+            os.chmod(root, 0o755)
+            for name in files:
+                if not os.path.islink(os.path.join(root, name)):
+                    os.chmod(os.path.join(root, name), 0o644)
+        yield copy
+
+
+def _world_readable(top: Path) -> bool:
+    """Every directory under ``top`` searchable and every file readable by any user (within
+    READABLE_CHECK_ENTRIES entries; a larger tree counts as not checked, so it is copied)."""
+    seen = 0
+    for root, dirs, files in os.walk(top):
+        if os.stat(root).st_mode & 0o005 != 0o005:
+            return False
+        for name in files:
+            seen += 1
+            st = os.lstat(os.path.join(root, name))
+            if seen > READABLE_CHECK_ENTRIES or (stat.S_ISREG(st.st_mode)
+                                                and not st.st_mode & 0o004):
+                return False
+    return True
+
+
+def _special_files(root: str, names: list[str]) -> set[str]:
+    """FIFOs, sockets and devices: nothing a verifier reads, and a FIFO would block the copy."""
+    out = set()
+    for name in names:
+        mode = os.lstat(os.path.join(root, name)).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            out.add(name)
+    return out
 
 
 def minimal_env() -> dict[str, str]:
@@ -267,7 +337,21 @@ class WorkerSession:
             return Verdict(decision=None, reason=SANDBOX_ERROR,
                            detail=cap(f"{type(e).__name__}: {e}; {self._stderr_tail()}"),
                            seconds=time.monotonic() - t0)
+        if isinstance(answer, dict) and answer.get("replace_worker"):
+            self._retire()  # it exits after this answer: the next case gets a fresh sandbox
         return verdict_from_answer(answer)
+
+    def _retire(self) -> None:
+        """Let a worker that announced its exit finish, then forget it (``judge`` starts the
+        next one); one that lingers is killed."""
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        _wait_exit(self.proc, 1.0)
+        self._kill()
 
     def _read_line(self, timeout: float) -> Any:
         assert self.proc is not None and self.proc.stdout is not None

@@ -30,7 +30,8 @@ from monitorbench.errors import InputError
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, resolve_runtime,
-                                         sandbox_runtime_path, worker_config)
+                                         sandbox_readable, sandbox_runtime_path,
+                                         worker_config)
 from monitorbench.sandbox.image import (ImageRecipe, image_name, image_present, image_site_dir,
                                         missing_image)
 
@@ -91,7 +92,9 @@ def docker_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec, runtime
             "--read-only", "--tmpfs", "/tmp:rw,exec,size=256m,mode=1777", "--cap-drop", "ALL",
             "--security-opt", "no-new-privileges",
             "--security-opt", f"seccomp={SECCOMP_PROFILE}",
-            "--hostname", "sandbox", "--workdir", "/tmp", "--log-driver", "none"]
+            "--hostname", "sandbox", "--workdir", "/tmp", "--log-driver", "none",
+            # the container's cgroup files tell a case the peak memory of earlier cases
+            "--mount", "type=tmpfs,destination=/sys/fs/cgroup,readonly"]
     if label:
         args += ["--label", f"{SESSION_LABEL}={label}"]
     if verifier_dir.is_dir():
@@ -109,7 +112,8 @@ def docker_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec, runtime
                            runtimes_dir="/mb/runtimes",
                            runtime_path=sandbox_runtime_path(runtime), scratch_root="/tmp",
                            own_pid_namespace=True, wipe_also=WIPE_ALSO,
-                           own_ipc_namespace=True, case_pid_namespace=True)]
+                           own_ipc_namespace=True, case_pid_namespace=True,
+                           case_namespaces=True)]
     return args
 
 
@@ -156,13 +160,14 @@ class DockerSandbox:
                 ) -> Iterator[WorkerSession]:
         check_inputs(Path(public_dir), spec, self.runtimes_dir)
         label = uuid.uuid4().hex
-        argv = docker_argv(Path(verifier_dir).resolve(), Path(public_dir).resolve(), spec,
-                           self.runtimes_dir, self.image, self.binary, label)
+        with sandbox_readable(Path(verifier_dir).resolve(), True) as vdir:
+            argv = docker_argv(vdir, Path(public_dir).resolve(), spec, self.runtimes_dir,
+                               self.image, self.binary, label)
 
-        def cleanup() -> None:
-            if session.forced_kills:
-                remove_containers(label, self.binary)
+            def cleanup() -> None:
+                if session.forced_kills:
+                    remove_containers(label, self.binary)
 
-        session = WorkerSession(argv, client_env(), spec, on_close=cleanup)
-        with session as s:
-            yield s
+            session = WorkerSession(argv, client_env(), spec, on_close=cleanup)
+            with session as s:
+                yield s

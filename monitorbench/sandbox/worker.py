@@ -34,6 +34,7 @@ import os
 import resource
 import selectors
 import signal
+import stat
 import sys
 import time
 import types
@@ -73,7 +74,7 @@ def _no_ptrace() -> None:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
 
@@ -148,6 +149,43 @@ def _enter_case(state: dict, scratch: str, out_w: int, res_w: int) -> None:
     sys.dont_write_bytecode = True
     sys.path.insert(0, state["verifier_dir"])
     sys.argv = [state["main_path"]]
+    if state["confinement"] is not None:
+        _confine(*state["confinement"])
+
+
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+CAPS_VERSION_3 = 0x20080522
+
+
+def _confinement(program_hex: str | None):
+    """What ``_confine`` needs, built once per session: libc and the framework's compiled
+    seccomp filter (``monitorbench/sandbox/seccomp.py``) as a ``struct sock_fprog``."""
+    if not program_hex:
+        return None
+    import ctypes
+
+    program = bytes.fromhex(program_hex)
+    buf = ctypes.create_string_buffer(program, len(program))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(program) // 8, ctypes.addressof(buf))
+    return _libc(), fprog, buf
+
+
+def _confine(libc, fprog, _buf) -> None:
+    """Drop every capability the case holds (in the worker's user namespace it has them all,
+    which would let it write ns_last_pid or mount) and load the deny list. Irreversible, and the
+    last step before untrusted code; a failure is the sandbox's (``sandbox_error``)."""
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(CAPS_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable x 2: all empty
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp filter")
 
 
 def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int) -> None:
@@ -265,21 +303,29 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 
 
-def _start_case_namespace(libc) -> int:
+def _start_case_namespace(libc, map_ids: bool) -> int:
     """Put every later child of the worker into a new PID namespace and start its init; returns
     the init's pid (in the worker's namespace). Must run while the worker has one thread.
 
     The new user namespace is what permits the PID namespace without privileges (bwrap drops
-    every capability). No id map is written: mapping the parent's uid 0 needs CAP_SETFCAP, which
-    the worker lacks under bwrap, so from here on the worker and its cases see themselves and
-    every file as the overflow id 65534 ("nobody"), under every backend alike. The kernel still
-    checks files, signals, rlimits and the pids cgroup against the real ids, so what a case may
-    touch does not change."""
+    every capability). ``map_ids``: map the worker's own uid and gid into it (the one mapping an
+    unprivileged process may write), which a case's own tmpfs and IPC namespace need to hold
+    files and queues; without it the
+    worker and its cases see themselves and every file as the overflow id 65534 ("nobody"). Either
+    way the kernel checks files, signals, rlimits and the pids cgroup against the real ids, so
+    what a case may touch does not change."""
+    uid, gid = os.geteuid(), os.getegid()
     if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
         import ctypes
 
         err = ctypes.get_errno()
         raise OSError(err, f"unshare(CLONE_NEWUSER|CLONE_NEWPID): {os.strerror(err)}")
+    if map_ids:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                           ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+    _no_ptrace()  # only now: a non-dumpable process may not write its own id maps
     init = os.fork()
     if init == 0:
         try:
@@ -357,31 +403,52 @@ def _kill_strays(own_pid_namespace: bool, child_pgid: int, keep: frozenset[int])
     _reap()
 
 
-def _wipe(root: str) -> None:
-    """Empty the scratch root (in bwrap: the sandbox's whole /tmp), so no file a case wrote is
-    there for the next one. Entries a verifier made unreadable are chmod-ed and retried."""
-    def retry(func, path, _exc) -> None:
+WIPE_MAX_ENTRIES = 100_000  # entries one clean-up may remove before it calls the sandbox tampered
+
+
+def _wipe(root: str) -> bool:
+    """Empty ``root`` (the scratch root, /dev/shm, /dev/mqueue) so nothing a case wrote reaches
+    the next one. Returns False when it could not: the case then is ``sandbox_tampered`` and the
+    worker is replaced (``main``), never a crash of the worker.
+
+    Written against what a case can leave: no recursion (a 1,500-deep tree is a loop, not a
+    RecursionError), every directory made searchable and writable before it is read (a mode-0
+    directory is the case's own file, so chmod works), symlinks removed and never followed
+    (``lstat``), and at most WIPE_MAX_ENTRIES removals."""
+    budget = WIPE_MAX_ENTRIES
+    stack = [(root, False)]
+    while stack:
+        path, listed = stack.pop()
+        if listed:
+            if path != root:
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    return False
+            continue
         try:
-            os.chmod(os.path.dirname(path), 0o700)
-            os.chmod(path, 0o700)
-            func(path)
+            if path != root:
+                os.chmod(path, 0o700)
+            names = os.listdir(path)
         except OSError:
-            pass
-
-    for entry in os.listdir(root):
-        path = os.path.join(root, entry)
-        if os.path.isdir(path) and not os.path.islink(path):
+            return False
+        stack.append((path, True))
+        for name in names:
+            budget -= 1
+            if budget < 0:
+                return False
+            child = os.path.join(path, name)
             try:
-                os.rmdir(path)  # the usual case: the case's own scratch dir, left empty
+                is_dir = stat.S_ISDIR(os.lstat(child).st_mode)
+                if not is_dir:
+                    os.unlink(child)
+            except FileNotFoundError:
+                continue
             except OSError:
-                import shutil  # only sessions whose cases leave files pay for the import
-
-                shutil.rmtree(path, onerror=retry)
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+                return False
+            if is_dir:
+                stack.append((child, False))
+    return True
 
 
 SYSV_IPC = (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl"))
@@ -549,19 +616,107 @@ def _kill_case(pid: int) -> tuple:
     return status, rusage
 
 
-def _clean_after_case(state: dict, pid: int, sel, fds: tuple) -> None:
+def _clean_after_case(state: dict, pid: int, sel, fds: tuple) -> bool:
     """Leave nothing of the case for the next one: kill every stray process it left, close its
     pipes and pidfd, wipe the scratch (and other writable) roots and, where the sandbox has its
-    own IPC namespace, remove the System V IPC objects it created."""
+    own IPC namespace, remove the System V IPC objects it created. False: a root could not be
+    emptied (what the case left there defeats the clean-up)."""
     _kill_strays(state["own_pid_namespace"], pid, state["keep"])
     sel.close()
     for fd in fds:
         if fd is not None:
             os.close(fd)
-    for root in state["wipe_roots"]:
-        _wipe(root)
+    clean = all([_wipe(root) for root in state["wipe_roots"]])
     if state["ipc_libc"] is not None:
         _remove_sysv_ipc(state["ipc_libc"])
+    return clean
+
+
+TAMPERED = {"status": "u", "reason": "sandbox_tampered", "replace_worker": True,
+            "detail": "the case left files the clean-up could not remove (e.g. a tree too deep "
+                      "or too large); this worker is replaced before the next case"}
+
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 0x4000, 0x40000, 0x2, 0x4
+
+
+def _isolate_case(state: dict, scratch: str, res_w: int) -> None:
+    """Give the case namespaces of its own and fork it into them; this process stays outside as
+    its guard and never returns (``_guard``); the case returns, to run.
+
+    Its own IPC namespace: message queues and System V objects die with the case. Its own PID
+    namespace, whose pid 1 is a small init (``_case_init``) and the case pid 2: the pid counter
+    starts afresh (a case cannot pass the next one a chosen pid), signals behave as for any
+    process, and when the guard kills the init the kernel kills everything the case left. Its
+    own mount namespace with a fresh, size-limited tmpfs over each ``case_tmpfs`` directory (/tmp,
+    /dev/shm): what a case writes there is dropped whole with the namespace, so no file it leaves
+    (mode 0, a deep tree, a full disk) can defeat a clean-up, and it takes host memory only up to
+    the stated size."""
+    libc = state["libc"]
+    try:
+        os.setsid()  # the guard leads the group the worker kills
+        flags = CLONE_NEWIPC | CLONE_NEWPID | (CLONE_NEWNS if state["case_tmpfs"] else 0)
+        _check(libc.unshare(flags), "unshare")
+        if state["case_tmpfs"]:
+            _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
+            for path, mb in state["case_tmpfs"].items():
+                _check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                                  f"size={mb}m,mode=1777".encode()), f"tmpfs on {path}")
+            os.mkdir(scratch, 0o700)
+        init = os.fork()
+        if init == 0:
+            try:
+                _case_init(libc)
+            finally:
+                os._exit(70)
+        case = os.fork()
+    except BaseException as e:  # noqa: BLE001 - the sandbox's fault: report it, never run
+        _write_all(res_w, json.dumps({
+            "status": "u", "reason": "sandbox_error",
+            "detail": _cap(f"case isolation failed: {type(e).__name__}: {e}")}).encode())
+        os._exit(0)
+    if case == 0:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the guard's death ends the case
+        return
+    _guard(case, init)
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        import ctypes
+
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _guard(case: int, init: int) -> None:
+    """Wait for the case, end its namespace (killing the init kills whatever the case left),
+    and end as the case ended (same exit status, or killed by the same signal), so the worker
+    classifies it as if it were its direct child; ``wait4`` of this process then also reports
+    the case's CPU time and peak memory. Never returns."""
+    status = _wait_for(case)
+    os.kill(init, signal.SIGKILL)
+    _wait_for(init)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
+
+
+def _wait_for(pid: int) -> int:
+    while True:
+        try:
+            return os.waitpid(pid, 0)[1]
+        except InterruptedError:
+            continue
 
 
 def _judge(code, candidate: dict, state: dict) -> dict:
@@ -573,7 +728,8 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     limits = state["limits"]
     state["cases"] += 1  # a new scratch name per case: nothing can collide
     scratch = os.path.join(state["scratch_root"], f"case-{state['cases']}")
-    os.mkdir(scratch, 0o700)
+    if state["scratch_root"] not in state["case_tmpfs"]:
+        os.mkdir(scratch, 0o700)
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
     t0 = time.monotonic()
@@ -583,6 +739,8 @@ def _judge(code, candidate: dict, state: dict) -> dict:
         try:
             os.close(out_r)
             os.close(res_r)
+            if state["case_namespaces"]:
+                _isolate_case(state, scratch, res_w)  # returns in the case, pid 1 of its own
             _child(code, candidate, state, scratch, out_w, res_w)
         finally:
             os._exit(70)
@@ -597,9 +755,11 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     elif "res" in out.open_streams:
         out.drain_result(res_r)  # the child has exited: everything it wrote sits in the pipe
     seconds = time.monotonic() - t0
-    _clean_after_case(state, pid, sel, (out_r, res_r, pidfd))
-    answer = _classify(out.killed_for, status, rusage, bytes(out.result), bytes(out.out_head),
-                       limits)
+    if _clean_after_case(state, pid, sel, (out_r, res_r, pidfd)):
+        answer = _classify(out.killed_for, status, rusage, bytes(out.result),
+                           bytes(out.out_head), limits)
+    else:
+        answer = dict(TAMPERED)
     answer["seconds"] = round(seconds, 6)
     answer["stdout"] = out.out_tail.decode("utf-8", "replace")
     answer.setdefault("executions", 0)
@@ -674,9 +834,14 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
         "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
         "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),
         "keep": _ancestry() | ({case_init} if case_init is not None else set()),
-        "wipe_roots": [cfg["scratch_root"], *(d for d in cfg.get("wipe_also", ())
-                                              if os.path.isdir(d))],
-        "ipc_libc": _libc() if cfg.get("own_ipc_namespace") else None,
+        "wipe_roots": [d for d in (cfg["scratch_root"], *cfg.get("wipe_also", ()))
+                       if os.path.isdir(d) and d not in (cfg.get("case_tmpfs") or {})],
+        "ipc_libc": (_libc() if cfg.get("own_ipc_namespace") and not cfg.get("case_namespaces")
+                     else None),  # a case's own IPC namespace takes its objects with it
+        "libc": _libc() if cfg.get("case_namespaces") else None,
+        "case_namespaces": bool(cfg.get("case_namespaces")),
+        "case_tmpfs": dict(cfg.get("case_tmpfs") or {}),
+        "confinement": _confinement(cfg.get("seccomp")),
         "cases": 0,  # cases judged so far (names their scratch directories)
     }
 
@@ -686,16 +851,43 @@ def _refuse(error: str) -> None:
     _write_all(1, (json.dumps({"ready": False, "error": _cap(error)}) + "\n").encode())
 
 
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_DUMPABLE = 4
+
+
+def drop_privileges(uid: int | None) -> None:
+    """Become ``uid`` (and its gid, no supplementary groups) for good when started as root, and
+    forbid any later gain of privileges (setuid binaries, file capabilities). Changing every uid
+    away from 0 clears all capabilities, so from here on the worker and every case it forks are
+    an ordinary host user: /proc/sys, root-owned files and root's keyrings are out of reach."""
+    if uid is not None and os.geteuid() == 0:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getresuid() != (uid, uid, uid):
+            raise OSError(f"still running as {os.getresuid()} after dropping to {uid}")
+        # The uid change made the process non-dumpable, which gives its /proc files to root: it
+        # could not write its own id maps (_start_case_namespace sets it non-dumpable after).
+        _libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    if _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError("prctl(PR_SET_NO_NEW_PRIVS) failed")
+
+
 def main() -> None:
     cfg = json.loads(sys.argv[1])
+    try:
+        drop_privileges(cfg.get("drop_to"))
+    except (OSError, ImportError) as e:
+        return _refuse(f"cannot drop privileges: {e}")
     if sys.flags.no_site:
         _add_site_packages()
-    _no_ptrace()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:  # first: unshare needs a single-threaded process, which a runtime may not leave
-        case_init = _start_case_namespace(_libc()) if cfg.get("case_pid_namespace") else None
+        case_init = (_start_case_namespace(_libc(), bool(cfg.get("case_namespaces")))
+                     if cfg.get("case_pid_namespace") else None)
     except (OSError, ImportError) as e:
         return _refuse(f"cannot give cases their own PID namespace: {e}")
+    _no_ptrace()
     main_path = os.path.join(cfg["verifier_dir"], "main.py")
     code = None
     problem: tuple[str, str] | None = None
@@ -742,6 +934,8 @@ def main() -> None:
             else:
                 answer = _judge(code, candidate, state)
         _write_all(1, (json.dumps(answer) + "\n").encode())
+        if answer.get("replace_worker"):
+            return  # the framework starts a fresh sandbox for the next case
 
 
 if __name__ == "__main__":

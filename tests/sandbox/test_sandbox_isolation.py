@@ -3,6 +3,7 @@ masked package data, no repository."""
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import threading
@@ -166,7 +167,10 @@ def test_argv_binds_only_what_python_needs(tmp_path, public_dir, spec):
     binds = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a.startswith("--ro-bind")
              or a == "--bind"]
     assert ("--ro-bind", "/") not in pairs and "/" not in binds
-    assert "--unshare-all" in argv and "--die-with-parent" in argv and "--clearenv" in argv
+    assert {"--unshare-net", "--unshare-pid", "--unshare-ipc"} <= set(argv) or (
+        "--unshare-all" in argv)
+    assert "--die-with-parent" in argv and "--clearenv" in argv
+    assert ("--cap-add" in argv) == (os.geteuid() == 0)  # SETUID/SETGID, to leave root at once
     assert not any(Path(b) == REPO or REPO in Path(b).parents
                    for b in binds if b not in (str(vdir), str(public_dir))
                    and not b.startswith(str(RUNTIMES_DIR)) and not b.endswith("worker.py"))

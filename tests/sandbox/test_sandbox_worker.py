@@ -127,7 +127,8 @@ def test_module_level_code_runs_only_in_the_per_case_child(sandbox, tmp_path, pu
         first, second = s.judge({}), s.judge({})
     assert first.decision == second.decision == "PASS"
     assert "calls 1" in first.stdout and "calls 1" in second.stdout
-    assert first.stdout.split()[1] != second.stdout.split()[1]  # a fresh child each case
+    # "calls 1" twice: a fresh process each case (isolating backends give every case its own
+    # PID namespace, so the pid number itself may repeat)
 
 
 def test_module_level_misbehaviour_is_u_and_session_survives(sandbox, tmp_path, public_dir, spec):
