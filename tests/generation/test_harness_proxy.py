@@ -561,3 +561,121 @@ def test_a_run_public_request_cut_short_by_the_end_of_the_generation_is_not_run(
         runner.close()
     assert ctx.counters["executions_used"] == 0
     assert _events(ctx, "run_public") == []
+
+
+class UsageEndpoint:
+    """Scripted loopback endpoint playing a hostile model that spends all it can: each reply
+    comes after ``hold`` seconds (so concurrent calls are all in flight together), uses the
+    whole reply cap it was sent, and reports a prompt of ``len(body) * tokens_per_byte``
+    tokens, as a real tokenizer would count that prompt. ``served`` sums what it answered."""
+
+    def __init__(self, hold: float = 0.5, tokens_per_byte: float = 0.25) -> None:
+        self.served = 0
+        self.calls = 0
+        lock = threading.Lock()
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                prompt = int(len(body) * tokens_per_byte)
+                completion = int(json.loads(body).get("max_tokens") or 0)
+                time.sleep(hold)
+                with lock:
+                    outer.served += prompt + completion
+                    outer.calls += 1
+                reply = json.dumps({"choices": [{"message": {"content": "x"}}], "usage": {
+                    "prompt_tokens": prompt, "completion_tokens": completion}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _budget_ctx(task_dir, tmp_path: Path, base_url: str, budget: int) -> RunContext:
+    task, public = task_dir
+    return RunContext(task=task, public_dir=public, out_dir=tmp_path / "out",
+                      model=make_chat_model(openai_cfg(base_url)),
+                      condition=ConditionConfig(max_tokens=CAP, wall_seconds=30),
+                      scaffold=ScaffoldConfig(name="probe", max_steps=100,
+                                              max_total_tokens=budget))
+
+
+def _concurrently(sock: Path, bodies: list[bytes]) -> list[int]:
+    """Send every body at once, each on its own connection; the statuses in order."""
+    codes = [0] * len(bodies)
+
+    def one(i: int) -> None:
+        codes[i] = _raw(sock, _request("POST", "/v1/chat/completions", bodies[i]), 30)[0]
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return codes
+
+
+@pytest.mark.parametrize("prompt_bytes", [1_200_000, 200_000, 40_000])
+def test_concurrent_large_prompts_cannot_pass_the_token_budget(
+        task_dir, tmp_path: Path, prompt_bytes: int) -> None:
+    """Issue 44: 12 concurrent large prompts were all admitted (3.6M tokens served against a
+    200k budget). Now the endpoint (a scripted hostile model: it uses every reply token it is
+    allowed and its prompts count 1 token per 4 bytes) serves at most the budget plus one
+    reply cap, whatever the prompt size: 1.2 MB prompts are refused unforwarded (one alone is
+    over the budget), 200 KB ones are admitted only while their reservations fit, 40 KB ones
+    all fit. Without the reservation the 200 KB case serves 12 x 50k = 600k tokens."""
+    budget = 200_000
+    ep = UsageEndpoint()
+    ctx = _budget_ctx(task_dir, tmp_path, ep.base_url, budget)
+    proxy = _proxy(ctx, ep.base_url, tmp_path)
+    body = _chat(messages=[{"role": "user", "content": "a" * prompt_bytes}])
+    try:
+        codes = _concurrently(tmp_path / "ep.sock", [body] * 12)
+    finally:
+        proxy.close()
+        ep.close()
+    assert ep.served <= budget + CAP
+    assert codes.count(200) == ep.calls and codes.count(400) == 12 - ep.calls
+    expected_calls = {1_200_000: 0, 200_000: 2, 40_000: 12}[prompt_bytes]
+    assert ep.calls == expected_calls
+    assert len(_events(ctx, "limit")) == 12 - ep.calls
+    assert proxy.budget.in_flight == [] and ctx.total_tokens() == ep.served  # settled
+
+
+def test_the_reservation_is_released_when_the_call_fails_and_learns_a_dense_prompt(
+        task_dir, tmp_path: Path) -> None:
+    """A call whose endpoint is gone (a 502) gives its reservation back, so the budget is not
+    eaten by failures; an endpoint reporting 1 token per byte (a prompt that tokenizes densely,
+    scripted) raises the rate later calls are reserved at, from 1/3 to 1 token per byte."""
+    ep = UsageEndpoint(hold=0.0, tokens_per_byte=1.0)
+    ctx = _budget_ctx(task_dir, tmp_path, ep.base_url, 100_000)
+    proxy = _proxy(ctx, "http://127.0.0.1:1/v1", tmp_path)  # nothing listens on port 1
+    sock = tmp_path / "ep.sock"
+    body = _chat(messages=[{"role": "user", "content": "a" * 30_000}])
+    try:
+        assert [_raw(sock, _request("POST", "/v1/chat/completions", body))[0]
+                for _ in range(5)] == [502] * 5
+        assert proxy.budget.in_flight == []
+        proxy.port = ep.httpd.server_address[1]  # the endpoint comes back
+        assert _raw(sock, _request("POST", "/v1/chat/completions", body))[0] == 200
+        assert proxy.budget.tokens_per_byte == pytest.approx(1.0, abs=0.01)
+        assert proxy.budget.estimate(len(body)) >= len(body)
+    finally:
+        proxy.close()
+        ep.close()
