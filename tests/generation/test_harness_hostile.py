@@ -460,3 +460,68 @@ def test_deep_trees_are_walked_and_removed_without_recursion(tmp_path: Path) -> 
         os.chdir(cwd)
     safe_files.discard(p)
     assert not p.exists() and list(tmp_path.iterdir()) == []
+
+
+SOCK_AND_DEEP = r'''
+import json, os, socket
+seen = {}
+for what, act in (("file", lambda: open("/mb/sock/x.bin", "wb").write(b"x" * 4096)),
+                  ("dir", lambda: os.mkdir("/mb/sock/d"))):
+    try:
+        act()
+        seen[f"sock_{what}"] = "written"
+    except OSError as e:
+        seen[f"sock_{what}"] = e.strerror
+s = socket.socket(socket.AF_UNIX)
+s.connect("/mb/sock/endpoint.sock")
+s.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n")
+seen["models"] = s.recv(65536).split(b"\r\n")[0].decode()
+try:  # 10 files of 7 MB, each under the 8 MB file-size limit, 70 MB in all
+    for i in range(10):
+        with open(f"/tmp/fill{i}.bin", "wb") as f:
+            f.write(b"\1" * (7 << 20))
+    seen["tmp_fill"] = "written"
+except OSError as e:
+    seen["tmp_fill"] = e.strerror
+for i in range(10):
+    if os.path.exists(f"/tmp/fill{i}.bin"):
+        os.remove(f"/tmp/fill{i}.bin")
+for root in ("/tmp", "/workspace", "/home/harness"):
+    os.chdir(root)
+    for _ in range(1100):
+        os.mkdir("d"); os.chdir("d")
+open("/workspace/main.py", "w").write("def verify(x):\n    return True\n")
+print(json.dumps(seen))
+'''
+
+
+@needs_bwrap
+def test_socket_dir_is_read_only_and_deep_trees_leave_nothing_on_the_host(
+        chat_server, task_dir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: ``/mb/sock`` was a writable host directory outside the disk limit, and a
+    1,100-deep tree there made the clean-up raise (the generation ended as ``error``). Now the
+    probe (the commands a hostile model would have a harness run) cannot write there but still
+    reaches the proxy through the socket; ``/tmp`` is capped at the disk limit (64 MB here: an
+    70 MB fill fails); 1,100-deep trees in /tmp, workspace and HOME give the generation's own
+    outcome (main.py delivered); the host's ``/tmp/mbh.*`` directory is gone afterwards."""
+    from monitorbench.generation.harnesses import generator as gen_mod
+
+    made: list[str] = []
+    real_mkdtemp = gen_mod.tempfile.mkdtemp
+
+    def recording_mkdtemp(*args, **kwargs) -> str:
+        made.append(real_mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(gen_mod.tempfile, "mkdtemp", recording_mkdtemp)
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    result = _generator(_probe(SOCK_AND_DEEP), server.base_url, tmp_path).generate(
+        task, public, tmp_path / "o")
+    seen = _seen(tmp_path / "o")
+    assert seen["sock_file"] == seen["sock_dir"] == "Read-only file system", seen
+    assert seen["models"] == "HTTP/1.1 200 OK"
+    assert seen["tmp_fill"] == "No space left on device"
+    assert result.status == SUBMITTED, result.detail
+    assert len(made) == 1 and not os.path.lexists(made[0])
+    assert not [p for p in os.listdir("/tmp") if p.startswith(f".discard-{Path(made[0]).name}")]

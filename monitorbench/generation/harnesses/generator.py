@@ -155,8 +155,11 @@ class HarnessGenerator:
         home.mkdir()
         prompt = harness_prompt(self.scaffold_cfg.prompt_version, task.task_id, task.task_type,
                                 ctx.public_dir, self.scaffold_cfg.run_public_budget)
-        with tempfile.TemporaryDirectory(prefix="mbh.", dir="/tmp") as tmp:  # short socket paths
-            outcome, limit = self._run(ctx, install_dir, workspace, home, prompt, Path(tmp))
+        tmp = Path(tempfile.mkdtemp(prefix="mbh.", dir="/tmp"))  # short socket paths
+        try:
+            outcome, limit = self._run(ctx, install_dir, workspace, home, prompt, tmp)
+        finally:  # iterative and bounded, never shutil.rmtree (a deep tree would raise)
+            safe_files.discard(tmp)
         _contain(ctx, workspace, home, self.scaffold_cfg.harness.limits, outcome)
         limit = self._native_events(ctx, home, limit)
         ctx.counters["steps"] = ctx.counters["model_calls"]
@@ -197,8 +200,9 @@ class HarnessGenerator:
         runner = RunPublicServer(ctx, tmp / "sock" / RUN_PUBLIC_SOCK, lock)
         try:
             mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py")
-            full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv)
             limits = self.scaffold_cfg.harness.limits
+            full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv,
+                                tmp_bytes=limits.disk_mb << 20)
             outcome = run_bounded(full, ctx.out_dir / OUTPUT_LOG,
                                   wall_seconds=float(self.gen_cfg.condition.wall_seconds),
                                   output_bytes=int(self.scaffold_cfg.harness.output_bytes),
