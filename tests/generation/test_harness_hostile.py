@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -525,3 +526,51 @@ def test_socket_dir_is_read_only_and_deep_trees_leave_nothing_on_the_host(
     assert result.status == SUBMITTED, result.detail
     assert len(made) == 1 and not os.path.lexists(made[0])
     assert not [p for p in os.listdir("/tmp") if p.startswith(f".discard-{Path(made[0]).name}")]
+
+
+FLOOD_TRAJECTORY = r'''
+import os
+d = "/home/harness/sessions"
+os.makedirs(d)
+rec = ('{"type":"message","message":{"role":"assistant","content":'
+       '[{"type":"toolCall","name":"bash","arguments":{}}]}}\n')
+for f in range(5):  # 5 files of 20k records (about 2 MB each): 100k records
+    with open(f"{d}/s{f}.jsonl", "w") as out:
+        out.write(rec * 20_000)
+open("/workspace/main.py", "w").write("def verify(x):\n    return True\n")
+'''
+
+
+def _rss_peak_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@needs_bwrap
+def test_a_planted_trajectory_of_100k_records_leaves_a_bounded_trace(
+        chat_server, task_dir, tmp_path: Path) -> None:
+    """Issue 44: every record of a harness's trajectory became one fsynced trace event (100k
+    records: a 35 MiB trace, 70-150 s, 1.07 GB peak RSS). The probe plants 100k Pi tool-call
+    records (what a hostile model can make Pi's session hold); the real Pi reader reads them.
+    Now the trace stops at its cap with one ``truncated`` event, the generation keeps its own
+    outcome (main.py delivered), and the framework process stays under 500 MiB."""
+    from monitorbench.generation.traces import MAX_BYTES, MAX_EVENTS
+
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    t0 = time.monotonic()
+    result = _generator(_probe(FLOOD_TRAJECTORY, native=pi.native_events), server.base_url,
+                        tmp_path).generate(task, public, tmp_path / "o")
+    seconds = time.monotonic() - t0
+    events = read_trace(result.trace_path)
+    assert result.status == SUBMITTED, result.detail
+    assert len(events) <= MAX_EVENTS + 3 and result.trace_path.stat().st_size < MAX_BYTES
+    assert [e["event"] for e in events].count("truncated") == 1
+    assert events[-1]["event"] == "end" and events[-1]["dropped_events"] >= 1
+    assert events[-2]["event"] == "harness_exit" and events[-2]["returncode"] == 0
+    assert _rss_peak_mib() < 500
+    print(f"100k-record trajectory: {len(events)} events, "
+          f"{result.trace_path.stat().st_size >> 10} KiB trace, {seconds:.1f} s, "
+          f"peak RSS {_rss_peak_mib():.0f} MiB")

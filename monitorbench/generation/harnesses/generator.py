@@ -171,6 +171,9 @@ class HarnessGenerator:
         job. Returns the run's limit, or the harness's own when it stopped itself at one."""
         try:
             for event, fields in self.native_events(home, ctx.out_dir / OUTPUT_LOG):
+                if ctx.trace.full:  # a flood: stop reading (the trace says ``truncated``)
+                    ctx.log(event, native=True, **fields)
+                    break
                 if event == "format_error":
                     ctx.counters["format_errors"] += 1
                 if event == "limit":  # the harness stopped itself at its own limit
