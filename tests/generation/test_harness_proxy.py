@@ -470,7 +470,8 @@ def test_a_real_http_client_is_served_or_refused(endpoint: Endpoint, task_dir, t
         pytest.skip("curl is not installed")
     ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
     proxy = _proxy(ctx, endpoint.base_url, tmp_path)
-    (tmp_path / "body.json").write_bytes(_chat(note="x" * 100_000))
+    big = [{"role": "user", "content": "x" * 100_000}]  # in an allowed field (field_policy)
+    (tmp_path / "body.json").write_bytes(_chat(messages=big))
     try:
         out = subprocess.run(["curl", "-sv", "--unix-socket", str(tmp_path / "ep.sock"),
                               "-o", "/dev/null", "-w", "%{http_code}", "--data-binary",
@@ -483,7 +484,7 @@ def test_a_real_http_client_is_served_or_refused(endpoint: Endpoint, task_dir, t
     assert len(endpoint.seen) == (status == 200)
     if status == 200:
         assert "HTTP/1.1 100 Continue" in out.stderr
-        assert json.loads(endpoint.seen[0][3])["note"] == "x" * 100_000
+        assert json.loads(endpoint.seen[0][3])["messages"] == big
 
 
 def test_excess_connections_are_refused_at_once_while_run_public_holds_the_trace_lock(
@@ -679,3 +680,100 @@ def test_the_reservation_is_released_when_the_call_fails_and_learns_a_dense_prom
     finally:
         proxy.close()
         ep.close()
+
+
+VENDOR_SIDE = {
+    "/v1/chat/completions": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "bash"}}, {"type": "web_search"},
+                  {"type": "mcp", "server_url": "https://mcp.example/sse"}],
+        "web_search_options": {}, "mcp_servers": [{"url": "https://mcp.example"}],
+        "store": True, "service_tier": "priority", "background": True,
+        "reasoning": {"effort": "high", "max_tokens": 999_999}, "max_output_tokens": 10},
+    "/v1/responses": {
+        "input": "hi", "tools": [
+            {"type": "function", "name": "exec_command"}, {"type": "web_search"},
+            {"type": "code_interpreter", "container": {"type": "auto"}},
+            {"type": "mcp", "server_label": "x", "server_url": "https://mcp.example/sse"},
+            {"type": "namespace", "name": "ns", "tools": [{"type": "function", "name": "f"},
+                                                          {"type": "web_search_preview"}]}],
+        "tool_choice": {"type": "web_search"}, "background": True, "store": True,
+        "service_tier": "priority", "previous_response_id": "resp_1",
+        "mcp_servers": [{"url": "https://mcp.example"}], "max_tokens": 10,
+        "reasoning": {"effort": "high", "budget_tokens": 999_999}},
+    "/v1/messages": {
+        "messages": [{"role": "user", "content": "hi"}], "max_tokens": 999_999,
+        "tools": [{"name": "Bash", "input_schema": {}}, {"type": "bash_20250124", "name": "bash"},
+                  {"type": "web_search_20250305", "name": "web_search"},
+                  {"type": "web_fetch_20250910", "name": "web_fetch"},
+                  {"type": "code_execution_20250825", "name": "code_execution"}],
+        "mcp_servers": [{"type": "url", "url": "https://mcp.example/sse", "name": "x"}],
+        "thinking": {"type": "enabled", "budget_tokens": 999_999}, "container": "c1",
+        "service_tier": "priority", "background": True, "store": True},
+}
+VENDOR_FIELDS = {"web_search_options", "mcp_servers", "service_tier", "background",
+                 "previous_response_id", "container", "thinking"}
+VENDOR_TOOL_TYPES = {"web_search", "mcp", "code_interpreter", "web_search_preview",
+                     "web_search_20250305", "web_fetch_20250910", "code_execution_20250825"}
+
+
+def _tool_types(body: dict[str, Any]) -> set[str | None]:
+    out: set[str | None] = set()
+    for t in body.get("tools") or []:
+        out |= {t.get("type")} | _tool_types(t)
+    return out
+
+
+@pytest.mark.parametrize("path", list(VENDOR_SIDE))
+def test_vendor_side_tools_and_fields_never_reach_the_endpoint(
+        endpoint: Endpoint, task_dir, tmp_path: Path, path: str) -> None:
+    """Issue 44: through the proxy, a harness (steered by a hostile model) reached the endpoint
+    with server-side web search, MCP servers, code interpreters, background and stored
+    responses, a priority tier and a 999,999-token thinking budget. In each API now the
+    endpoint (scripted: it records what reaches it) sees only client-side tools and the API's
+    own fields, the reply cap in the API's own field, ``store`` false where it is defined, and
+    the trace names every stripped field."""
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    try:
+        code, _ = _raw(tmp_path / "ep.sock", _request("POST", path,
+                                                      json.dumps(VENDOR_SIDE[path]).encode()))
+    finally:
+        proxy.close()
+    assert code == 200
+    sent = json.loads(endpoint.seen[0][3])
+    assert not VENDOR_FIELDS & set(sent) and not VENDOR_TOOL_TYPES & _tool_types(sent)
+    assert all("server_url" not in t for t in sent.get("tools", []))
+    stripped = set(_events(ctx, "model")[0]["capped"]["stripped"][0])
+    if path == "/v1/responses":
+        assert sent["max_output_tokens"] == CAP and "max_tokens" not in sent
+        assert sent["store"] is False and "tool_choice" not in sent
+        assert [t["name"] for t in sent["tools"]] == ["exec_command", "ns"]
+        assert sent["tools"][1]["tools"] == [{"type": "function", "name": "f"}]
+        assert sent["reasoning"] == {"effort": "high"}
+        assert {"tools:web_search", "tools:mcp", "max_tokens", "reasoning.budget"} <= stripped
+    elif path == "/v1/messages":
+        assert sent["max_tokens"] == CAP and "store" not in sent
+        assert [t["name"] for t in sent["tools"]] == ["Bash", "bash"]
+        assert {"thinking.budget", "tools:web_fetch_20250910", "mcp_servers"} <= stripped
+    else:
+        assert sent["max_tokens"] == CAP and "max_output_tokens" not in sent
+        assert "store" not in sent and sent["reasoning"] == {"effort": "high"}
+        assert [t["type"] for t in sent["tools"]] == ["function"]
+
+
+def test_a_vendor_side_tool_named_by_the_scaffold_passes(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    """``allowed_fields`` (the scaffold's choice, not the harness's) lets a named tool type,
+    in any version, and a named field through; the rest is still stripped."""
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = EndpointProxy(ctx, endpoint.base_url, tmp_path / "ep.sock", threading.Lock(),
+                          api_key=KEY, allowed_fields=frozenset({"web_search", "service_tier"}))
+    try:
+        code, _ = _raw(tmp_path / "ep.sock", _request(
+            "POST", "/v1/messages", json.dumps(VENDOR_SIDE["/v1/messages"]).encode()))
+    finally:
+        proxy.close()
+    sent = json.loads(endpoint.seen[0][3])
+    assert code == 200 and sent["service_tier"] == "priority" and "mcp_servers" not in sent
+    assert [t["name"] for t in sent["tools"]] == ["Bash", "bash", "web_search"]

@@ -80,6 +80,14 @@ def test_codex_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path, install
                for e in events)
     rollouts = list((tmp_path / "out" / "home" / "codex" / "sessions").glob("**/*.jsonl"))
     assert len(rollouts) == 1  # the native trajectory is kept
+    # issue 44: Codex puts a server-side web_search tool in every request and no reply cap; the
+    # endpoint gets neither the tool nor a foreign max_tokens, and the cap in max_output_tokens
+    for body in server.requests:
+        assert "web_search" not in {t.get("type") for t in body["tools"]}
+        assert body["max_output_tokens"] == 256 and "max_tokens" not in body
+        assert body["store"] is False
+    model = [e for e in events if e["event"] == "model"]
+    assert all("tools:web_search" in e["capped"]["stripped"][0] for e in model)
 
 
 @pytest.mark.slow
@@ -109,6 +117,12 @@ def test_claude_code_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path,
     assert [e["is_error"] for e in events if e["event"] == "tool_result"] == [False]
     transcripts = list((tmp_path / "out" / "home" / "claude" / "projects").glob("**/*.jsonl"))
     assert len(transcripts) == 1  # the native trajectory is kept
+    # issue 44: only Claude Code's own (typeless, client-side) tools, the Messages fields, the
+    # reply cap in max_tokens, and no thinking budget reach the endpoint
+    for body in server.requests:
+        assert {t.get("type") for t in body["tools"]} == {None}
+        assert body["max_tokens"] == 256 and "budget_tokens" not in body.get("thinking", {})
+        assert not {"mcp_servers", "service_tier", "container", "store"} & set(body)
 
 
 @pytest.mark.slow

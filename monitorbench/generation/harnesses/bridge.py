@@ -165,7 +165,8 @@ class EndpointProxy:
 
     def __init__(self, ctx: RunContext, base_url: str, sock_path: Path,
                  trace_lock: threading.Lock, *, api_key: str | None = None,
-                 grammar: str | None = None, limits: ProxyLimits = ProxyLimits()) -> None:
+                 grammar: str | None = None, limits: ProxyLimits = ProxyLimits(),
+                 allowed_fields: frozenset[str] = frozenset()) -> None:
         self.ctx = ctx
         parts = urlsplit(base_url)
         self.https = parts.scheme == "https"
@@ -174,6 +175,7 @@ class EndpointProxy:
         self.routes = api_routes(parts.path)
         self.api_key = api_key  # added here, so the key never enters the sandbox
         self.grammar = grammar  # GBNF text added to each chat-completions request, or None
+        self.allowed_fields = allowed_fields  # vendor-side fields/tools let through by name
         self.limits = limits
         self.model = str(ctx.model.identity.get("model", ""))  # the one model calls may name
         self.lock = trace_lock
@@ -207,7 +209,7 @@ class EndpointProxy:
                 self._list_models(sock, head)
                 return
             req, changed = capped(parse_object(body), kind, int(self.ctx.condition.max_tokens),
-                                  self.grammar, self.model)
+                                  self.grammar, self.model, self.allowed_fields)
         except Refused as e:
             self._refuse(sock, head, e)
             return
