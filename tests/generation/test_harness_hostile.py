@@ -53,7 +53,8 @@ def _probe(code: str, native=lambda home, log: iter(())) -> Harness:
 
 
 def _generator(harness: Harness, base_url: str, tmp: Path, limits: HarnessLimits = SMALL,
-               wall: float = 60.0) -> HarnessGenerator:
+               wall: float = 60.0, allowed_fields: frozenset[str] = frozenset()
+               ) -> HarnessGenerator:
     gen = openai_cfg(base_url)
     gen.api_key_env = KEY_ENV
     gen.condition = ConditionConfig(max_tokens=64, wall_seconds=wall)
@@ -61,7 +62,7 @@ def _generator(harness: Harness, base_url: str, tmp: Path, limits: HarnessLimits
                               harness=HarnessConfig(name="probe", limits=limits))
     g = HarnessGenerator(harness, make_chat_model(gen), gen, scaffold,
                          api_key=os.environ.get(KEY_ENV), sandbox=None, spec_for=None,
-                         install_root=tmp / "harnesses")
+                         install_root=tmp / "harnesses", allowed_fields=allowed_fields)
     (tmp / "harnesses" / "probe-0").mkdir(parents=True, exist_ok=True)
     (tmp / "harnesses" / "probe-0" / "install.json").write_text(json.dumps(
         {"harness": "probe", "package": "probe@0", "install_seconds": 0.0}))
@@ -574,3 +575,39 @@ def test_a_planted_trajectory_of_100k_records_leaves_a_bounded_trace(
     print(f"100k-record trajectory: {len(events)} events, "
           f"{result.trace_path.stat().st_size >> 10} KiB trace, {seconds:.1f} s, "
           f"peak RSS {_rss_peak_mib():.0f} MiB")
+
+
+VENDOR_TOOL_REQUEST = r"""
+import json, socket
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                   "tools": [{"type": "function", "function": {"name": "bash"}},
+                             {"type": "web_search"}],
+                   "service_tier": "priority", "background": True}).encode()
+s = socket.socket(socket.AF_UNIX)
+s.connect("/mb/sock/endpoint.sock")
+s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+          % len(body) + body)
+print(json.dumps({"status": s.recv(65536).split(b"\r\n")[0].decode()}))
+"""
+
+
+@needs_bwrap
+def test_the_scaffold_names_the_vendor_fields_that_pass(chat_server, task_dir,
+                                                       tmp_path: Path) -> None:
+    """The generator's ``allowed_fields`` reach its proxy: a request from inside the sandbox
+    keeps the named ``service_tier`` but loses the unnamed ``web_search`` tool and
+    ``background``; the start event says which pass, and the cache identity holds them."""
+    bodies: list[dict] = []
+    server = chat_server(lambda body: bodies.append(body) or "ok")
+    task, public = task_dir
+    g = _generator(_probe(VENDOR_TOOL_REQUEST), server.base_url, tmp_path,
+                   allowed_fields=frozenset({"service_tier"}))
+    result = g.generate(task, public, tmp_path / "o")
+    assert _seen(tmp_path / "o")["status"] == "HTTP/1.1 200 OK"
+    assert len(bodies) == 1 and bodies[0]["service_tier"] == "priority"
+    assert [t["type"] for t in bodies[0]["tools"]] == ["function"]
+    assert "background" not in bodies[0]
+    start = read_trace(result.trace_path)[0]
+    assert start["vendor_fields"] == {"policy": "strip", "allowed": ["service_tier"]}
+    plain = _generator(_probe(VENDOR_TOOL_REQUEST), server.base_url, tmp_path)
+    assert g.identity != plain.identity
