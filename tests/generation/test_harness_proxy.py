@@ -777,3 +777,24 @@ def test_a_vendor_side_tool_named_by_the_scaffold_passes(
     sent = json.loads(endpoint.seen[0][3])
     assert code == 200 and sent["service_tier"] == "priority" and "mcp_servers" not in sent
     assert [t["name"] for t in sent["tools"]] == ["Bash", "bash", "web_search"]
+
+
+def test_cached_prompt_tokens_count_against_the_budget() -> None:
+    """Anthropic reports cached prompt tokens apart from ``input_tokens``; they were served,
+    so they count (a harness with prompt caching otherwise spends its prompts unbudgeted).
+    OpenAI's ``cached_tokens`` are inside ``input_tokens`` and are not added twice."""
+    from monitorbench.generation.harnesses.reply_usage import reply_text_and_usage
+
+    stream = "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in [
+        ("message_start", {"type": "message_start", "message": {"usage": {
+            "input_tokens": 10, "cache_read_input_tokens": 5000,
+            "cache_creation_input_tokens": 200, "output_tokens": 1}}}),
+        ("content_block_delta", {"type": "content_block_delta", "delta": {"text": "hi"}}),
+        ("message_delta", {"type": "message_delta", "usage": {"output_tokens": 20}})])
+    text, usage = reply_text_and_usage(stream.encode())
+    assert text == "hi" and usage == {"prompt": 5210.0, "completion": 20.0}
+    done = {"type": "response.completed", "response": {"usage": {
+        "input_tokens": 100, "input_tokens_details": {"cached_tokens": 80},
+        "output_tokens": 7}}}
+    assert reply_text_and_usage(f"data: {json.dumps(done)}\n\n".encode())[1] == {
+        "prompt": 100.0, "completion": 7.0}
