@@ -9,10 +9,14 @@ reserves its prompt estimate plus its reply cap, a call whose reservation would 
 the reservation is released and the real usage counted instead.
 
 The prompt estimate is the re-serialised request body's bytes times a tokens-per-byte rate.
-The rate starts at ``1/3`` (typical text and code run about 4 bytes per token, and the body's
-JSON structure and ``\\uXXXX`` escapes only add bytes, so this over-estimates ordinary
-prompts) and rises to the highest rate any settled reply of the generation reported: a model
-whose prompts tokenize densely is then reserved at its own rate from its second reply on.
+A call admitted while no other is in flight (the way harnesses work: one call, its reply, the
+next) is reserved at the generation's rate: ``1/3`` at first (typical text and code run about
+4 bytes per token, and the body's JSON structure and ``\\uXXXX`` escapes only add bytes, so
+this over-estimates ordinary prompts), raised to the highest rate any settled reply reported.
+A call admitted while others are in flight is reserved at 1 token per byte at least, a bound
+no byte-level tokenizer passes (each token covers at least one byte of the text, and the body
+holds the text plus its JSON). So a burst of concurrent calls can exceed the budget by at most
+the first call's under-estimate, never by the burst.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 
 DEFAULT_TOKENS_PER_BYTE = 1 / 3
+CONCURRENT_TOKENS_PER_BYTE = 1.0
 
 
 @dataclass(eq=False)
@@ -51,8 +56,11 @@ class TokenBudget:
         return sum(r.tokens for r in self.in_flight)
 
     def estimate(self, body_bytes: int) -> int:
-        """The prompt tokens a body of ``body_bytes`` is reserved at (rounded up)."""
-        return math.ceil(body_bytes * self.tokens_per_byte)
+        """The prompt tokens a body of ``body_bytes`` is reserved at (rounded up): the learned
+        rate alone, at least 1 token per byte while another call is in flight."""
+        rate = self.tokens_per_byte if not self.in_flight else max(self.tokens_per_byte,
+                                                                   CONCURRENT_TOKENS_PER_BYTE)
+        return math.ceil(body_bytes * rate)
 
     def admit(self, used: float, body_bytes: int) -> Reservation | str:
         """A reservation for a call of ``body_bytes``, or the reason it is refused: used plus
