@@ -1,13 +1,21 @@
 """Generation traces: one JSON line per step, on disk the moment it happens.
 
-Each line is written, flushed and fsynced before the scaffold moves on, so a run killed at any
-point (SIGKILL, OOM, a Slurm pre-emption) keeps every step it took before the kill. Every line
-carries the running budget counters, so the analysis never has to replay a run to know where
-the budget stood.
+Each line is written and flushed before the scaffold moves on, so a run whose process is killed
+at any point (SIGKILL, OOM, a Slurm pre-emption) keeps every step it took before the kill (the
+kernel holds flushed lines). Lines are fsynced in batches (every :data:`FSYNC_EVERY` events or
+:data:`FSYNC_SECONDS`, and at ``end``), which only a machine crash can cut short: an fsync per
+event made a harness trajectory of 100k records cost a minute (issue 44). Every line carries
+the running budget counters, so the analysis never has to replay a run to know where the
+budget stood.
+
+A trace is bounded: what a generation writes comes partly from a hostile harness (its native
+trajectory becomes events), so past :data:`MAX_EVENTS` events or :data:`MAX_BYTES` bytes one
+``truncated`` event is written and later events are dropped, except how the run ended
+(``harness_exit``, once per harness run, and ``end``, which then carries ``dropped_events``).
 
 Events (field ``event``): ``start``, ``model`` (messages sent since the previous call, the reply,
 tokens), ``read``, ``run_public``, ``write_verifier``, ``self_test``, ``conditions``,
-``submit_refused``, ``format_error``, ``limit``, ``error``, ``end``.
+``submit_refused``, ``format_error``, ``limit``, ``error``, ``truncated``, ``end``.
 
 :func:`trace_stats` turns a batch of traces into the run metrics; its definitions follow the
 paper's §4.2–4.3 and App. E and are spelled out there.
@@ -25,6 +33,14 @@ from monitorbench.errors import InputError
 from monitorbench.jsonl import read_lenient
 
 TRACE_FILE = "trace.jsonl"
+# A generation's own scaffold writes tens of events, a harness one per tool call and model call:
+# 5,000 events are far above any run the step budgets allow (max_steps is tens of calls), and
+# 64 MiB holds them with their captured outputs (each capped at CAP_CHARS or a few KB).
+MAX_EVENTS = 5000
+MAX_BYTES = 64 << 20
+FSYNC_EVERY = 64
+FSYNC_SECONDS = 1.0
+ALWAYS = frozenset({"end", "harness_exit"})  # written even past the cap: how the run ended
 CAP_CHARS = 4000  # per captured output (run_public result, self-test stdout, read file)
 
 
@@ -36,25 +52,63 @@ def cap(text: str, limit: int = CAP_CHARS) -> str:
 
 
 class TraceWriter:
-    """Appends events to ``trace.jsonl``; durable per event."""
+    """Appends events to ``trace.jsonl``: flushed per event, fsynced in batches, bounded
+    (module docstring)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, max_events: int = MAX_EVENTS,
+                 max_bytes: int = MAX_BYTES) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._f = open(self.path, "w", encoding="utf-8")
         self._start = time.monotonic()
+        self.max_events, self.max_bytes = max_events, max_bytes
         self.events = 0
+        self.bytes = 0
+        self.dropped = 0
+        self._unsynced = 0
+        self._synced_at = self._start
+
+    @property
+    def full(self) -> bool:
+        """Whether the cap is reached (later events, but ``end``, are dropped)."""
+        return self.dropped > 0 or self.events >= self.max_events or \
+            self.bytes >= self.max_bytes
 
     def write(self, event: str, counters: Mapping[str, float], **fields: Any) -> None:
+        if event not in ALWAYS and self.full:
+            if self.dropped == 0:
+                self._append("truncated", counters, {"detail": (
+                    f"trace cap reached ({self.max_events} events or {self.max_bytes} bytes): "
+                    f"later events are dropped, counted in end.dropped_events")})
+            self.dropped += 1
+            return
+        if event in ALWAYS and self.dropped:
+            fields = {**fields, "dropped_events": self.dropped}
+        self._append(event, counters, fields)
+        if event in ALWAYS:
+            self._sync()
+
+    def _append(self, event: str, counters: Mapping[str, float], fields: Mapping[str, Any]
+                ) -> None:
         record = {"event": event, "n": self.events,
                   "t": round(time.monotonic() - self._start, 4), "counters": dict(counters),
                   **fields}
-        self._f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        self._f.write(line)
         self._f.flush()
-        os.fsync(self._f.fileno())
         self.events += 1
+        self.bytes += len(line.encode("utf-8", errors="replace"))
+        self._unsynced += 1
+        if self._unsynced >= FSYNC_EVERY or time.monotonic() - self._synced_at >= FSYNC_SECONDS:
+            self._sync()
+
+    def _sync(self) -> None:
+        os.fsync(self._f.fileno())
+        self._unsynced, self._synced_at = 0, time.monotonic()
 
     def close(self) -> None:
+        if not self._f.closed:
+            self._sync()
         self._f.close()
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,8 @@ def _probe(code: str, native=lambda home, log: iter(())) -> Harness:
 
 
 def _generator(harness: Harness, base_url: str, tmp: Path, limits: HarnessLimits = SMALL,
-               wall: float = 60.0) -> HarnessGenerator:
+               wall: float = 60.0, allowed_fields: frozenset[str] = frozenset()
+               ) -> HarnessGenerator:
     gen = openai_cfg(base_url)
     gen.api_key_env = KEY_ENV
     gen.condition = ConditionConfig(max_tokens=64, wall_seconds=wall)
@@ -60,7 +62,7 @@ def _generator(harness: Harness, base_url: str, tmp: Path, limits: HarnessLimits
                               harness=HarnessConfig(name="probe", limits=limits))
     g = HarnessGenerator(harness, make_chat_model(gen), gen, scaffold,
                          api_key=os.environ.get(KEY_ENV), sandbox=None, spec_for=None,
-                         install_root=tmp / "harnesses")
+                         install_root=tmp / "harnesses", allowed_fields=allowed_fields)
     (tmp / "harnesses" / "probe-0").mkdir(parents=True, exist_ok=True)
     (tmp / "harnesses" / "probe-0" / "install.json").write_text(json.dumps(
         {"harness": "probe", "package": "probe@0", "install_seconds": 0.0}))
@@ -460,3 +462,152 @@ def test_deep_trees_are_walked_and_removed_without_recursion(tmp_path: Path) -> 
         os.chdir(cwd)
     safe_files.discard(p)
     assert not p.exists() and list(tmp_path.iterdir()) == []
+
+
+SOCK_AND_DEEP = r'''
+import json, os, socket
+seen = {}
+for what, act in (("file", lambda: open("/mb/sock/x.bin", "wb").write(b"x" * 4096)),
+                  ("dir", lambda: os.mkdir("/mb/sock/d"))):
+    try:
+        act()
+        seen[f"sock_{what}"] = "written"
+    except OSError as e:
+        seen[f"sock_{what}"] = e.strerror
+s = socket.socket(socket.AF_UNIX)
+s.connect("/mb/sock/endpoint.sock")
+s.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n")
+seen["models"] = s.recv(65536).split(b"\r\n")[0].decode()
+try:  # 10 files of 7 MB, each under the 8 MB file-size limit, 70 MB in all
+    for i in range(10):
+        with open(f"/tmp/fill{i}.bin", "wb") as f:
+            f.write(b"\1" * (7 << 20))
+    seen["tmp_fill"] = "written"
+except OSError as e:
+    seen["tmp_fill"] = e.strerror
+for i in range(10):
+    if os.path.exists(f"/tmp/fill{i}.bin"):
+        os.remove(f"/tmp/fill{i}.bin")
+for root in ("/tmp", "/workspace", "/home/harness"):
+    os.chdir(root)
+    for _ in range(1100):
+        os.mkdir("d"); os.chdir("d")
+open("/workspace/main.py", "w").write("def verify(x):\n    return True\n")
+print(json.dumps(seen))
+'''
+
+
+@needs_bwrap
+def test_socket_dir_is_read_only_and_deep_trees_leave_nothing_on_the_host(
+        chat_server, task_dir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: ``/mb/sock`` was a writable host directory outside the disk limit, and a
+    1,100-deep tree there made the clean-up raise (the generation ended as ``error``). Now the
+    probe (the commands a hostile model would have a harness run) cannot write there but still
+    reaches the proxy through the socket; ``/tmp`` is capped at the disk limit (64 MB here: an
+    70 MB fill fails); 1,100-deep trees in /tmp, workspace and HOME give the generation's own
+    outcome (main.py delivered); the host's ``/tmp/mbh.*`` directory is gone afterwards."""
+    from monitorbench.generation.harnesses import generator as gen_mod
+
+    made: list[str] = []
+    real_mkdtemp = gen_mod.tempfile.mkdtemp
+
+    def recording_mkdtemp(*args, **kwargs) -> str:
+        made.append(real_mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(gen_mod.tempfile, "mkdtemp", recording_mkdtemp)
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    result = _generator(_probe(SOCK_AND_DEEP), server.base_url, tmp_path).generate(
+        task, public, tmp_path / "o")
+    seen = _seen(tmp_path / "o")
+    assert seen["sock_file"] == seen["sock_dir"] == "Read-only file system", seen
+    assert seen["models"] == "HTTP/1.1 200 OK"
+    assert seen["tmp_fill"] == "No space left on device"
+    assert result.status == SUBMITTED, result.detail
+    assert len(made) == 1 and not os.path.lexists(made[0])
+    assert not [p for p in os.listdir("/tmp") if p.startswith(f".discard-{Path(made[0]).name}")]
+
+
+FLOOD_TRAJECTORY = r'''
+import os
+d = "/home/harness/sessions"
+os.makedirs(d)
+rec = ('{"type":"message","message":{"role":"assistant","content":'
+       '[{"type":"toolCall","name":"bash","arguments":{}}]}}\n')
+for f in range(5):  # 5 files of 20k records (about 2 MB each): 100k records
+    with open(f"{d}/s{f}.jsonl", "w") as out:
+        out.write(rec * 20_000)
+open("/workspace/main.py", "w").write("def verify(x):\n    return True\n")
+'''
+
+
+def _rss_peak_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@needs_bwrap
+def test_a_planted_trajectory_of_100k_records_leaves_a_bounded_trace(
+        chat_server, task_dir, tmp_path: Path) -> None:
+    """Issue 44: every record of a harness's trajectory became one fsynced trace event (100k
+    records: a 35 MiB trace, 70-150 s, 1.07 GB peak RSS). The probe plants 100k Pi tool-call
+    records (what a hostile model can make Pi's session hold); the real Pi reader reads them.
+    Now the trace stops at its cap with one ``truncated`` event, the generation keeps its own
+    outcome (main.py delivered), and the framework process stays under 500 MiB."""
+    from monitorbench.generation.traces import MAX_BYTES, MAX_EVENTS
+
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    t0 = time.monotonic()
+    result = _generator(_probe(FLOOD_TRAJECTORY, native=pi.native_events), server.base_url,
+                        tmp_path).generate(task, public, tmp_path / "o")
+    seconds = time.monotonic() - t0
+    events = read_trace(result.trace_path)
+    assert result.status == SUBMITTED, result.detail
+    assert len(events) <= MAX_EVENTS + 3 and result.trace_path.stat().st_size < MAX_BYTES
+    assert [e["event"] for e in events].count("truncated") == 1
+    assert events[-1]["event"] == "end" and events[-1]["dropped_events"] >= 1
+    assert events[-2]["event"] == "harness_exit" and events[-2]["returncode"] == 0
+    assert _rss_peak_mib() < 500
+    print(f"100k-record trajectory: {len(events)} events, "
+          f"{result.trace_path.stat().st_size >> 10} KiB trace, {seconds:.1f} s, "
+          f"peak RSS {_rss_peak_mib():.0f} MiB")
+
+
+VENDOR_TOOL_REQUEST = r"""
+import json, socket
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                   "tools": [{"type": "function", "function": {"name": "bash"}},
+                             {"type": "web_search"}],
+                   "service_tier": "priority", "background": True}).encode()
+s = socket.socket(socket.AF_UNIX)
+s.connect("/mb/sock/endpoint.sock")
+s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+          % len(body) + body)
+print(json.dumps({"status": s.recv(65536).split(b"\r\n")[0].decode()}))
+"""
+
+
+@needs_bwrap
+def test_the_scaffold_names_the_vendor_fields_that_pass(chat_server, task_dir,
+                                                       tmp_path: Path) -> None:
+    """The generator's ``allowed_fields`` reach its proxy: a request from inside the sandbox
+    keeps the named ``service_tier`` but loses the unnamed ``web_search`` tool and
+    ``background``; the start event says which pass, and the cache identity holds them."""
+    bodies: list[dict] = []
+    server = chat_server(lambda body: bodies.append(body) or "ok")
+    task, public = task_dir
+    g = _generator(_probe(VENDOR_TOOL_REQUEST), server.base_url, tmp_path,
+                   allowed_fields=frozenset({"service_tier"}))
+    result = g.generate(task, public, tmp_path / "o")
+    assert _seen(tmp_path / "o")["status"] == "HTTP/1.1 200 OK"
+    assert len(bodies) == 1 and bodies[0]["service_tier"] == "priority"
+    assert [t["type"] for t in bodies[0]["tools"]] == ["function"]
+    assert "background" not in bodies[0]
+    start = read_trace(result.trace_path)[0]
+    assert start["vendor_fields"] == {"policy": "strip", "allowed": ["service_tier"]}
+    plain = _generator(_probe(VENDOR_TOOL_REQUEST), server.base_url, tmp_path)
+    assert g.identity != plain.identity

@@ -470,7 +470,8 @@ def test_a_real_http_client_is_served_or_refused(endpoint: Endpoint, task_dir, t
         pytest.skip("curl is not installed")
     ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
     proxy = _proxy(ctx, endpoint.base_url, tmp_path)
-    (tmp_path / "body.json").write_bytes(_chat(note="x" * 100_000))
+    big = [{"role": "user", "content": "x" * 100_000}]  # in an allowed field (field_policy)
+    (tmp_path / "body.json").write_bytes(_chat(messages=big))
     try:
         out = subprocess.run(["curl", "-sv", "--unix-socket", str(tmp_path / "ep.sock"),
                               "-o", "/dev/null", "-w", "%{http_code}", "--data-binary",
@@ -483,7 +484,7 @@ def test_a_real_http_client_is_served_or_refused(endpoint: Endpoint, task_dir, t
     assert len(endpoint.seen) == (status == 200)
     if status == 200:
         assert "HTTP/1.1 100 Continue" in out.stderr
-        assert json.loads(endpoint.seen[0][3])["note"] == "x" * 100_000
+        assert json.loads(endpoint.seen[0][3])["messages"] == big
 
 
 def test_excess_connections_are_refused_at_once_while_run_public_holds_the_trace_lock(
@@ -561,3 +562,245 @@ def test_a_run_public_request_cut_short_by_the_end_of_the_generation_is_not_run(
         runner.close()
     assert ctx.counters["executions_used"] == 0
     assert _events(ctx, "run_public") == []
+
+
+class UsageEndpoint:
+    """Scripted loopback endpoint playing a hostile model that spends all it can: each reply
+    comes after ``hold`` seconds (so concurrent calls are all in flight together), uses the
+    whole reply cap it was sent, and reports a prompt of ``len(body) * tokens_per_byte``
+    tokens, as a real tokenizer would count that prompt. ``served`` sums what it answered."""
+
+    def __init__(self, hold: float = 0.5, tokens_per_byte: float = 0.25) -> None:
+        self.served = 0
+        self.calls = 0
+        lock = threading.Lock()
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                prompt = int(len(body) * tokens_per_byte)
+                completion = int(json.loads(body).get("max_tokens") or 0)
+                time.sleep(hold)
+                with lock:
+                    outer.served += prompt + completion
+                    outer.calls += 1
+                reply = json.dumps({"choices": [{"message": {"content": "x"}}], "usage": {
+                    "prompt_tokens": prompt, "completion_tokens": completion}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _budget_ctx(task_dir, tmp_path: Path, base_url: str, budget: int) -> RunContext:
+    task, public = task_dir
+    return RunContext(task=task, public_dir=public, out_dir=tmp_path / "out",
+                      model=make_chat_model(openai_cfg(base_url)),
+                      condition=ConditionConfig(max_tokens=CAP, wall_seconds=30),
+                      scaffold=ScaffoldConfig(name="probe", max_steps=100,
+                                              max_total_tokens=budget))
+
+
+def _concurrently(sock: Path, bodies: list[bytes]) -> list[int]:
+    """Send every body at once, each on its own connection; the statuses in order."""
+    codes = [0] * len(bodies)
+
+    def one(i: int) -> None:
+        codes[i] = _raw(sock, _request("POST", "/v1/chat/completions", bodies[i]), 30)[0]
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return codes
+
+
+@pytest.mark.parametrize("prompt_bytes,tokens_per_byte", [
+    (1_200_000, 0.25), (200_000, 0.25), (40_000, 0.25), (40_000, 1.0)])
+def test_concurrent_large_prompts_cannot_pass_the_token_budget(
+        task_dir, tmp_path: Path, prompt_bytes: int, tokens_per_byte: float) -> None:
+    """Issue 44: 12 concurrent large prompts were all admitted (3.6M tokens served against a
+    200k budget). The endpoint here is a scripted hostile model: it uses every reply token it
+    is allowed and counts its prompts at 1 token per 4 bytes (ordinary text) or per byte (a
+    prompt built to tokenize densely). It now serves at most the budget, plus one reply cap,
+    plus the first call's under-estimate (its prompt reserved at 1/3 token per byte; calls
+    admitted beside it are reserved at 1 per byte). 1.2 MB prompts are refused unforwarded
+    (one alone is over the budget); without the reservation the 200 KB case served 12 x 50k
+    = 600k tokens and the dense 40 KB case 480k."""
+    budget = 200_000
+    ep = UsageEndpoint(tokens_per_byte=tokens_per_byte)
+    ctx = _budget_ctx(task_dir, tmp_path, ep.base_url, budget)
+    proxy = _proxy(ctx, ep.base_url, tmp_path)
+    body = _chat(messages=[{"role": "user", "content": "a" * prompt_bytes}])
+    try:
+        codes = _concurrently(tmp_path / "ep.sock", [body] * 12)
+    finally:
+        proxy.close()
+        ep.close()
+    first_underestimate = max(0, int(len(body) * tokens_per_byte) - len(body) // 3)
+    assert ep.served <= budget + CAP + first_underestimate
+    assert codes.count(200) == ep.calls and codes.count(400) == 12 - ep.calls
+    assert len(_events(ctx, "limit")) == 12 - ep.calls
+    if prompt_bytes == 1_200_000:
+        assert ep.calls == 0
+    else:
+        assert 1 <= ep.calls < 12
+    assert proxy.budget.in_flight == [] and ctx.total_tokens() == ep.served  # settled
+
+
+def test_the_reservation_is_released_when_the_call_fails_and_learns_a_dense_prompt(
+        task_dir, tmp_path: Path) -> None:
+    """A call whose endpoint is gone (a 502) gives its reservation back, so the budget is not
+    eaten by failures; an endpoint reporting 1 token per byte (a prompt that tokenizes densely,
+    scripted) raises the rate later calls are reserved at, from 1/3 to 1 token per byte."""
+    ep = UsageEndpoint(hold=0.0, tokens_per_byte=1.0)
+    ctx = _budget_ctx(task_dir, tmp_path, ep.base_url, 100_000)
+    proxy = _proxy(ctx, "http://127.0.0.1:1/v1", tmp_path)  # nothing listens on port 1
+    sock = tmp_path / "ep.sock"
+    body = _chat(messages=[{"role": "user", "content": "a" * 30_000}])
+    try:
+        assert [_raw(sock, _request("POST", "/v1/chat/completions", body))[0]
+                for _ in range(5)] == [502] * 5
+        assert proxy.budget.in_flight == []
+        proxy.port = ep.httpd.server_address[1]  # the endpoint comes back
+        assert _raw(sock, _request("POST", "/v1/chat/completions", body))[0] == 200
+        assert proxy.budget.tokens_per_byte == pytest.approx(1.0, abs=0.01)
+        assert proxy.budget.estimate(len(body)) >= len(body)
+    finally:
+        proxy.close()
+        ep.close()
+
+
+VENDOR_SIDE = {
+    "/v1/chat/completions": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "bash"}}, {"type": "web_search"},
+                  {"type": "mcp", "server_url": "https://mcp.example/sse"}],
+        "web_search_options": {}, "mcp_servers": [{"url": "https://mcp.example"}],
+        "store": True, "service_tier": "priority", "background": True,
+        "reasoning": {"effort": "high", "max_tokens": 999_999}, "max_output_tokens": 10},
+    "/v1/responses": {
+        "input": "hi", "tools": [
+            {"type": "function", "name": "exec_command"}, {"type": "web_search"},
+            {"type": "code_interpreter", "container": {"type": "auto"}},
+            {"type": "mcp", "server_label": "x", "server_url": "https://mcp.example/sse"},
+            {"type": "namespace", "name": "ns", "tools": [{"type": "function", "name": "f"},
+                                                          {"type": "web_search_preview"}]}],
+        "tool_choice": {"type": "web_search"}, "background": True, "store": True,
+        "service_tier": "priority", "previous_response_id": "resp_1",
+        "mcp_servers": [{"url": "https://mcp.example"}], "max_tokens": 10,
+        "reasoning": {"effort": "high", "budget_tokens": 999_999}},
+    "/v1/messages": {
+        "messages": [{"role": "user", "content": "hi"}], "max_tokens": 999_999,
+        "tools": [{"name": "Bash", "input_schema": {}}, {"type": "bash_20250124", "name": "bash"},
+                  {"type": "web_search_20250305", "name": "web_search"},
+                  {"type": "web_fetch_20250910", "name": "web_fetch"},
+                  {"type": "code_execution_20250825", "name": "code_execution"}],
+        "mcp_servers": [{"type": "url", "url": "https://mcp.example/sse", "name": "x"}],
+        "thinking": {"type": "enabled", "budget_tokens": 999_999}, "container": "c1",
+        "service_tier": "priority", "background": True, "store": True},
+}
+VENDOR_FIELDS = {"web_search_options", "mcp_servers", "service_tier", "background",
+                 "previous_response_id", "container", "thinking"}
+VENDOR_TOOL_TYPES = {"web_search", "mcp", "code_interpreter", "web_search_preview",
+                     "web_search_20250305", "web_fetch_20250910", "code_execution_20250825"}
+
+
+def _tool_types(body: dict[str, Any]) -> set[str | None]:
+    out: set[str | None] = set()
+    for t in body.get("tools") or []:
+        out |= {t.get("type")} | _tool_types(t)
+    return out
+
+
+@pytest.mark.parametrize("path", list(VENDOR_SIDE))
+def test_vendor_side_tools_and_fields_never_reach_the_endpoint(
+        endpoint: Endpoint, task_dir, tmp_path: Path, path: str) -> None:
+    """Issue 44: through the proxy, a harness (steered by a hostile model) reached the endpoint
+    with server-side web search, MCP servers, code interpreters, background and stored
+    responses, a priority tier and a 999,999-token thinking budget. In each API now the
+    endpoint (scripted: it records what reaches it) sees only client-side tools and the API's
+    own fields, the reply cap in the API's own field, ``store`` false where it is defined, and
+    the trace names every stripped field."""
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    try:
+        code, _ = _raw(tmp_path / "ep.sock", _request("POST", path,
+                                                      json.dumps(VENDOR_SIDE[path]).encode()))
+    finally:
+        proxy.close()
+    assert code == 200
+    sent = json.loads(endpoint.seen[0][3])
+    assert not VENDOR_FIELDS & set(sent) and not VENDOR_TOOL_TYPES & _tool_types(sent)
+    assert all("server_url" not in t for t in sent.get("tools", []))
+    stripped = set(_events(ctx, "model")[0]["capped"]["stripped"][0])
+    if path == "/v1/responses":
+        assert sent["max_output_tokens"] == CAP and "max_tokens" not in sent
+        assert sent["store"] is False and "tool_choice" not in sent
+        assert [t["name"] for t in sent["tools"]] == ["exec_command", "ns"]
+        assert sent["tools"][1]["tools"] == [{"type": "function", "name": "f"}]
+        assert sent["reasoning"] == {"effort": "high"}
+        assert {"tools:web_search", "tools:mcp", "max_tokens", "reasoning.budget"} <= stripped
+    elif path == "/v1/messages":
+        assert sent["max_tokens"] == CAP and "store" not in sent
+        assert [t["name"] for t in sent["tools"]] == ["Bash", "bash"]
+        assert {"thinking.budget", "tools:web_fetch_20250910", "mcp_servers"} <= stripped
+    else:
+        assert sent["max_tokens"] == CAP and "max_output_tokens" not in sent
+        assert "store" not in sent and sent["reasoning"] == {"effort": "high"}
+        assert [t["type"] for t in sent["tools"]] == ["function"]
+
+
+def test_a_vendor_side_tool_named_by_the_scaffold_passes(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    """``allowed_fields`` (the scaffold's choice, not the harness's) lets a named tool type,
+    in any version, and a named field through; the rest is still stripped."""
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = EndpointProxy(ctx, endpoint.base_url, tmp_path / "ep.sock", threading.Lock(),
+                          api_key=KEY, allowed_fields=frozenset({"web_search", "service_tier"}))
+    try:
+        code, _ = _raw(tmp_path / "ep.sock", _request(
+            "POST", "/v1/messages", json.dumps(VENDOR_SIDE["/v1/messages"]).encode()))
+    finally:
+        proxy.close()
+    sent = json.loads(endpoint.seen[0][3])
+    assert code == 200 and sent["service_tier"] == "priority" and "mcp_servers" not in sent
+    assert [t["name"] for t in sent["tools"]] == ["Bash", "bash", "web_search"]
+
+
+def test_cached_prompt_tokens_count_against_the_budget() -> None:
+    """Anthropic reports cached prompt tokens apart from ``input_tokens``; they were served,
+    so they count (a harness with prompt caching otherwise spends its prompts unbudgeted).
+    OpenAI's ``cached_tokens`` are inside ``input_tokens`` and are not added twice."""
+    from monitorbench.generation.harnesses.reply_usage import reply_text_and_usage
+
+    stream = "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in [
+        ("message_start", {"type": "message_start", "message": {"usage": {
+            "input_tokens": 10, "cache_read_input_tokens": 5000,
+            "cache_creation_input_tokens": 200, "output_tokens": 1}}}),
+        ("content_block_delta", {"type": "content_block_delta", "delta": {"text": "hi"}}),
+        ("message_delta", {"type": "message_delta", "usage": {"output_tokens": 20}})])
+    text, usage = reply_text_and_usage(stream.encode())
+    assert text == "hi" and usage == {"prompt": 5210.0, "completion": 20.0}
+    done = {"type": "response.completed", "response": {"usage": {
+        "input_tokens": 100, "input_tokens_details": {"cached_tokens": 80},
+        "output_tokens": 7}}}
+    assert reply_text_and_usage(f"data: {json.dumps(done)}\n\n".encode())[1] == {
+        "prompt": 100.0, "completion": 7.0}

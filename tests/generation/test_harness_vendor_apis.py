@@ -13,6 +13,7 @@ verifier they deliver is judged in monitorbench's sandbox.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,14 @@ def test_codex_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path, install
                for e in events)
     rollouts = list((tmp_path / "out" / "home" / "codex" / "sessions").glob("**/*.jsonl"))
     assert len(rollouts) == 1  # the native trajectory is kept
+    # issue 44: Codex puts a server-side web_search tool in every request and no reply cap; the
+    # endpoint gets neither the tool nor a foreign max_tokens, and the cap in max_output_tokens
+    for body in server.requests:
+        assert "web_search" not in {t.get("type") for t in body["tools"]}
+        assert body["max_output_tokens"] == 256 and "max_tokens" not in body
+        assert body["store"] is False
+    model = [e for e in events if e["event"] == "model"]
+    assert all("tools:web_search" in e["capped"]["stripped"][0] for e in model)
 
 
 @pytest.mark.slow
@@ -109,6 +118,12 @@ def test_claude_code_writes_main_py_and_it_is_judged(task_dir, tmp_path: Path,
     assert [e["is_error"] for e in events if e["event"] == "tool_result"] == [False]
     transcripts = list((tmp_path / "out" / "home" / "claude" / "projects").glob("**/*.jsonl"))
     assert len(transcripts) == 1  # the native trajectory is kept
+    # issue 44: only Claude Code's own (typeless, client-side) tools, the Messages fields, the
+    # reply cap in max_tokens, and no thinking budget reach the endpoint
+    for body in server.requests:
+        assert {t.get("type") for t in body["tools"]} == {None}
+        assert body["max_tokens"] == 256 and "budget_tokens" not in body.get("thinking", {})
+        assert not {"mcp_servers", "service_tier", "container", "store"} & set(body)
 
 
 @pytest.mark.slow
@@ -180,3 +195,84 @@ def _tool_results(body: dict[str, Any]) -> list[str]:
                 out.append(c if isinstance(c, str) else "".join(
                     x.get("text", "") for x in c or [] if isinstance(x, dict)))
     return out
+
+
+# What a hostile model makes the harness run (issue 44): write into the socket directory, build
+# 1,100-deep trees in every writable place, plant a 100k-record native trajectory where the
+# framework reads it. PLANT_AT / RECORD are the harness's own trajectory path and record shape.
+HOSTILE_PY = r'''
+import os
+try:
+    os.mkdir("/mb/sock/x"); print("SOCK_WRITTEN")
+except OSError as e:
+    print("SOCK_REFUSED", e.strerror)
+for root in ("/tmp", "/workspace", "/home/harness"):
+    os.chdir(root); os.mkdir("deep"); os.chdir("deep")
+    for _ in range(1100):
+        os.mkdir("d"); os.chdir("d")
+os.makedirs(PLANT_AT, exist_ok=True)
+for f in range(5):
+    with open(f"{PLANT_AT}/planted{f}.jsonl", "w") as out:
+        out.write((RECORD + "\n") * 20_000)
+print("PLANTED")
+'''
+PLANTS = {
+    "codex": ("/home/harness/codex/sessions/planted",
+              '{"payload": {"type": "function_call", "name": "x", "arguments": "{}"}}'),
+    "claude_code": ("/home/harness/claude/projects/planted",
+                    '{"message": {"content": [{"type": "tool_use", "name": "x", "input": {}}]}}'),
+}
+
+
+def _hostile_command(name: str) -> str:
+    at, record = PLANTS[name]
+    code = HOSTILE_PY.replace("PLANT_AT", repr(at)).replace("RECORD", repr(record))
+    return f"python3 - <<'PYEOF'\n{code}PYEOF\n"
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.parametrize("name", ["codex", "claude_code"])
+def test_a_hostile_model_leaves_nothing_on_the_host_and_a_bounded_trace(
+        name: str, task_dir, tmp_path: Path, install_root: Path, runtimes_dir: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44 through the real Codex (Responses) and Claude Code (Messages): the scripted
+    endpoint plays a hostile model whose shell tool call writes into ``/mb/sock``, builds
+    1,100-deep trees in /tmp, workspace and HOME and plants 100k trajectory records, then has
+    main.py written. The socket directory refuses the write (the harness still reaches the
+    model through it), the generation keeps its own outcome (main.py delivered and judged, not
+    ``error``), no host directory of the sandbox is left, the trace stops at its cap with one
+    ``truncated`` event, and the framework's peak RSS stays under 500 MiB."""
+    from monitorbench.generation.harnesses import generator as gen_mod
+    from monitorbench.generation.traces import MAX_EVENTS
+
+    made: list[str] = []
+    real_mkdtemp = gen_mod.tempfile.mkdtemp
+    monkeypatch.setattr(gen_mod.tempfile, "mkdtemp",
+                        lambda *a, **k: made.append(real_mkdtemp(*a, **k)) or made[-1])
+    attack = _hostile_command(name)
+    if name == "codex":
+        server: ScriptedServer = ResponsesServer([
+            {"call": "exec_command", "arguments": {"cmd": attack, "workdir": "/workspace"}},
+            {"call": "exec_command", "arguments": {"cmd": WRITE_CMD, "workdir": "/workspace"}},
+            {"text": "main.py is written."}])
+    else:
+        server = MessagesServer([
+            {"tool": "Bash", "input": {"command": attack, "description": "attack"}},
+            {"tool": "Write", "input": {"file_path": "/workspace/main.py",
+                                        "content": VERIFIER_SRC}},
+            {"text": "main.py is written."}])
+    Path("/proc/self/clear_refs").write_text("5")  # VmHWM from here on
+    result = _generate(name, server, task_dir, tmp_path / "out", install_root)
+    assert result.status == SUBMITTED, result.detail
+    assert judged(result, task_dir[1], runtimes_dir) == ["PASS", "FAIL"]
+    told = " ".join(_tool_results(server.requests[1]))
+    assert "SOCK_REFUSED Read-only file system" in told and "PLANTED" in told, told[:2000]
+    assert len(made) == 1 and not os.path.lexists(made[0])
+    assert not [p for p in os.listdir("/tmp") if p.startswith(f".discard-{Path(made[0]).name}")]
+    events = read_trace(result.trace_path)
+    assert len(events) <= MAX_EVENTS + 3
+    assert [e["event"] for e in events].count("truncated") == 1
+    peak = int(next(ln for ln in Path("/proc/self/status").read_text().splitlines()
+                    if ln.startswith("VmHWM:")).split()[1]) >> 10
+    assert peak < 500, f"peak RSS {peak} MiB"

@@ -118,3 +118,38 @@ def test_missing_trace_is_an_input_error(tmp_path) -> None:
 
     with pytest.raises(InputError, match="trace file does not exist"):
         trace_stats([tmp_path / "none.jsonl"])
+
+
+def test_a_trace_flood_is_capped_with_one_truncated_event_and_batched_fsyncs(
+        tmp_path: Path, monkeypatch) -> None:
+    """100k events (a harness trajectory of 100k records) leave at most MAX_EVENTS lines, one
+    ``truncated`` event, an ``end`` naming how many were dropped, and one fsync per batch."""
+    from monitorbench.generation import traces
+
+    syncs = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(traces.os, "fsync", lambda fd: (syncs.append(fd), real_fsync(fd)))
+    monkeypatch.setattr(traces, "FSYNC_SECONDS", 3600.0)  # count the batches by size only
+    w = traces.TraceWriter(tmp_path / "trace.jsonl", max_events=1000)
+    for i in range(100_000):
+        w.write("tool", {"steps": 0}, harness_tool="bash", args="x" * 20)
+    w.write("end", {"steps": 0}, status="submitted", detail="d")
+    w.close()
+    events = read_trace(tmp_path / "trace.jsonl")
+    assert len(events) == 1000 + 2
+    assert [e["event"] for e in events].count("truncated") == 1
+    assert events[-1]["event"] == "end" and events[-1]["dropped_events"] == 100_000 - 1000
+    assert len(syncs) <= 1002 // traces.FSYNC_EVERY + 3  # batches, then end and close
+
+
+def test_a_trace_is_capped_by_bytes_too(tmp_path: Path) -> None:
+    """Large events stop at the byte cap (plus the one event that crossed it)."""
+    from monitorbench.generation.traces import TraceWriter
+
+    w = TraceWriter(tmp_path / "trace.jsonl", max_bytes=1 << 20)
+    for _ in range(200):
+        w.write("model", {}, reply="y" * 100_000)
+    w.write("end", {}, status="error", detail="d")
+    w.close()
+    assert (tmp_path / "trace.jsonl").stat().st_size < (1 << 20) + 2 * 100_500
+    assert read_trace(tmp_path / "trace.jsonl")[-1]["dropped_events"] > 180

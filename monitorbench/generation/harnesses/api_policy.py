@@ -9,9 +9,12 @@ the model list is answered by the proxy itself from the configured model name (s
 clients probe it), without contacting the endpoint.
 
 The body the proxy forwards is its own re-serialisation of a strictly parsed JSON object, with
-the configured model named, the reply cap set (every length field a server may honour, llama.cpp's ``n_predict`` included,
-clamped to ``condition.max_tokens``, ``max_tokens`` added when none is given) and every
-multiple-completion field forced to 1. Streaming is allowed: it changes the reply's framing,
+only the fields and client-side tools its API allows (``field_policy``: vendor-side tools, MCP
+servers, background and stored responses, service tiers and thinking budgets are stripped), the
+configured model named, the reply cap set (every length field the API defines, llama.cpp's
+``n_predict`` included, clamped to ``condition.max_tokens``; when none is given, the API's own
+field is added: ``max_output_tokens`` for Responses, ``max_tokens`` for chat and Messages) and
+every multiple-completion field forced to 1. Streaming is allowed: it changes the reply's framing,
 not its length.
 """
 
@@ -20,9 +23,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from monitorbench.generation.harnesses import field_policy
 from monitorbench.generation.harnesses.http_gate import Refused
 
-CHAT, RESPONSES, MESSAGES, MODELS = "chat", "responses", "messages", "models"
+CHAT, RESPONSES, MESSAGES = field_policy.CHAT, field_policy.RESPONSES, field_policy.MESSAGES
+MODELS = "models"
 CHAT_COMPLETIONS = "/chat/completions"
 # Every field a server may read as the reply's length (llama.cpp prefers n_predict over
 # max_tokens, so capping max_tokens alone is no cap).
@@ -70,20 +75,36 @@ def parse_object(body: bytes) -> dict[str, Any]:
     return obj
 
 
-def capped(req: dict[str, Any], kind: str, limit: int, grammar: str | None, model: str
-           ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-    """The request to forward and what was changed (field -> [asked, sent]): the configured
-    model (every harness is told it; another name could pick a costlier model behind the same
-    key), reply-length fields clamped to ``limit`` (set when absent), multiple-completion
-    fields set to 1, and for chat completions the configured GBNF grammar (replacing the
-    harness's own: the run's configuration decides the reply's format)."""
-    out, changed = dict(req), {}
+def capped(req: dict[str, Any], kind: str, limit: int, grammar: str | None, model: str,
+           allowed: frozenset[str] = frozenset()) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The request to forward and what was changed (field -> [asked, sent]): only the fields
+    and tools ``kind`` allows (``field_policy``, ``allowed`` naming the scaffold's
+    exceptions), the configured model (every harness is told it; another name could pick a
+    costlier model behind the same key), reply-length fields clamped to ``limit`` (the API's
+    own field set when absent), multiple-completion fields set to 1, and for chat completions
+    the configured GBNF grammar (replacing the harness's own: the run's configuration decides
+    the reply's format)."""
+    out, changed = field_policy.apply(req, kind, allowed)
     if out.get("model") != model:
         changed["model"] = [out.get("model"), model]
         out["model"] = model
+    _cap_reply(out, kind, limit, changed)
+    for k in MULTIPLE_KEYS:
+        if k in out and out[k] is not None and not (type(out[k]) is int and out[k] == 1):
+            changed[k] = [out[k], 1]
+            out[k] = 1
+    if grammar is not None and kind == CHAT:
+        out["grammar"] = grammar
+    return out, changed
+
+
+def _cap_reply(out: dict[str, Any], kind: str, limit: int, changed: dict[str, list[Any]]
+               ) -> None:
+    """Every reply-length field present clamped to ``limit``; the API's own field added when
+    it sets none (``n_predict`` alone binds llama.cpp only)."""
     present = [k for k in REPLY_CAP_KEYS if k in out]
-    if not any(k in out for k in STANDARD_CAP_KEYS):  # n_predict alone binds llama.cpp only
-        present.append("max_tokens")
+    if not any(k in out for k in field_policy.CAP_FIELDS[kind]):
+        present.append(field_policy.OWN_CAP[kind])
     for k in present:
         asked = out.get(k)
         if asked is not None and (isinstance(asked, bool) or not isinstance(asked, int)):
@@ -92,13 +113,6 @@ def capped(req: dict[str, Any], kind: str, limit: int, grammar: str | None, mode
         if sent != asked:
             out[k] = sent
             changed[k] = [asked, sent]
-    for k in MULTIPLE_KEYS:
-        if k in out and out[k] is not None and not (type(out[k]) is int and out[k] == 1):
-            changed[k] = [out[k], 1]
-            out[k] = 1
-    if grammar is not None and kind == CHAT:
-        out["grammar"] = grammar
-    return out, changed
 
 
 def model_list(model: str) -> bytes:

@@ -7,7 +7,8 @@ driving it are untrusted, so the proxy is a gate, not a pipe: it parses each req
 (``http_gate``), serves only the model API call (``api_policy``: one POST per wire format, and a
 model list it answers itself), re-serialises the body it forwards with the reply cap and ``n=1``
 written in, adds the key only to that forwarded call, counts every forwarded call against the
-generation budget (model calls, total tokens) before it leaves, and writes every exchange to the
+generation budget (model calls; total tokens, reserved on admission for the prompt estimate
+plus the reply cap and settled with the real usage: ``token_budget``) before it leaves, and writes every exchange to the
 trace as a ``model`` event and every refusal as a ``refused`` (or, past the budget, ``limit``)
 event with its reason. Other ports, other hosts and DNS do not exist inside.
 
@@ -40,6 +41,7 @@ from monitorbench.generation.harnesses.bounded_server import BoundedUnixServer, 
 from monitorbench.generation.harnesses.http_gate import (Head, Refused, read_body, read_head,
                                                          write_reply)
 from monitorbench.generation.harnesses.reply_usage import reply_text_and_usage
+from monitorbench.generation.harnesses.token_budget import Reservation, TokenBudget
 from monitorbench.generation.scaffolds import tools
 from monitorbench.generation.scaffolds.context import RunContext
 from monitorbench.generation.traces import cap
@@ -163,7 +165,8 @@ class EndpointProxy:
 
     def __init__(self, ctx: RunContext, base_url: str, sock_path: Path,
                  trace_lock: threading.Lock, *, api_key: str | None = None,
-                 grammar: str | None = None, limits: ProxyLimits = ProxyLimits()) -> None:
+                 grammar: str | None = None, limits: ProxyLimits = ProxyLimits(),
+                 allowed_fields: frozenset[str] = frozenset()) -> None:
         self.ctx = ctx
         parts = urlsplit(base_url)
         self.https = parts.scheme == "https"
@@ -172,6 +175,7 @@ class EndpointProxy:
         self.routes = api_routes(parts.path)
         self.api_key = api_key  # added here, so the key never enters the sandbox
         self.grammar = grammar  # GBNF text added to each chat-completions request, or None
+        self.allowed_fields = allowed_fields  # vendor-side fields/tools let through by name
         self.limits = limits
         self.model = str(ctx.model.identity.get("model", ""))  # the one model calls may name
         self.lock = trace_lock
@@ -181,6 +185,10 @@ class EndpointProxy:
         # accounted: the harness sends its next request as soon as it has the reply, which can
         # be before the serving thread has counted the previous one.
         self.admitted = 0
+        # Tokens: each admitted call holds a reservation until its reply is accounted, so calls
+        # in flight count against the budget too (token_budget).
+        self.budget = TokenBudget(int(ctx.scaffold.max_total_tokens),
+                                  int(ctx.condition.max_tokens))
         self.listed = 0  # model lists answered by the proxy itself
         self.calls: set[http.client.HTTPConnection] = set()  # endpoint calls in flight
         self.closing = False
@@ -201,7 +209,7 @@ class EndpointProxy:
                 self._list_models(sock, head)
                 return
             req, changed = capped(parse_object(body), kind, int(self.ctx.condition.max_tokens),
-                                  self.grammar, self.model)
+                                  self.grammar, self.model, self.allowed_fields)
         except Refused as e:
             self._refuse(sock, head, e)
             return
@@ -237,31 +245,37 @@ class EndpointProxy:
                 self.ctx.log("model_list", path=head.target, answered_by="proxy")
         write_reply(sock, 200, JSON_HEADERS, model_list(self.model))
 
-    def _over_budget(self) -> str | None:
+    def _admit(self, payload: bytes) -> Reservation | str:
+        """A reservation for the call, or why it is refused: past the step limit, or used
+        plus reserved tokens plus its own estimate past the token limit. Called under the
+        lock, so concurrent admissions see each other's reservations."""
         s = self.ctx.scaffold
         if self.admitted >= s.max_steps:
             return f"step limit ({s.max_steps} model calls)"
-        if self.ctx.total_tokens() >= s.max_total_tokens:
-            return f"token limit ({s.max_total_tokens} tokens)"
-        return None
+        held = self.budget.admit(self.ctx.total_tokens(), len(payload))
+        if isinstance(held, Reservation):
+            self.admitted += 1
+        return held
 
     def _admit_and_forward(self, sock: socket.socket, head: Head, req: dict[str, Any],
                            changed: Mapping[str, Any]) -> None:
+        payload = json.dumps(req).encode()
         with self.lock:
-            reason = self._over_budget()
-            if reason is None:
-                self.admitted += 1
-            else:
-                self.limit_reason = reason
-        if reason is not None:
-            self.refusals.note("limit", detail=reason, path=cap(head.target, 300))
+            held = self._admit(payload)
+            if isinstance(held, str):
+                self.limit_reason = held
+        if isinstance(held, str):
+            self.refusals.note("limit", detail=held, path=cap(head.target, 300))
             write_reply(sock, 400, JSON_HEADERS, _error(f"monitorbench budget exhausted: "
-                                                        f"{reason}", "budget_exhausted"))
+                                                        f"{held}", "budget_exhausted"))
             return
-        t0 = time.monotonic()
-        status, rheaders, raw = self._forward(head, json.dumps(req).encode())
-        delivered = write_reply(sock, status, rheaders, raw)
-        self._account(head.target, req, raw, status, time.monotonic() - t0, delivered, changed)
+        t0, status, raw, delivered = time.monotonic(), 502, b"", False
+        try:
+            status, rheaders, raw = self._forward(head, payload)
+            delivered = write_reply(sock, status, rheaders, raw)
+        finally:  # the reservation is settled whatever happened to the call
+            self._account(head.target, req, raw, status, time.monotonic() - t0, delivered,
+                          changed, held)
 
     def _forward(self, head: Head, payload: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
         """The endpoint's answer to the re-serialised request, the key added; a 502 when the
@@ -293,12 +307,14 @@ class EndpointProxy:
             conn.close()
 
     def _account(self, path: str, req: Mapping[str, Any], raw: bytes, status: int,
-                 seconds: float, delivered: bool, changed: Mapping[str, Any]) -> None:
+                 seconds: float, delivered: bool, changed: Mapping[str, Any],
+                 held: Reservation) -> None:
         text, usage = reply_text_and_usage(raw)
         sent = req.get("messages") or req.get("input")
         prompt = usage.get("prompt", float(estimate_tokens(json.dumps(sent, default=str))))
         completion = usage.get("completion", float(estimate_tokens(text)))
         with self.lock:
+            self.budget.settle(held, usage.get("prompt"))
             if self.refusals.closed:  # still in flight when the generation ended past the wait
                 return
             c = self.ctx.counters

@@ -44,8 +44,10 @@ from monitorbench.suites.format import Task
 # assembly, delivery rules, budget enforcement, a harness's flags), so cached verifiers made under
 # the old rules are not reused. 2: a main.py written before a limit is delivered with the limit;
 # 3: Claude Code runs with bypassPermissions (under acceptEdits it could not run Bash); 4: the
-# sandbox's limits, and links, special files and oversize files are never read or delivered.
-HARNESS_SCAFFOLD_VERSION = 4
+# sandbox's limits, and links, special files and oversize files are never read or delivered;
+# 5: the token budget reserves calls in flight, vendor-side fields and tools are stripped, the
+# reply cap goes in each API's own field, /mb/sock is read-only and /tmp capped (issue 44).
+HARNESS_SCAFFOLD_VERSION = 5
 OUTPUT_LOG = "harness_output.log"  # the harness's stdout+stderr, up to the cap
 INSIDE_PORT = 18080  # where the harness finds an endpoint whose own port is privileged (https)
 GRAMMARS_DIR = Path(__file__).parent / "grammars"  # shipped GBNF grammars, by file stem
@@ -108,7 +110,8 @@ class HarnessGenerator:
     def __init__(self, harness: Harness, model: ChatModel, gen_cfg: GeneratorConfig,
                  scaffold_cfg: ScaffoldConfig, *, api_key: str | None, sandbox: Sandbox | None,
                  spec_for: Callable[[Task], SandboxSpec] | None,
-                 install_root: Path | None = None) -> None:
+                 install_root: Path | None = None,
+                 allowed_fields: frozenset[str] = frozenset()) -> None:
         if harness.unsupported or harness.command is None or harness.native_events is None:
             usable = sorted(h for h, spec in HARNESSES.items() if not spec.unsupported)
             raise InputError(f"conf/scaffold/{scaffold_cfg.name}.yaml", "scaffold.harness.name",
@@ -120,6 +123,9 @@ class HarnessGenerator:
         self.model, self.gen_cfg, self.scaffold_cfg = model, gen_cfg, scaffold_cfg
         self.api_key, self.sandbox, self.spec_for = api_key, sandbox, spec_for
         self.install_root = install_root
+        # Vendor-side request fields / tool types the proxy lets through by name (field_policy);
+        # part of the identity: they change what the endpoint is asked.
+        self.allowed_fields = allowed_fields
         self.grammar = load_grammar(scaffold_cfg.harness.grammar,
                                     f"conf/scaffold/{scaffold_cfg.name}.yaml")
         check_limits(scaffold_cfg.harness.limits, f"conf/scaffold/{scaffold_cfg.name}.yaml")
@@ -129,6 +135,7 @@ class HarnessGenerator:
             "condition": identity(gen_cfg.condition), "scaffold": identity(scaffold_cfg),
             "harness_scaffold_version": HARNESS_SCAFFOLD_VERSION,
             "grammar_sha256": sha256_text(self.grammar) if self.grammar is not None else None,
+            "allowed_fields": sorted(allowed_fields),
             "prompts": {"version": scaffold_cfg.prompt_version,
                         "sha256": prompts_sha256(scaffold_cfg.prompt_version)},
         }
@@ -149,14 +156,18 @@ class HarnessGenerator:
                          spec_for=self.spec_for)
         ctx.log("start", scaffold=self.scaffold_cfg.name, task_id=task.task_id,
                 harness=self.harness.name, package=self.package.spec,
-                install=install_record(install_dir), grammar=self.scaffold_cfg.harness.grammar)
+                install=install_record(install_dir), grammar=self.scaffold_cfg.harness.grammar,
+                vendor_fields={"policy": "strip", "allowed": sorted(self.allowed_fields)})
         workspace, home = ctx.out_dir / "workspace", ctx.out_dir / "home"
         prepare_workspace(workspace, ctx.public_dir, self.scaffold_cfg.prompt_version)
         home.mkdir()
         prompt = harness_prompt(self.scaffold_cfg.prompt_version, task.task_id, task.task_type,
                                 ctx.public_dir, self.scaffold_cfg.run_public_budget)
-        with tempfile.TemporaryDirectory(prefix="mbh.", dir="/tmp") as tmp:  # short socket paths
-            outcome, limit = self._run(ctx, install_dir, workspace, home, prompt, Path(tmp))
+        tmp = Path(tempfile.mkdtemp(prefix="mbh.", dir="/tmp"))  # short socket paths
+        try:
+            outcome, limit = self._run(ctx, install_dir, workspace, home, prompt, tmp)
+        finally:  # iterative and bounded, never shutil.rmtree (a deep tree would raise)
+            safe_files.discard(tmp)
         _contain(ctx, workspace, home, self.scaffold_cfg.harness.limits, outcome)
         limit = self._native_events(ctx, home, limit)
         ctx.counters["steps"] = ctx.counters["model_calls"]
@@ -168,6 +179,9 @@ class HarnessGenerator:
         job. Returns the run's limit, or the harness's own when it stopped itself at one."""
         try:
             for event, fields in self.native_events(home, ctx.out_dir / OUTPUT_LOG):
+                if ctx.trace.full:  # a flood: stop reading (the trace says ``truncated``)
+                    ctx.log(event, native=True, **fields)
+                    break
                 if event == "format_error":
                     ctx.counters["format_errors"] += 1
                 if event == "limit":  # the harness stopped itself at its own limit
@@ -193,12 +207,14 @@ class HarnessGenerator:
         (tmp / "launch.py").write_text(LAUNCHER)
         lock = threading.Lock()
         proxy = EndpointProxy(ctx, str(self.gen_cfg.base_url), tmp / "sock" / ENDPOINT_SOCK,
-                              lock, api_key=self.api_key, grammar=self.grammar)
+                              lock, api_key=self.api_key, grammar=self.grammar,
+                              allowed_fields=self.allowed_fields)
         runner = RunPublicServer(ctx, tmp / "sock" / RUN_PUBLIC_SOCK, lock)
         try:
             mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py")
-            full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv)
             limits = self.scaffold_cfg.harness.limits
+            full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv,
+                                tmp_bytes=limits.disk_mb << 20)
             outcome = run_bounded(full, ctx.out_dir / OUTPUT_LOG,
                                   wall_seconds=float(self.gen_cfg.condition.wall_seconds),
                                   output_bytes=int(self.scaffold_cfg.harness.output_bytes),

@@ -8,6 +8,13 @@ import json
 from typing import Any, Mapping
 
 
+ANTHROPIC_CACHE_KEYS = ("cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def reply_text_and_usage(raw: bytes) -> tuple[str, dict[str, float]]:
     """The reply text and token usage from a JSON body or an SSE stream (any of the three
     wire formats: chat completions, Responses, Anthropic Messages)."""
@@ -37,6 +44,13 @@ def _collect(obj: Mapping[str, Any], texts: list[str], usage: dict[str, float]) 
                          ("completion_tokens", "completion"), ("output_tokens", "completion")):
             if isinstance(u.get(src), (int, float)) and u[src]:
                 usage[dst] = float(u[src])
+        # Anthropic counts cached prompt tokens apart from input_tokens (OpenAI's cached
+        # tokens are inside its input count): all of them were served and are budgeted.
+        cached = sum(float(u[k]) for k in ANTHROPIC_CACHE_KEYS if _number(u.get(k)))
+        if cached and _number(u.get("input_tokens")):
+            usage["prompt"] = float(u["input_tokens"]) + cached
+        elif cached:  # an event naming only cache counts: never lower the prompt seen so far
+            usage["prompt"] = max(usage.get("prompt", 0.0), cached)
     for choice in obj.get("choices") or []:
         part = (choice.get("message") or choice.get("delta") or {})
         if isinstance(part.get("content"), str):

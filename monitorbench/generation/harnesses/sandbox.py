@@ -2,7 +2,12 @@
 
 The harness sees its workspace (``/workspace``, writable), a scratch HOME (``/home/harness``,
 writable, where it keeps its native trajectory), its own installation (read-only, at its host
-path so shebangs and venv links hold) and the read-only system ``/usr``. Suites, hidden cases,
+path so shebangs and venv links hold) and the read-only system ``/usr``. ``/tmp`` is a tmpfs
+of at most the disk limit (memory, gone with the sandbox). The socket directory ``/mb/sock``
+is bound read-only: connecting to a Unix socket needs no write access to its filesystem, and a
+writable host directory there would escape the disk limit (issue 44: 1,255 MiB written, a
+1,100-deep tree that broke the clean-up). Workspace and HOME are the only writable host
+directories, and the disk limit counts both. Suites, hidden cases,
 the repository, the framework's interpreter and the rest of ``outputs/`` are not bound, so they
 do not exist inside. ``--unshare-all`` gives it a network namespace with only loopback; the
 launcher (``bridge.LAUNCHER``) listens there on the endpoint's port and pipes into the Unix
@@ -79,9 +84,10 @@ class RunOutcome:
     output_tail: str
 
 
-def harness_argv(m: Mounts, env: Mapping[str, str], port: int, command: Sequence[str]
-                 ) -> list[str]:
-    """The bwrap command line (exposed so a test can check what is, and is not, bound)."""
+def harness_argv(m: Mounts, env: Mapping[str, str], port: int, command: Sequence[str],
+                 *, tmp_bytes: int = HarnessLimits().disk_mb << 20) -> list[str]:
+    """The bwrap command line (exposed so a test can check what is, and is not, bound);
+    ``/tmp`` is a tmpfs of ``tmp_bytes``."""
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", "sandbox", "--clearenv"]
     for key, value in env.items():
@@ -89,11 +95,11 @@ def harness_argv(m: Mounts, env: Mapping[str, str], port: int, command: Sequence
     args += ["--ro-bind", "/usr", "/usr", *_system_links()]
     for f in (*ETC_FILES, *EXTRA_ETC):
         args += ["--ro-bind-try", f, f]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
              "--ro-bind", str(m.install_dir), str(m.install_dir),
              "--bind", str(m.workspace), WORKSPACE,
              "--bind", str(m.home), HOME,
-             "--bind", str(m.sock_dir), SOCK_DIR,
+             "--ro-bind", str(m.sock_dir), SOCK_DIR,
              "--ro-bind", str(m.launcher), LAUNCHER_PATH,
              "--chdir", WORKSPACE,
              SYSTEM_PYTHON, "-I", "-S", LAUNCHER_PATH, str(port), f"{SOCK_DIR}/endpoint.sock",

@@ -3,15 +3,15 @@ how its native trajectory becomes trace events."""
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from monitorbench.config import ConditionConfig, ScaffoldConfig
 from monitorbench.generation.harnesses import safe_files
 from monitorbench.generation.harnesses.install import Package
-from monitorbench.jsonl import read_lenient
 
 Event = tuple[str, dict[str, Any]]
 
@@ -49,10 +49,18 @@ def write_json(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(obj, indent=1))
 
 
-def jsonl(path: Path, root: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSON-lines file the harness wrote under ``root``; lines that do not
-    parse are skipped (a harness killed mid-write leaves a torn last line). Read as hostile
-    (:func:`safe_files.read_text`): a link, a FIFO or an oversize file raises
-    :class:`safe_files.Refused`, which the generator records."""
-    return [obj for obj in read_lenient(safe_files.read_text(path, root))
-            if isinstance(obj, dict)]
+def jsonl(path: Path, root: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file the harness wrote under ``root``, one at a time;
+    lines that do not parse are skipped (a harness killed mid-write leaves a torn last line).
+    Read as hostile (:func:`safe_files.read_bytes`, at most its size cap): a link, a FIFO or an
+    oversize file raises :class:`safe_files.Refused`, which the generator records. Parsed line
+    by line, never into one list: a planted file of 100k small records would otherwise hold
+    them all in the framework's memory at once (issue 44); the caller stops reading when the
+    trace is full."""
+    for line in io.BytesIO(safe_files.read_bytes(path, root)):
+        try:
+            obj = json.loads(line.decode("utf-8", errors="replace"))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            yield obj
