@@ -1,1 +1,25 @@
-"""sandbox stage of the monitorbench pipeline."""
+"""sandbox stage of the monitorbench pipeline: untrusted verifiers judged far from the framework.
+
+The isolation contract, kept by the ``bwrap`` and ``docker`` backends alike (``unshare`` is a
+fallback without filesystem isolation and says so) and checked on both by
+``tests/sandbox/test_sandbox_hostile_cases.py`` with the framework running as root:
+
+* **Never host root.** Cases run as an unprivileged host uid: under docker the container user
+  65534; under bubblewrap, when the framework is root, the worker becomes uid 65534 before it does
+  anything else (``worker.drop_privileges``), otherwise the framework's own uid. Every case runs
+  with no capabilities and ``no_new_privs``, so /proc/sys, root-owned files and setuid programs
+  are out of reach. A verifier directory that uid cannot read is judged from a readable copy.
+* **One seccomp deny list** (:mod:`monitorbench.sandbox.seccomp`), loaded by the worker into
+  every case on every backend: keyrings, ptrace, process_vm_*, bpf, perf_event_open,
+  userfaultfd, io_uring, the mount API, unshare/setns and namespace flags to clone, and socket
+  families other than AF_UNIX, AF_INET and AF_INET6 (AF_VSOCK, netlink, packet...). No network.
+* **Nothing of a case reaches the next.** Every case has its own IPC namespace (message queues
+  and System V objects die with it), a pid counter that starts where the previous case's did
+  (a case cannot choose the next case's pid), and every process it left is killed before the
+  next case starts. Under bubblewrap, /tmp (256 MB) and /dev/shm (64 MB) are fresh tmpfs mounts
+  per case, unmounted whole afterwards, so no file a case leaves (mode 0, 1,500 levels deep, a
+  full disk) can defeat the clean-up. Docker's /tmp (256 MB) and /dev/shm (64 MB) are the
+  container's, emptied after every case by an iterative wipe; a case that leaves more than the
+  wipe removes is its own U (``sandbox_tampered``) and the worker is replaced. Neither ever
+  counts as an infrastructure failure. Docker hides /sys/fs/cgroup; bubblewrap binds no /sys.
+"""

@@ -303,46 +303,62 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 
 
-def _start_case_namespace(libc, map_ids: bool) -> int:
+def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool
+                          ) -> tuple[int, tuple[int, int] | None]:
     """Put every later child of the worker into a new PID namespace and start its init; returns
-    the init's pid (in the worker's namespace). Must run while the worker has one thread.
+    the init's pid (in the worker's namespace) and, with ``case_namespaces``, the worker's ends of
+    the init's control pipes (``_reset_pids``). Must run while the worker has one thread.
 
     The new user namespace is what permits the PID namespace without privileges (bwrap drops
-    every capability). ``map_ids``: map the worker's own uid and gid into it (the one mapping an
-    unprivileged process may write), which a case's own tmpfs and IPC namespace need to hold
-    files and queues; without it the
-    worker and its cases see themselves and every file as the overflow id 65534 ("nobody"). Either
-    way the kernel checks files, signals, rlimits and the pids cgroup against the real ids, so
-    what a case may touch does not change."""
+    every capability). With ``case_namespaces`` the worker's own uid and gid are mapped into it
+    (the one mapping an unprivileged process may write): a case's own tmpfs and IPC namespace
+    need a mapped owner to hold files and queues. Without it the worker and its cases see
+    themselves and every file as the overflow id 65534 ("nobody"). Either way the kernel checks
+    files, signals, rlimits and the pids cgroup against the real ids, so what a case may touch
+    does not change. ``own_mounts``: the worker also gets a mount namespace of its own, in which
+    it mounts each case's tmpfs (``_prepare_case``)."""
     uid, gid = os.geteuid(), os.getegid()
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
-        import ctypes
-
-        err = ctypes.get_errno()
-        raise OSError(err, f"unshare(CLONE_NEWUSER|CLONE_NEWPID): {os.strerror(err)}")
-    if map_ids:
+    _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | (CLONE_NEWNS if own_mounts else 0)),
+           "unshare(CLONE_NEWUSER|CLONE_NEWPID)")
+    if case_namespaces:
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                            ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as f:
                 f.write(text)
+    if own_mounts:
+        _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
     _no_ptrace()  # only now: a non-dumpable process may not write its own id maps
+    if not case_namespaces:
+        init = os.fork()
+        if init == 0:
+            try:
+                _case_init(libc)
+            finally:
+                os._exit(70)
+        return init, None
+    ctl_r, ctl_w = os.pipe()
+    ack_r, ack_w = os.pipe()
     init = os.fork()
     if init == 0:
         try:
-            _case_init(libc)
+            _case_init(libc, ctl_r, ack_w)
         finally:
             os._exit(70)
-    return init
+    os.close(ctl_r)
+    os.close(ack_w)
+    return init, (ctl_w, ack_r)
 
 
 PR_SET_PDEATHSIG = 1
 
 
-def _case_init(libc) -> None:
+def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None:
     """Pid 1 of the cases' namespace, for the whole session: it reaps the orphans that cases
-    leave behind. With no handler installed for any signal (SIGINT back at its default), the
-    kernel drops every signal a case sends it; only the worker, from outside, can kill it (and
-    if it died, forks would fail and the session would restart: an infrastructure fault).
+    leave behind and, asked by the worker before each case (one byte on ``ctl_r``), reaps what
+    is left and sets the namespace's pid counter back (``_reset_pids``). Its only signal handler
+    is SIGCHLD's, which reaps; the kernel drops every other signal a case sends it, so only the
+    worker, from outside, can kill it (and if it died, forks would fail and the session would
+    restart: an infrastructure fault).
 
     It dies with the worker (the kernel's parent-death signal, which comes from outside the
     namespace and so is not dropped): it reaps forever, and a worker killed from outside while
@@ -353,11 +369,45 @@ def _case_init(libc) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    os.closerange(3, 65536)
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    for fd in range(3, 1024):
+        if fd not in (ctl_r, ack_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    sel = selectors.DefaultSelector()
+    if ctl_r is not None:
+        sel.register(ctl_r, selectors.EVENT_READ, "ctl")
+    sel.register(wake_r, selectors.EVENT_READ, "wake")
     while True:
-        signal.sigwait({signal.SIGCHLD})
+        for key, _ in sel.select():
+            if key.data == "wake":
+                os.read(wake_r, 4096)
+            elif not os.read(ctl_r, 1):
+                os._exit(0)  # the worker is gone
+            else:
+                _reap()
+                os.write(ack_w, b"\x01" if _pid_counter_to(1) else b"\x00")  # type: ignore
         _reap()
+
+
+def _pid_counter_to(last: int) -> bool:
+    """Make the next pid of this (the init's own) namespace ``last + 1``; False where the kernel
+    refuses (a read-only /proc/sys, as docker mounts it)."""
+    try:
+        fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
+    except OSError:
+        return False
+    try:
+        return os.write(fd, str(last).encode()) > 0
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _ancestry() -> frozenset[int]:
@@ -627,6 +677,8 @@ def _clean_after_case(state: dict, pid: int, sel, fds: tuple) -> bool:
         if fd is not None:
             os.close(fd)
     clean = all([_wipe(root) for root in state["wipe_roots"]])
+    if state["pid_reset"] is not None:
+        clean = _unmount_case(state) and clean
     if state["ipc_libc"] is not None:
         _remove_sysv_ipc(state["ipc_libc"])
     return clean
@@ -640,6 +692,40 @@ TAMPERED = {"status": "u", "reason": "sandbox_tampered", "replace_worker": True,
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 0x4000, 0x40000, 0x2, 0x4
+
+
+MNT_DETACH = 2
+
+
+def _prepare_case(state: dict, scratch: str) -> None:
+    """Fresh state for the next case, made by the worker itself before it forks the case (the
+    fast path, where the cases' init can reset the pid counter): the pid counter back to where
+    the first case found it (so a case cannot pass the next one a chosen pid), an IPC namespace
+    of the case's own (message queues and System V objects die with it) and a fresh,
+    size-limited tmpfs over each ``case_tmpfs`` directory, unmounted whole after the case
+    (``_clean_after_case``): no file a case leaves (mode 0, a deep tree, a full disk) can defeat
+    that, and it takes host memory only up to the stated size. Raises OSError; the case is then
+    a sandbox_error."""
+    libc = state["libc"]
+    ctl_w, ack_r = state["pid_reset"]
+    os.write(ctl_w, b"r")
+    if os.read(ack_r, 1) != b"\x01":
+        raise OSError("the cases' init could not reset the pid counter")
+    _check(libc.unshare(CLONE_NEWIPC), "unshare(CLONE_NEWIPC)")
+    for path, mb in state["case_tmpfs"].items():
+        _check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                          f"size={mb}m,mode=1777".encode()), f"tmpfs on {path}")
+    if state["scratch_root"] in state["case_tmpfs"]:
+        os.mkdir(scratch, 0o700)
+
+
+def _unmount_case(state: dict) -> bool:
+    """Drop the case's tmpfs mounts whole (lazily: the kernel frees them once nothing holds
+    them, and nothing does once the case's processes are dead)."""
+    ok = True
+    for path in state["case_tmpfs"]:
+        ok = state["libc"].umount2(path.encode(), MNT_DETACH) == 0 and ok
+    return ok
 
 
 def _isolate_case(state: dict, scratch: str, res_w: int) -> None:
@@ -728,7 +814,14 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     limits = state["limits"]
     state["cases"] += 1  # a new scratch name per case: nothing can collide
     scratch = os.path.join(state["scratch_root"], f"case-{state['cases']}")
-    if state["scratch_root"] not in state["case_tmpfs"]:
+    if state["pid_reset"] is not None:
+        try:
+            _prepare_case(state, scratch)
+        except OSError as e:
+            _unmount_case(state)
+            return {"status": "u", "reason": "sandbox_error", "seconds": 0.0,
+                    "detail": _cap(f"case isolation failed: {e}")}
+    elif state["scratch_root"] not in state["case_tmpfs"]:
         os.mkdir(scratch, 0o700)
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
@@ -739,8 +832,8 @@ def _judge(code, candidate: dict, state: dict) -> dict:
         try:
             os.close(out_r)
             os.close(res_r)
-            if state["case_namespaces"]:
-                _isolate_case(state, scratch, res_w)  # returns in the case, pid 1 of its own
+            if state["case_namespaces"] and state["pid_reset"] is None:
+                _isolate_case(state, scratch, res_w)  # returns in the case, in its namespaces
             _child(code, candidate, state, scratch, out_w, res_w)
         finally:
             os._exit(70)
@@ -824,11 +917,14 @@ def _add_site_packages() -> None:
 
 
 def _session_state(cfg: dict, main_path: str, task: dict, factory,
-                   case_init: int | None) -> dict:
+                   case_init: int | None, pid_reset: tuple[int, int] | None) -> dict:
     """What every case of the session needs, computed once (``case_init``: the pid of the cases'
-    init, which must survive clean-up). Raises OSError/ImportError when the sandbox has its own
-    IPC namespace but libc cannot be loaded to clean it between cases."""
+    init, which must survive clean-up; ``pid_reset``: its control pipes where it can reset the
+    pid counter, which selects ``_prepare_case`` over ``_isolate_case``). Raises
+    OSError/ImportError when the sandbox has its own IPC namespace but libc cannot be loaded to
+    clean it between cases."""
     return {
+        "pid_reset": pid_reset,
         "limits": cfg["limits"], "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
         "task": task, "task_dir": cfg["task_dir"], "scratch_root": cfg["scratch_root"],
         "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
@@ -844,6 +940,21 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
         "confinement": _confinement(cfg.get("seccomp")),
         "cases": 0,  # cases judged so far (names their scratch directories)
     }
+
+
+def _usable_pid_reset(pipes: tuple[int, int] | None, own_mounts: bool
+                      ) -> tuple[int, int] | None:
+    """The init's control pipes if it can reset the pid counter here (asked once), else None:
+    each case then gets namespaces of its own through ``_isolate_case`` (slower: two more forks
+    per case). The fast path needs the worker's own mount namespace for the cases' tmpfs."""
+    if pipes is None:
+        return None
+    ctl_w, ack_r = pipes
+    if own_mounts:
+        os.write(ctl_w, b"r")
+        if os.read(ack_r, 1) == b"\x01":
+            return pipes
+    return None
 
 
 def _refuse(error: str) -> None:
@@ -883,10 +994,13 @@ def main() -> None:
         _add_site_packages()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:  # first: unshare needs a single-threaded process, which a runtime may not leave
-        case_init = (_start_case_namespace(_libc(), bool(cfg.get("case_namespaces")))
-                     if cfg.get("case_pid_namespace") else None)
+        case_init, pid_reset = (
+            _start_case_namespace(_libc(), bool(cfg.get("case_namespaces")),
+                                  bool(cfg.get("case_tmpfs")))
+            if cfg.get("case_pid_namespace") else (None, None))
     except (OSError, ImportError) as e:
         return _refuse(f"cannot give cases their own PID namespace: {e}")
+    pid_reset = _usable_pid_reset(pid_reset, bool(cfg.get("case_tmpfs")))
     _no_ptrace()
     main_path = os.path.join(cfg["verifier_dir"], "main.py")
     code = None
@@ -911,7 +1025,7 @@ def main() -> None:
     except BaseException as e:  # noqa: BLE001 - report to the framework instead of dying silently
         return _refuse(f"runtime {cfg.get('runtime')!r}: {type(e).__name__}: {e}")
     try:
-        state = _session_state(cfg, main_path, task, factory, case_init)
+        state = _session_state(cfg, main_path, task, factory, case_init, pid_reset)
     except (OSError, ImportError) as e:
         return _refuse(f"cannot load libc to remove System V IPC objects between cases: {e}")
     for name in PRELOAD:  # trusted stdlib, imported once here instead of in every child
