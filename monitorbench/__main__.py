@@ -35,9 +35,10 @@ from monitorbench.tracking.sweep_record import SweepPlace, read_record
 
 register_configs()
 log = logging.getLogger("monitorbench")
-# Loggers of HTTP clients: one INFO line per request (every chat completion of a model run) is
-# noise in a run's log; `-v` keeps them.
-HTTP_LOGGERS = ("httpx", "httpcore", "urllib3")
+# Loggers of HTTP clients: one INFO line per request (every chat completion of a model run) or
+# retry (the openai SDK's "Retrying request", which names no cause; a failure that persists
+# is reported once, with its cause) is noise in a run's log; `-v` keeps them.
+HTTP_LOGGERS = ("httpx", "httpcore", "urllib3", "openai")
 VERBOSE_FLAGS = ("-v", "--verbose")
 _verbose = False
 
