@@ -49,12 +49,15 @@ def headline_figures(records: Sequence[Mapping[str, Any]], pool: frozenset[str] 
                      source: str | Path | None = None) -> dict[str, float]:
     """The row's BA_norm, TPR, TNR and FPR_h on ``pool`` with their interval bounds
     (``ba_norm``, ``ba_norm_ci_low``, ``ba_norm_ci_high``, ...), as one flat dict for tables,
-    CSV columns and MLflow metrics. Empty when the row has no task in the pool."""
+    CSV columns and MLflow metrics; a rate that rests on one task has no bounds. Empty when the
+    row has no task in the pool."""
     if not any(pool is None or r["task_id"] in pool for r in records):
         return {}
     ivs = pool_intervals(records, pool, n_resamples=n_resamples, seed=seed, source=source)
     out: dict[str, float] = {}
     for key in HEADLINE:
         if key in ivs:
-            out.update({key: ivs[key].point, key + LOW: ivs[key].low, key + HIGH: ivs[key].high})
+            out[key] = ivs[key].point
+            if ivs[key].has_width:   # one task: no interval, so no bounds to log or print
+                out.update({key + LOW: ivs[key].low, key + HIGH: ivs[key].high})
     return out

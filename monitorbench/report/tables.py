@@ -28,6 +28,7 @@ from typing import Any, Sequence
 from monitorbench.attack.metrics import attack_rates
 from monitorbench.metrics.adaptive import with_found
 from monitorbench.metrics import build_table
+from monitorbench.metrics.bootstrap import METHOD
 from monitorbench.metrics.headline import HEADLINE
 from monitorbench.metrics.ranking import common_pool, rank_on_pool
 from monitorbench.report.analysis import Analysis
@@ -160,7 +161,7 @@ def leaderboard(an: Analysis, configs: Sequence[Configuration], *, name: str = "
     rows, pool = _ranking_rows(an, configs, None)
     t = Table(name, title, ["rank", "configuration", *(NAMES[k] for k in HEADLINE),
                             "submitted/N", "tasks scored", "Δ BA_norm to next"],
-              note=f"{pool} 95% CIs: bootstrap over tasks (stratified by type). Δ to next: the "
+              note=f"{pool} CIs: {METHOD}. Δ to next: the "
                    "gap between the two shown BA_norm values, with the paired bootstrap CI on "
                    "the same tasks; * = CI excludes 0. submitted/N: over all the "
                    "configuration's tasks.")

@@ -7,6 +7,8 @@ printed. Cells are escaped (:func:`md_cell`): run names hold Hydra overrides
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Sequence
 
 DECIMALS = 1   # places a rate is shown with, everywhere
@@ -28,7 +30,10 @@ def rate(value: Any) -> str:
 
 
 def rate_ci(point: float, low: float, high: float) -> str:
-    """An estimate with its interval: ``53.8 [41.9, 65.3]``."""
+    """An estimate with its interval: ``53.8 [41.9, 65.3]``; ``-66.7 [n/a (1 task)]`` when the
+    rate rests on one task (NaN bounds): a point is never shown as an interval."""
+    if math.isnan(low) or math.isnan(high):
+        return f"{point:.{DECIMALS}f} [n/a (1 task)]"
     return f"{point:.{DECIMALS}f} [{low:.{DECIMALS}f}, {high:.{DECIMALS}f}]"
 
 
