@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 from monitorbench.metrics.headline import HEADLINE, HIGH, LOW
 from monitorbench.metrics.ranking import MORE_THAN_POOL
-from monitorbench.tracking.table_text import md_cell, md_table, rate, rate_ci
+from monitorbench.tracking.table_text import (NO_VERIFIER, NO_VERIFIER_NOTE, fpr_h_cell, md_cell,
+                                              md_table, rate, rate_ci)
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +191,6 @@ SHORT = (("rank", "rank"), ("run", "run"), ("BA_norm [95% CI]", "ba_norm"), ("TP
          ("TNR", "tnr"), ("FPR_h", "fpr_h"), ("FPR_h adaptive", "attack/fpr_h_adaptive"),
          ("submitted", "submission_rate"), ("valid out", "valid_output_rate"),
          ("tasks", "tasks"))
-NO_VERIFIER = "‡"   # on FPR_h: some task had no verifier (U is no acceptance: FPR_h is low)
 
 
 def _shown(v: Any) -> Any:
@@ -204,9 +204,8 @@ def _short_cell(row: dict[str, Any], key: str) -> str:
     value = row.get(key)
     if key == "ba_norm" and value is not None and "ba_norm" + LOW in row:
         return rate_ci(value, row["ba_norm" + LOW], row["ba_norm" + HIGH])
-    submitted = row.get("submission_rate")
-    if key == "fpr_h" and value is not None and submitted is not None and submitted < 100.0:
-        return f"{rate(value)} {NO_VERIFIER}"
+    if key == "fpr_h":
+        return fpr_h_cell(value, row.get("submission_rate"))
     if key == "tasks" and value is not None:
         return f"{value} {row.get('more_than_pool', '')}".strip()
     return rate(value)
@@ -222,9 +221,7 @@ def leaderboard_md(rows: list[dict[str, Any]], csv_path: Path,
                                               for r in rows]), ""]
     lines += [n for n in (pool_note(rows), aside) if n]
     if any(NO_VERIFIER in _short_cell(r, "fpr_h") for r in rows):
-        lines.append(f"{NO_VERIFIER} = submitted below 100%: a task without a verifier judges "
-                     "every case U, which is no acceptance, so its FPR_h is 0 for want of a "
-                     "verifier, not from resistance.")
+        lines.append(NO_VERIFIER_NOTE)
     lines.append(f"Every column (intervals, axes, attack categories, tasks broken): {csv_path}")
     return "\n".join(lines) + "\n"
 
