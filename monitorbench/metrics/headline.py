@@ -19,6 +19,11 @@ Public API::
         -> dict[str, Interval]
     headline_figures(records, pool=None, *, n_resamples=N_RESAMPLES, seed=SEED, source=None)
         -> dict[str, float]
+    pool_figures(records, pool=None, found=None) -> dict[str, float]
+
+:func:`pool_figures` is every figure one page shows for a row (headline with intervals, per
+task type, per attack category, submission and valid outputs, attack/*), so a run's MLflow
+metrics, its description, the leaderboard and the report give one number on one pool.
 """
 
 from __future__ import annotations
@@ -27,11 +32,14 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.metrics.bootstrap import Interval, bootstrap_ci
+from monitorbench.metrics.rates import headline_rates
+from monitorbench.metrics.records import build_table
 
 HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
 N_RESAMPLES = 1000   # the report's default, so a run's interval is the report's
 SEED = 0
 LOW, HIGH = "_ci_low", "_ci_high"   # ba_norm_ci_low, ba_norm_ci_high, ...
+DIAGNOSTICS = ("submission_rate", "valid_output_rate")
 
 
 def pool_intervals(records: Sequence[Mapping[str, Any]], pool: frozenset[str] | None = None,
@@ -60,4 +68,30 @@ def headline_figures(records: Sequence[Mapping[str, Any]], pool: frozenset[str] 
             out[key] = ivs[key].point
             if ivs[key].has_width:   # one task: no interval, so no bounds to log or print
                 out.update({key + LOW: ivs[key].low, key + HIGH: ivs[key].high})
+    return out
+
+
+def pool_figures(records: Sequence[Mapping[str, Any]], pool: frozenset[str] | None = None,
+                 found: frozenset[str] | None = None) -> dict[str, float]:
+    """Every figure of one row on ``pool`` (None: all its tasks), for every page that shows a
+    row: :func:`headline_figures`; the rates per task type (``<type>/ba_norm``, ...) and per
+    attack category (``fpr_h/<category>``); submission and valid-output rate; and, for a row
+    whose adaptive search ran (``found``: the tasks it broke), static beside adaptive FPR_h and
+    tasks broken (``attack/*``, :func:`monitorbench.metrics.adaptive.attack_rates`) of the same
+    records, so adaptive is never on another pool than static. Empty when no task is in the
+    pool. The pool's task and case counts are ``n_tasks`` and ``n_cases``."""
+    from monitorbench.metrics.adaptive import attack_rates, with_found
+    from monitorbench.metrics.diagnostics import pooled_diagnostics
+
+    recs = [r for r in records if pool is None or r["task_id"] in pool]
+    if not recs:
+        return {}
+    table = build_table(recs)
+    out: dict[str, float] = dict(headline_rates(table))
+    out.update({k: v for k, v in pooled_diagnostics(table).items() if k in DIAGNOSTICS})
+    out.update(headline_figures(recs))
+    out.update({"n_tasks": float(table.n_tasks), "n_cases": float(table.n_cases)})
+    if found is not None:
+        out.update(attack_rates(recs, "static"))
+        out.update(attack_rates(with_found(recs, found), "adaptive"))
     return out

@@ -18,7 +18,7 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from monitorbench.metrics.headline import HEADLINE, HIGH, LOW
+from monitorbench.metrics.headline import DIAGNOSTICS, HEADLINE, HIGH, LOW
 from monitorbench.metrics.ranking import MORE_THAN_POOL
 from monitorbench.tracking.table_text import (NO_VERIFIER, NO_VERIFIER_NOTE, fpr_h_cell, md_cell,
                                               md_table, rate, rate_ci)
@@ -26,7 +26,6 @@ from monitorbench.tracking.table_text import (NO_VERIFIER, NO_VERIFIER_NOTE, fpr
 log = logging.getLogger(__name__)
 
 AXES = ("generator", "scaffold", "access", "task")   # as tracking.job tags its runs
-DIAGNOSTICS = ("submission_rate", "valid_output_rate")
 OWN_POOL = "own_pool/"   # a run's figures over all its tasks, when the sweep's pool is smaller
 ATTACK = ("attack/fpr_h_static", "attack/fpr_h_adaptive", "attack/tasks_broken_static",
           "attack/tasks_broken_adaptive")
@@ -100,12 +99,10 @@ def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | 
     row that scored more). Every figure is on the pool (:func:`row_figures`); FPR_h per attack
     category as logged. One column per axis (``generator``, ``access``, ...). ``records``: run
     id -> its judgments; ``found``: run id -> the tasks its adaptive search broke."""
-    from monitorbench.metrics import build_table
     from monitorbench.metrics.ranking import rank_on_pool
 
     by_name = {_name(r): r for r in runs}
-    scored = {_name(r): (frozenset(build_table(records[r.info.run_id]).task_ids)
-                         if records.get(r.info.run_id) else frozenset()) for r in runs}
+    scored = scored_tasks(runs, records)
     on_pool: dict[str, dict[str, Any]] = {}
 
     def value_on(name: str, pool: frozenset[str]) -> float | None:
@@ -126,33 +123,36 @@ def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | 
                     "more_than_pool": MORE_THAN_POOL if place.more_than_pool else ""})
         row.update({k: m.get(k) for k in attacked})
         row.update({k: None for k in (*HEADLINE, *DIAGNOSTICS)})   # absent: "—", not 0
-        row.update(on_pool.get(place.name, {}))
-        row.update({k: m[k] for k in sorted(m) if k.startswith("fpr_h/")})
+        figures = on_pool.get(place.name, {})
+        if "ba_norm" not in figures:   # no records to recompute from: categories as logged
+            row.update({k: m[k] for k in sorted(m) if k.startswith("fpr_h/")})
+        row.update(figures)
         rows.append(row)
     return rows
 
 
+def scored_tasks(runs: list[Any], records: dict[str, list[dict[str, Any]] | None]
+                 ) -> dict[str, frozenset[str]]:
+    """Run name -> the tasks its judgments scored (empty without records): what the common
+    pool is taken over, for the leaderboard and for the figures written back to the runs."""
+    from monitorbench.metrics import build_table
+
+    return {_name(r): (frozenset(build_table(records[r.info.run_id]).task_ids)
+                       if records.get(r.info.run_id) else frozenset()) for r in runs}
+
+
 def row_figures(records: list[dict[str, Any]], pool: frozenset[str],
                 broke: frozenset[str] | None) -> dict[str, Any]:
-    """A leaderboard row's figures on ``pool``: the headline rates with their intervals
-    (:func:`monitorbench.metrics.headline.headline_figures`, the one computation the report
-    and the runs' metrics use too), submission and valid-output rate, and static beside
-    adaptive FPR_h when the run's search broke ``broke`` (:mod:`monitorbench.metrics.adaptive`;
-    else the attack columns stay as logged)."""
-    from monitorbench.metrics import summarize
-    from monitorbench.metrics.adaptive import static_adaptive_fpr_h
-    from monitorbench.metrics.headline import headline_figures
+    """A leaderboard row's figures on ``pool``: :func:`monitorbench.metrics.headline.
+    pool_figures` (the one computation the report, the runs' metrics and their descriptions
+    use too: headline with intervals, per type, per attack category, submission and valid
+    outputs, and static beside adaptive attack figures when the run's search broke ``broke``;
+    else the attack columns stay as logged), less the pool's counts (the ``pool_tasks``
+    column)."""
+    from monitorbench.metrics.headline import pool_figures
 
-    recs = [x for x in records if x["task_id"] in pool]
-    if not recs:
-        return {}
-    out: dict[str, Any] = dict(headline_figures(recs))
-    diag = summarize(recs)
-    out.update({k: diag.get(k) for k in DIAGNOSTICS})
-    if broke is not None:   # one pool for both: adaptive as logged is over all the job's tasks
-        out["attack/fpr_h_static"], out["attack/fpr_h_adaptive"] = \
-            static_adaptive_fpr_h(recs, broke)
-    return out
+    return {k: v for k, v in pool_figures(records, pool, broke).items()
+            if k not in ("n_tasks", "n_cases")}
 
 
 def numbers(run: Any) -> dict[str, float]:
@@ -258,8 +258,8 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
     try:
         if runs:
             records = {r.info.run_id: run_records(client, r, runs_dir) for r in runs}
-            rows = leaderboard_rows(runs, records,
-                                    {r.info.run_id: run_found(client, r, runs_dir) for r in runs})
+            found = {r.info.run_id: run_found(client, r, runs_dir) for r in runs}
+            rows = leaderboard_rows(runs, records, found)
             for p in write_tables(rows, sweep_dir, set_aside_note(runs)):
                 client.log_artifact(parent_run_id, str(p))
             # As an MLflow table too, so the UI shows the leaderboard as a table, not a file.
@@ -267,7 +267,7 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
             client.log_table(parent_run_id, data={c: [_shown(row.get(c)) for row in rows]
                                                   for c in cols},
                              artifact_file="leaderboard_table.json")
-            write_back(client, runs, rows, records)
+            write_back(client, runs, rows, records, found)
             log_best(client, parent_run_id, rows)
             ranked = {row["run"]: row for row in rows if row.get("tpr") is not None}
             if ranked:
@@ -295,32 +295,73 @@ def _figures(row: dict[str, Any]) -> dict[str, float]:
 
 
 def write_back(client, runs: list[Any], rows: list[dict[str, Any]],
-               records: dict[str, list[dict[str, Any]] | None]) -> None:
-    """Each child's ``ba_norm``, ``tpr``, ... (and ``_ci_low``/``_ci_high``) become the
-    leaderboard's, on the common pool, so sorting MLflow's runs table ranks as the leaderboard
-    does; a run that scored more keeps its figures over all its tasks as ``own_pool/...``. Logged
-    at step 0 with a later timestamp, so they are the values MLflow shows."""
-    from monitorbench.metrics.headline import headline_figures
+               records: dict[str, list[dict[str, Any]] | None],
+               found: dict[str, frozenset[str] | None] | None = None) -> None:
+    """One pool per run page: each child's figures (headline with intervals, per type, per
+    attack category, attack/*, submission; :func:`monitorbench.metrics.headline.pool_figures`)
+    become the leaderboard's, on the common pool, so sorting MLflow's runs table ranks as the
+    leaderboard does; a run that scored more keeps its figures over all its tasks as
+    ``own_pool/...``, and a figure its own tasks define but the pool does not is logged NaN
+    (MLflow cannot delete a metric). Its description is rebuilt from the same figures and names
+    the pool. Logged at step 0 with a later timestamp, so they are the values MLflow shows."""
+    from monitorbench.metrics.ranking import common_pool
     from monitorbench.tracking.mlflow_logger import log_params_metrics
 
     by_name = {_name(r): r for r in runs}
+    pool = common_pool(scored_tasks(runs, records))
     for row in rows:
-        figures = _figures(row)
-        if not figures:
-            continue
         run = by_name[row["run"]]
+        recs = records.get(run.info.run_id)
+        if not _figures(row) or not recs:
+            continue
+        broke = (found or {}).get(run.info.run_id)
+        on_pool, own = _page_figures(recs, pool, broke)
+        metrics = {k: (round(v, 2) if v == v else v) for k, v in on_pool.items()}
         if row.get("more_than_pool"):
-            own = headline_figures(records.get(run.info.run_id) or [])
-            figures.update({OWN_POOL + k: v for k, v in _figures(own).items()})
-        log_params_metrics(client, run.info.run_id, {}, figures)
-        pool = (f"headline metrics on the sweep's common pool of {row['pool_tasks']} tasks "
-                f"(this run scored {row['tasks']})")
-        client.set_tag(run.info.run_id, "monitorbench.pool", pool)
-        note = run.data.tags.get("mlflow.note.content", "").split(_IN_SWEEP)[0].rstrip()
-        client.set_tag(run.info.run_id, "mlflow.note.content", f"{note}\n\n{_IN_SWEEP} rank "
-                       f"{row['rank']}, BA_norm {_short_cell(row, 'ba_norm')}, TPR "
-                       f"{rate(row.get('tpr'))}, TNR {rate(row.get('tnr'))}, FPR_h "
-                       f"{rate(row.get('fpr_h'))}: {pool}.".lstrip())
+            metrics.update({OWN_POOL + k: round(v, 2) for k, v in own.items() if v == v})
+        log_params_metrics(client, run.info.run_id, {}, metrics)
+        where = (f"headline metrics on the sweep's common pool of {row['pool_tasks']} tasks "
+                 f"(this run scored {row['tasks']})")
+        client.set_tag(run.info.run_id, "monitorbench.pool", where)
+        client.set_tag(run.info.run_id, "mlflow.note.content", sweep_readme(
+            run.data.tags.get("mlflow.note.content", ""), row, recs, pool, broke))
+
+
+def _page_figures(recs: list[dict[str, Any]], pool: frozenset[str],
+                  broke: frozenset[str] | None) -> tuple[dict[str, float], dict[str, float]]:
+    """A run's metrics on the pool (NaN for a figure only its own tasks define) and over all
+    its tasks, both from :func:`pool_figures`, less the counts (params, not metrics)."""
+    from monitorbench.metrics.headline import pool_figures
+
+    counts = ("n_tasks", "n_cases")
+    on_pool = {k: v for k, v in pool_figures(recs, pool, broke).items() if k not in counts}
+    own = {k: v for k, v in pool_figures(recs, None, broke).items() if k not in counts}
+    on_pool.update({k: float("nan") for k in own if k not in on_pool})
+    return on_pool, own
+
+
+def sweep_readme(note: str, row: dict[str, Any], recs: list[dict[str, Any]],
+                 pool: frozenset[str], broke: frozenset[str] | None) -> str:
+    """The run's description after its sweep: its title, then the table of exactly the figures
+    its metrics hold (on the common pool, named), and for a run that scored more its own-pool
+    table, named as its ``own_pool/*`` metrics."""
+    from monitorbench.metrics.headline import pool_figures
+    from monitorbench.tracking.console import summary_table, type_counts
+
+    title = note.split("\n\n")[0] if note.startswith("**") else f"**{row['run']}**"
+    on = [r for r in recs if r["task_id"] in pool]
+    parts = [title, f"{_IN_SWEEP} rank {row['rank']}. Rates in percent on the sweep's common "
+             f"pool of {row['pool_tasks']} tasks (this run scored {row['tasks']}); these are "
+             "the run's metrics (ba_norm, tpr, tnr, fpr_h, <type>/*, attack/*), the "
+             "leaderboard's and the report's. BA_norm with its 95% task-bootstrap interval.",
+             summary_table({**pool_figures(recs, pool, broke), **type_counts(on)})]
+    if row.get("more_than_pool"):
+        parts += [f"Own pool: all {_count(row['tasks'])} tasks this run scored, its "
+                  f"{OWN_POOL}* metrics.", summary_table({**pool_figures(recs, None, broke),
+                                                          **type_counts(recs)})]
+    parts.append("Artifacts: judgments/judgments.csv (every judgment), metrics.json (the job's "
+                 "metrics on its own tasks), verifiers/, plots/.")
+    return "\n\n".join(parts)
 
 
 _IN_SWEEP = "**In its sweep's leaderboard:**"
