@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.metrics.bootstrap import Interval, bootstrap_ci
-from monitorbench.metrics.rates import headline_rates
-from monitorbench.metrics.records import build_table
 
 HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
 N_RESAMPLES = 1000   # the report's default, so a run's interval is the report's
@@ -74,23 +72,22 @@ def headline_figures(records: Sequence[Mapping[str, Any]], pool: frozenset[str] 
 def pool_figures(records: Sequence[Mapping[str, Any]], pool: frozenset[str] | None = None,
                  found: frozenset[str] | None = None) -> dict[str, float]:
     """Every figure of one row on ``pool`` (None: all its tasks), for every page that shows a
-    row: :func:`headline_figures`; the rates per task type (``<type>/ba_norm``, ...) and per
-    attack category (``fpr_h/<category>``); submission and valid-output rate; and, for a row
+    row: every metric a job logs (:func:`monitorbench.metrics.summarize`: the rates per task
+    type ``<type>/ba_norm``, per attack category ``fpr_h/<category>``, submission and
+    valid-output rate, Q_m, the pool's counts ``n_tasks``, ``n_cases``, ...);
+    :func:`headline_figures`; and, for a row
     whose adaptive search ran (``found``: the tasks it broke), static beside adaptive FPR_h and
     tasks broken (``attack/*``, :func:`monitorbench.metrics.adaptive.attack_rates`) of the same
     records, so adaptive is never on another pool than static. Empty when no task is in the
-    pool. The pool's task and case counts are ``n_tasks`` and ``n_cases``."""
+    pool."""
     from monitorbench.metrics.adaptive import attack_rates, with_found
-    from monitorbench.metrics.diagnostics import pooled_diagnostics
+    from monitorbench.metrics.summary import summarize
 
     recs = [r for r in records if pool is None or r["task_id"] in pool]
     if not recs:
         return {}
-    table = build_table(recs)
-    out: dict[str, float] = dict(headline_rates(table))
-    out.update({k: v for k, v in pooled_diagnostics(table).items() if k in DIAGNOSTICS})
+    out: dict[str, float] = summarize(recs)   # the job's own metrics, here on the pool
     out.update(headline_figures(recs))
-    out.update({"n_tasks": float(table.n_tasks), "n_cases": float(table.n_cases)})
     if found is not None:
         out.update(attack_rates(recs, "static"))
         out.update(attack_rates(with_found(recs, found), "adaptive"))

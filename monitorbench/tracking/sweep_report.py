@@ -141,18 +141,18 @@ def scored_tasks(runs: list[Any], records: dict[str, list[dict[str, Any]] | None
                        if records.get(r.info.run_id) else frozenset()) for r in runs}
 
 
-def row_figures(records: list[dict[str, Any]], pool: frozenset[str],
+def row_figures(records: list[dict[str, Any]], pool: frozenset[str] | None,
                 broke: frozenset[str] | None) -> dict[str, Any]:
     """A leaderboard row's figures on ``pool``: :func:`monitorbench.metrics.headline.
     pool_figures` (the one computation the report, the runs' metrics and their descriptions
     use too: headline with intervals, per type, per attack category, submission and valid
     outputs, and static beside adaptive attack figures when the run's search broke ``broke``;
-    else the attack columns stay as logged), less the pool's counts (the ``pool_tasks``
-    column)."""
+    else the attack columns stay as logged), less the sample's sizes (MLflow params; the
+    ``pool_tasks`` column). ``pool`` None: all the run's tasks."""
     from monitorbench.metrics.headline import pool_figures
+    from monitorbench.tracking.job import is_count
 
-    return {k: v for k, v in pool_figures(records, pool, broke).items()
-            if k not in ("n_tasks", "n_cases")}
+    return {k: v for k, v in pool_figures(records, pool, broke).items() if not is_count(k)}
 
 
 def numbers(run: Any) -> dict[str, float]:
@@ -330,12 +330,8 @@ def write_back(client, runs: list[Any], rows: list[dict[str, Any]],
 def _page_figures(recs: list[dict[str, Any]], pool: frozenset[str],
                   broke: frozenset[str] | None) -> tuple[dict[str, float], dict[str, float]]:
     """A run's metrics on the pool (NaN for a figure only its own tasks define) and over all
-    its tasks, both from :func:`pool_figures`, less the counts (params, not metrics)."""
-    from monitorbench.metrics.headline import pool_figures
-
-    counts = ("n_tasks", "n_cases")
-    on_pool = {k: v for k, v in pool_figures(recs, pool, broke).items() if k not in counts}
-    own = {k: v for k, v in pool_figures(recs, None, broke).items() if k not in counts}
+    its tasks (pool None), both :func:`row_figures`."""
+    on_pool, own = row_figures(recs, pool, broke), row_figures(recs, None, broke)
     on_pool.update({k: float("nan") for k in own if k not in on_pool})
     return on_pool, own
 
