@@ -37,8 +37,9 @@ register_configs()
 log = logging.getLogger("monitorbench")
 # Loggers of HTTP clients: one INFO line per request (every chat completion of a model run) or
 # retry (the openai SDK's "Retrying request", which names no cause; a failure that persists
-# is reported once, with its cause) is noise in a run's log; `-v` keeps them.
-HTTP_LOGGERS = ("httpx", "httpcore", "urllib3", "openai")
+# is reported once, with its cause) is noise in a run's log; `-v` keeps them. The openai SDK's
+# client is httpx2 (openai 3.x), which logs as "httpx2", not "httpx": both are listed.
+HTTP_LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2", "urllib3", "openai")
 VERBOSE_FLAGS = ("-v", "--verbose")
 _verbose = False
 
