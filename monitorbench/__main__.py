@@ -133,8 +133,14 @@ def check_overrides(argv: Sequence[str]) -> None:
 def run(argv: Sequence[str]) -> int:
     """``python -m monitorbench ARGS`` and ``monitorbench run ARGS``: the overrides checked
     (:func:`check_overrides`; exit status 2 with one line), then Hydra's :func:`main` with
-    ``argv`` as its command line, in this process; ``-v`` keeps HTTP request logs."""
+    ``argv`` as its command line, in this process; ``-v`` keeps HTTP request logs;
+    ``--version`` says monitorbench's version, as ``monitorbench --version`` does."""
     global _verbose
+    if "--version" in argv:   # Hydra would answer with its own version ("Hydra 1.3.8")
+        from monitorbench.cli_info import version_line
+
+        print(version_line())
+        return 0
     _verbose = any(a in VERBOSE_FLAGS for a in argv)
     argv = [a for a in argv if a not in VERBOSE_FLAGS]
     try:

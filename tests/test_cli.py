@@ -355,3 +355,17 @@ def test_http_request_logs_are_off_unless_v(verbose: bool, caplog, monkeypatch) 
     said = [r.getMessage() for r in caplog.records]
     assert any("HTTP Request: GET" in m and "/models" in m for m in said) == verbose
     assert any("HTTP Request: GET" in m and "/chat" in m for m in said) == verbose, said
+
+
+def test_python_m_version_is_monitorbench_not_hydra(monkeypatch, capsys) -> None:
+    """`python -m monitorbench --version` printed Hydra's `Hydra 1.3.8`: Hydra's own flag."""
+    from cli_in_process import python_m
+
+    from monitorbench.cli_info import version_line
+
+    r = run_here(python_m, ["--version"], monkeypatch, capsys)
+    assert r.returncode == 0 and r.stdout.strip() == version_line(), r.stdout + r.stderr
+    assert "Hydra" not in r.stdout
+    real = subprocess.run([sys.executable, "-m", "monitorbench", "--version"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert real.returncode == 0 and real.stdout.startswith(f"monitorbench {__version__} (git ")
