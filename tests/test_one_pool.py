@@ -13,13 +13,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from one_number import check_surfaces
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_figure_of_a_sweep_is_on_one_pool_on_every_surface(tmp_path: Path,
-                                                                  suites_dir: Path) -> None:
+def test_every_figure_of_a_sweep_is_on_one_pool_on_every_surface(
+        tmp_path: Path, suites_dir: Path, capfd: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from mlflow.tracking import MlflowClient
 
     from monitorbench.report import build_report
@@ -37,7 +40,10 @@ def test_every_figure_of_a_sweep_is_on_one_pool_on_every_surface(tmp_path: Path,
                                    filter_string="tags.`monitorbench.role` = 'sweep'")
     children = client.search_runs(
         [exp.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{parent.info.run_id}'")
+    monkeypatch.delenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", raising=False)
+    capfd.readouterr()
     rep = build_report("g4adv", tracking_uri=uri, outputs=tmp_path)
+    assert "Downloading artifacts" not in "".join(capfd.readouterr())   # no tqdm bars
     rows = check_surfaces(r.stdout, Path(parent.data.tags["monitorbench.sweep_dir"]),
                           rep.out_dir, children, client.get_run(parent.info.run_id))
     assert len(rows) == 4 and sum(bool(x["more_than_pool"]) for x in rows) == 2
