@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from monitorbench.metrics.headline import DIAGNOSTICS, HEADLINE, HIGH, LOW
 from monitorbench.metrics.ranking import MORE_THAN_POOL
+from monitorbench.suites.format import TASK_TYPES
 from monitorbench.tracking.table_text import (NO_VERIFIER, NO_VERIFIER_NOTE, fpr_h_cell, md_cell,
                                               md_table, rate, rate_ci)
 
@@ -148,11 +149,18 @@ def row_figures(records: list[dict[str, Any]], pool: frozenset[str] | None,
     use too: headline with intervals, per type, per attack category, submission and valid
     outputs, and static beside adaptive attack figures when the run's search broke ``broke``;
     else the attack columns stay as logged), less the sample's sizes (MLflow params; the
-    ``pool_tasks`` column). ``pool`` None: all the run's tasks."""
+    ``pool_tasks`` column) and the case tallies and Q_m a leaderboard does not show (the run's
+    metrics hold them, :func:`_page_figures`). ``pool`` None: all the run's tasks."""
     from monitorbench.metrics.headline import pool_figures
     from monitorbench.tracking.job import is_count
 
-    return {k: v for k, v in pool_figures(records, pool, broke).items() if not is_count(k)}
+    def shown(key: str) -> bool:
+        scope, _, name = key.rpartition("/")
+        return (key.startswith(("fpr_h/", "attack/")) or key in DIAGNOSTICS
+                or (name.split("_ci_")[0] in HEADLINE and scope in ("", *TASK_TYPES)))
+
+    return {k: v for k, v in pool_figures(records, pool, broke).items()
+            if shown(k) and not is_count(k)}
 
 
 def numbers(run: Any) -> dict[str, float]:
@@ -330,8 +338,12 @@ def write_back(client, runs: list[Any], rows: list[dict[str, Any]],
 def _page_figures(recs: list[dict[str, Any]], pool: frozenset[str],
                   broke: frozenset[str] | None) -> tuple[dict[str, float], dict[str, float]]:
     """A run's metrics on the pool (NaN for a figure only its own tasks define) and over all
-    its tasks (pool None), both :func:`row_figures`."""
-    on_pool, own = row_figures(recs, pool, broke), row_figures(recs, None, broke)
+    its tasks, every metric a job logs (:func:`pool_figures`) less the sample's sizes."""
+    from monitorbench.metrics.headline import pool_figures
+    from monitorbench.tracking.job import is_count
+
+    on_pool, own = ({k: v for k, v in pool_figures(recs, on, broke).items() if not is_count(k)}
+                    for on in (pool, None))
     on_pool.update({k: float("nan") for k in own if k not in on_pool})
     return on_pool, own
 
