@@ -80,3 +80,16 @@ def test_fpr_h_is_marked_where_a_task_had_no_verifier_and_the_table_says_why() -
     assert NO_VERIFIER_NOTE in run_readme("n", "n", metrics)
     full = {**summarize(records[:6]), **type_counts(records[:6])}   # both submitted
     assert "‡" not in summary_table(full) + job_summary("n", full, "/o", None)
+
+
+def test_a_one_task_job_prints_no_interval_for_its_ba_norm() -> None:
+    """A rate on one task has no bootstrap interval: the table says so instead of a point
+    dressed as an interval (``-100.0 [-100.0, -100.0]``)."""
+    from monitorbench.metrics import summarize
+    from monitorbench.metrics.headline import headline_figures
+
+    records = _task("s1", "state", False)
+    metrics = {**summarize(records), **headline_figures(records)}
+    assert "ba_norm_ci_low" not in metrics
+    row = summary_table(metrics).splitlines()[2]
+    assert row.startswith("| all | 1 | 3 | -100.0 [n/a (1 task)] |"), row

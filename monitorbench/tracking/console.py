@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from monitorbench.metrics.bootstrap import NO_BOUND
 from monitorbench.metrics.headline import HIGH, LOW
 from monitorbench.suites.format import TASK_TYPES
 from monitorbench.tracking.table_text import (NO_VERIFIER, NO_VERIFIER_NOTE, fpr_h_cell, md_table,
@@ -34,6 +35,8 @@ def _cell(metrics: Mapping[str, float], key: str) -> str:
         return str(int(value))
     if key == "ba_norm" and key + LOW in metrics:
         return rate_ci(value, metrics[key + LOW], metrics[key + HIGH])
+    if key == "ba_norm" and metrics.get("n_tasks") == 1:   # one task: no interval to give
+        return rate_ci(value, NO_BOUND, NO_BOUND)
     return rate(float(value))
 
 
