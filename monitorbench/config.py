@@ -208,8 +208,13 @@ class HarnessConfig:
     grammar: Optional[str] = None               # llama.cpp GBNF for chat replies: a shipped name
                                                 # (mini_swe_text) or a .gbnf path; None: none
     limits: HarnessLimits = field(default_factory=HarnessLimits)  # sandbox bounds
+    # Vendor-side request fields or tool types (web_search, mcp_servers, background, ...) the
+    # proxy lets through by name; every other one is stripped (generation/harnesses/
+    # field_policy.py). Empty: the generator reaches nothing beyond the model.
+    allow_vendor_fields: list[str] = field(default_factory=list)
     IDENTITY: ClassVar[tuple[str, ...]] = ("name", "version", "context_window", "tool_calls",
-                                            "output_bytes", "grammar", "limits")
+                                            "output_bytes", "grammar", "limits",
+                                            "allow_vendor_fields")
     NOT_IDENTITY: ClassVar[tuple[str, ...]] = ()
 
 

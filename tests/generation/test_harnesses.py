@@ -257,6 +257,26 @@ def test_bad_harness_configs_are_input_errors(chat_server) -> None:
                                 sandbox=None, spec_for=None)
 
 
+def test_the_scaffold_config_names_the_vendor_fields_the_proxy_lets_through(chat_server
+                                                                             ) -> None:
+    """``scaffold.harness.allow_vendor_fields`` reaches the generator's proxy allowlist and its
+    identity (a run that lets web_search through is not the run that strips it); a name that
+    could never match a field is refused, not silently ignored."""
+    server = chat_server(lambda body: "ok")
+
+    def build(fields: list[str]):
+        return build_harness_generator(openai_cfg(server.base_url), ScaffoldConfig(
+            name="pi", harness=HarnessConfig(name="pi", allow_vendor_fields=fields)),
+            sandbox=None, spec_for=None)
+
+    strict, open_ = build([]), build(["web_search", "service_tier"])
+    assert strict.allowed_fields == frozenset()
+    assert open_.allowed_fields == frozenset({"web_search", "service_tier"})
+    assert strict.identity != open_.identity
+    with pytest.raises(InputError, match="allow_vendor_fields"):
+        build(["web search!"])
+
+
 def test_every_harness_scaffold_config_names_a_registered_harness() -> None:
     import yaml
     from monitorbench.generation.harnesses.registry import HARNESSES

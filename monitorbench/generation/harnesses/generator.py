@@ -300,4 +300,17 @@ def build_harness_generator(gen_cfg: GeneratorConfig, scaffold_cfg: ScaffoldConf
     model = make_chat_model(gen_cfg)
     api_key = os.environ.get(gen_cfg.api_key_env) if gen_cfg.api_key_env else None
     return HarnessGenerator(HARNESSES[name], model, gen_cfg, scaffold_cfg, api_key=api_key,
-                            sandbox=sandbox, spec_for=spec_for)
+                            sandbox=sandbox, spec_for=spec_for,
+                            allowed_fields=_allowed_fields(scaffold_cfg, where))
+
+
+def _allowed_fields(scaffold_cfg: ScaffoldConfig, where: str) -> frozenset[str]:
+    """``scaffold.harness.allow_vendor_fields`` as the proxy's allowlist; a name that is not a
+    plain field or tool-type name is refused (a typo would silently allow nothing)."""
+    names = [str(n) for n in scaffold_cfg.harness.allow_vendor_fields or ()]
+    bad = [n for n in names if not n or not n.replace("_", "").isalnum()]
+    if bad:
+        raise InputError(where, "scaffold.harness.allow_vendor_fields",
+                         f"{bad!r} are not field or tool-type names",
+                         "list names such as web_search, mcp_servers or background")
+    return frozenset(names)
