@@ -12,11 +12,13 @@ wait on the build's lock (``docker_image``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from monitorbench.hashing import cache_root
 
 ENGINE_ROOT = pytest.StashKey[Path]()
 _building: list[subprocess.Popen[bytes]] = []
+_engine_error: list[str] = []  # why the engine could not start, for the docker tests to say
 _BUILD = ("import os\nfrom filelock import FileLock\n"
           "from monitorbench.sandbox.image import build_image\n"
           "from monitorbench.suites.sandbox_image import image_recipe\n"
@@ -35,9 +38,15 @@ _BUILD = ("import os\nfrom filelock import FileLock\n"
 
 
 def engine_dirs() -> tuple[Path, Path]:
-    """(data root shared by runs on this machine, the run's state: socket, pid file, logs)."""
+    """(data root shared by runs on this machine, the run's state: socket, pid file, logs).
+
+    The state lives at a short path named by a hash of the data root, never inside the checkout:
+    containerd puts a socket under the exec root, and a Unix socket path may not exceed 104-108
+    bytes, so a checkout at /home/<name>/research/<project>/... would stop the engine from
+    starting."""
     data = cache_root() / "docker-engine"
-    return data, data / "run"
+    tag = hashlib.sha256(str(data.resolve()).encode()).hexdigest()[:10]
+    return data, Path(tempfile.gettempdir()) / f"mbd-{tag}"
 
 
 def _answers(host: str) -> bool:
@@ -67,10 +76,21 @@ def start_engine() -> str:
             deadline = time.monotonic() + 30
             while not _answers(host):
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"dockerd did not start; see {run / 'dockerd.log'}")
+                    raise EngineUnavailable(_why_not(run / "dockerd.log"))
                 time.sleep(0.2)
     os.environ["DOCKER_HOST"] = host
     return host
+
+
+class EngineUnavailable(RuntimeError):
+    """dockerd could not be started here: the docker tests fail with this one line."""
+
+
+def _why_not(log: Path) -> str:
+    tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.is_file() else []
+    return (f"dockerd did not start ({tail[0][-300:] if tail else 'no log line'}); the docker "
+            f"tests need Debian's docker.io ('bash scripts/install.sh test') and a host that "
+            f"lets dockerd run; full log: {log}")
 
 
 def stop_engine() -> None:
@@ -109,7 +129,11 @@ def start_build_in_background(session: pytest.Session) -> None:
         return
     if not any(needs_docker(item) for item in session.items):
         return
-    start_engine()
+    try:
+        start_engine()
+    except (EngineUnavailable, OSError) as e:  # only the docker tests fail, each saying why
+        _engine_error.append(str(e))
+        return
     _, run = engine_dirs()
     with open(run / "build.log", "ab") as log:
         _building.append(subprocess.Popen(
@@ -136,7 +160,12 @@ def docker_image() -> str:
     from monitorbench.sandbox.image import build_image
     from monitorbench.suites.sandbox_image import image_recipe
 
-    start_engine()
+    if _engine_error:
+        pytest.fail(_engine_error[0], pytrace=False)
+    try:
+        start_engine()
+    except (EngineUnavailable, OSError) as e:
+        pytest.fail(str(e), pytrace=False)
     _, run = engine_dirs()
     with FileLock(str(run / "image.lock")):
         return build_image(image_recipe(), log=lambda line: None)
