@@ -329,24 +329,31 @@ def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool
         _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
     _no_ptrace()  # only now: a non-dumpable process may not write its own id maps
     if not case_namespaces:
-        init = os.fork()
-        if init == 0:
-            try:
-                _case_init(libc)
-            finally:
-                os._exit(70)
-        return init, None
+        return _fork_init(libc), None
     ctl_r, ctl_w = os.pipe()
     ack_r, ack_w = os.pipe()
+    init = _fork_init(libc, ctl_r, ack_w)
+    os.close(ctl_r)
+    os.close(ack_w)
+    return init, (ctl_w, ack_r)
+
+
+def _fork_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> int:
+    """Fork the init of the PID namespace the next children start in (``_case_init``)."""
     init = os.fork()
     if init == 0:
         try:
             _case_init(libc, ctl_r, ack_w)
         finally:
             os._exit(70)
-    os.close(ctl_r)
-    os.close(ack_w)
-    return init, (ctl_w, ack_r)
+    return init
+
+
+def _mount_case_tmpfs(libc, case_tmpfs: dict) -> None:
+    """A fresh tmpfs of the stated size over each directory, writable by everyone (sticky)."""
+    for path, mb in case_tmpfs.items():
+        _check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                          f"size={mb}m,mode=1777".encode()), f"tmpfs on {path}")
 
 
 PR_SET_PDEATHSIG = 1
@@ -712,9 +719,7 @@ def _prepare_case(state: dict, scratch: str) -> None:
     if os.read(ack_r, 1) != b"\x01":
         raise OSError("the cases' init could not reset the pid counter")
     _check(libc.unshare(CLONE_NEWIPC), "unshare(CLONE_NEWIPC)")
-    for path, mb in state["case_tmpfs"].items():
-        _check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                          f"size={mb}m,mode=1777".encode()), f"tmpfs on {path}")
+    _mount_case_tmpfs(libc, state["case_tmpfs"])
     if state["scratch_root"] in state["case_tmpfs"]:
         os.mkdir(scratch, 0o700)
 
@@ -747,16 +752,9 @@ def _isolate_case(state: dict, scratch: str, res_w: int) -> None:
         _check(libc.unshare(flags), "unshare")
         if state["case_tmpfs"]:
             _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
-            for path, mb in state["case_tmpfs"].items():
-                _check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                                  f"size={mb}m,mode=1777".encode()), f"tmpfs on {path}")
+            _mount_case_tmpfs(libc, state["case_tmpfs"])
             os.mkdir(scratch, 0o700)
-        init = os.fork()
-        if init == 0:
-            try:
-                _case_init(libc)
-            finally:
-                os._exit(70)
+        init = _fork_init(libc)
         case = os.fork()
     except BaseException as e:  # noqa: BLE001 - the sandbox's fault: report it, never run
         _write_all(res_w, json.dumps({
