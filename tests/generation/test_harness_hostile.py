@@ -561,6 +561,7 @@ def test_a_planted_trajectory_of_100k_records_leaves_a_bounded_trace(
 
     task, public = task_dir
     server = chat_server(lambda body: "ok")
+    Path("/proc/self/clear_refs").write_text("5")  # VmHWM from here on, not the worker's past
     t0 = time.monotonic()
     result = _generator(_probe(FLOOD_TRAJECTORY, native=pi.native_events), server.base_url,
                         tmp_path).generate(task, public, tmp_path / "o")

@@ -268,8 +268,12 @@ def test_a_hostile_model_leaves_nothing_on_the_host_and_a_bounded_trace(
     assert judged(result, task_dir[1], runtimes_dir) == ["PASS", "FAIL"]
     told = " ".join(_tool_results(server.requests[1]))
     assert "SOCK_REFUSED Read-only file system" in told and "PLANTED" in told, told[:2000]
-    assert len(made) == 1 and not os.path.lexists(made[0])
-    assert not [p for p in os.listdir("/tmp") if p.startswith(f".discard-{Path(made[0]).name}")]
+    # the harness sandbox's one host directory (beside it, the verifier sandbox's readable
+    # copy of the 0700 workspace, when run_public judges): every one of them gone
+    harness_dirs = [m for m in made if Path(m).name.startswith("mbh.")]
+    assert len(harness_dirs) == 1 and not any(os.path.lexists(m) for m in made), made
+    assert not [p for p in os.listdir("/tmp")
+                if p.startswith(f".discard-{Path(harness_dirs[0]).name}")]
     events = read_trace(result.trace_path)
     assert len(events) <= MAX_EVENTS + 3
     assert [e["event"] for e in events].count("truncated") == 1
