@@ -1,0 +1,163 @@
+"""``monitorbench view``: pages built from what real runs wrote, read back as a user would.
+
+Two real jobs on the BFCL suite: the ``schema_check`` baseline, and a replayed verifier whose code
+tries to break out of the page. The pages must list every judged case with its label and outcome,
+offer the wrong-verdict filter, and show candidates, verifier code and a generation trace escaped
+(a candidate or a model's code is hostile text, never markup).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pipeline_helpers import ROOT, compose_cfg
+from monitorbench.errors import InputError
+from monitorbench.launch.run import run_job
+from monitorbench.view.render import case_row, trace_section
+from monitorbench.view.load import CaseView
+from monitorbench.view.site import build_site
+
+HOSTILE = "</pre><script>alert('verifier')</script>"
+VERIFIER = f'''# {HOSTILE}
+def verify(candidate, env):
+    """Rejects everything: every valid case is then a wrong verdict."""
+    return "FAIL"
+'''
+
+
+def _run_dir(outputs: Path) -> Path:
+    (run_dir,) = [p for p in (outputs / "runs").iterdir() if p.is_dir()]
+    return run_dir
+
+
+def _judgments(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "judgments.jsonl").read_text().splitlines()]
+
+
+def _cases(suites: Path, task_id: str) -> dict[str, dict]:
+    path = suites / "bfcl" / "hidden" / task_id / "cases.jsonl"
+    return {c["case_id"]: c for c in map(json.loads, path.read_text().splitlines())}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory, suites_dir: Path) -> dict[str, Path]:
+    """A schema_check run, and a replay run of a hostile always-FAIL verifier for its first
+    task (its second task has no verifier: no submission)."""
+    base = tmp_path_factory.mktemp("view")
+    small = ["task.max_tasks_per_type=2", "tracking.enabled=false"]
+    run_job(compose_cfg(base / "schema", suites_dir, ["generator=schema_check", *small]))
+    schema = _run_dir(base / "schema")
+    first = sorted({j["task_id"] for j in _judgments(schema)})[0]
+    (base / "verifiers" / first).mkdir(parents=True)
+    (base / "verifiers" / first / "main.py").write_text(VERIFIER)
+    run_job(compose_cfg(base / "replay", suites_dir, [
+        "generator=replay", f"generator.dir={base / 'verifiers'}", *small]))
+    return {"schema": schema, "replay": _run_dir(base / "replay"), "base": base,
+            "first": Path(first)}
+
+
+def test_a_task_page_lists_every_case_with_label_outcome_and_escaped_candidate(
+        runs: dict[str, Path], suites_dir: Path) -> None:
+    index = build_site(runs["schema"], runs["base"] / "site-schema")
+    judgments = _judgments(runs["schema"])
+    task_ids = sorted({j["task_id"] for j in judgments})
+    front = index.read_text()
+    assert all(f"t/{t}.html" in front for t in task_ids)
+    for task_id in task_ids:
+        page = (index.parent / "t" / f"{task_id}.html").read_text()
+        cases = _cases(suites_dir, task_id)
+        rows = re.findall(r"<tr class='case (\w+)'.*?</tr>", page, re.S)
+        mine = [j for j in judgments if j["task_id"] == task_id]
+        assert len(rows) == len(mine) > 0
+        for j in mine:
+            row = re.search(rf"<tr class='case \w+'[^>]*><td>{re.escape(j['case_id'])}</td>"
+                            r"(.*?)</tr>", page, re.S).group(1)
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+            assert cells[:4] == [j["group"], j["category"], j["label"], j["outcome"]]
+            assert html.escape(cases[j["case_id"]]["candidate"]["raw"], quote=True) in row
+        assert "id='wrong-only'" in page and "r.dataset.wrong==='1'" in page
+        wrong = sum(1 for j in mine if j["outcome"] != ("P" if j["label"] == "PASS" else "F"))
+        assert page.count("data-wrong='1'") == wrong
+        assert "<h3 id='verifier-code'>main.py</h3>" in page    # schema_check's own main.py
+
+
+def test_hostile_verifier_code_is_shown_escaped_and_no_submission_says_so(
+        runs: dict[str, Path]) -> None:
+    index = build_site(runs["replay"], runs["base"] / "site-replay")
+    task_ids = sorted({j["task_id"] for j in _judgments(runs["replay"])})
+    first = str(runs["first"])
+    page = (index.parent / "t" / f"{first}.html").read_text()
+    assert html.escape(HOSTILE, quote=True) in page and page.count("<script>") == 1
+    assert page.count("data-wrong='1'") == sum(
+        1 for j in _judgments(runs["replay"]) if j["task_id"] == first and j["label"] == "PASS")
+    other = (index.parent / "t" / f"{[t for t in task_ids if t != first][0]}.html").read_text()
+    assert "generation: <b>no_submission</b>" in other and "verifier-code" not in other
+
+
+def test_a_generation_trace_is_shown_event_by_event_escaped(runs: dict[str, Path]) -> None:
+    """The replay run's cache entry given the trace a model generation leaves."""
+    cache = runs["base"] / "replay" / "cache" / "generations"
+    (entry,) = [p.parent for p in cache.glob("*/result.json")
+                if json.loads(p.read_text())["status"] == "submitted"]
+    events = [{"event": "start", "task": str(runs["first"])},
+              {"event": "model", "step": 1, "tokens": 384, "reply": f"no action {HOSTILE}\n..."},
+              {"event": "end", "reason": "step_limit", "submitted": True}]
+    (entry / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    index = build_site(runs["replay"], runs["base"] / "site-trace")
+    page = (index.parent / "t" / f"{runs['first']}.html").read_text()
+    trace = page[page.index("<h2 id='trace'>"):]
+    assert re.findall(r"<tr class='event'><td>\d+</td><td>(\w+)</td>", trace) == [
+        "start", "model", "end"]
+    assert "reason=step_limit" in trace and "step=1, tokens=384" in trace
+    assert html.escape(HOSTILE, quote=True) in trace
+    assert page.count("<script>") == 1          # the page's own filter code, nothing else
+
+
+def test_a_sweep_folder_lists_its_runs_and_links_their_pages(runs: dict[str, Path]) -> None:
+    sweep = runs["base"] / "sweep"
+    for i, key in enumerate(("schema", "replay")):
+        (sweep / str(i)).mkdir(parents=True)
+        (sweep / str(i) / "results.txt").write_text(f"results: {runs[key]}  (metrics.json)\n")
+    index = build_site(sweep)
+    front = index.read_text()
+    assert index == sweep / "view" / "index.html"
+    for key in ("schema", "replay"):
+        link = f"r/{runs[key].name}/index.html"
+        assert link in front and (index.parent / link).is_file()
+    assert front.index("schema_check") < front.index("replay")
+
+
+def test_a_path_that_is_no_run_is_refused_naming_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a run directory.*outputs/runs/<run_key>"):
+        build_site(tmp_path)
+
+
+def test_a_hostile_candidate_cell_is_text() -> None:
+    case = CaseView({"case_id": "x.c00", "group": "attack", "category": "a'><b>",
+                     "label": "FAIL", "outcome": "P", "reason": "", "detail": HOSTILE},
+                    {"raw": HOSTILE, "calls": [{"name": HOSTILE, "arguments": {}}]})
+    row = case_row(case)
+    assert "<script>" not in row and "data-category='a&#x27;&gt;&lt;b&gt;'" in row
+    assert "<script>" not in trace_section([{"event": "<script>", "x": HOSTILE}])
+
+
+def test_the_command_serves_the_pages_and_prints_the_url(runs: dict[str, Path]) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "monitorbench.cli", "view",
+                             str(runs["schema"]), "--out", str(runs["base"] / "served"),
+                             "--serve"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line).group(0)
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            assert "<h2>Tasks</h2>" in reply.read().decode()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
