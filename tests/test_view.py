@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -23,7 +24,7 @@ from monitorbench.errors import InputError
 from monitorbench.launch.run import run_job
 from monitorbench.view.render import case_row, trace_section
 from monitorbench.view.load import CaseView
-from monitorbench.view.site import build_site
+from monitorbench.view.site import build_site, start_server
 
 HOSTILE = "</pre><script>alert('verifier')</script>"
 VERIFIER = f'''# {HOSTILE}
@@ -161,3 +162,42 @@ def test_the_command_serves_the_pages_and_prints_the_url(runs: dict[str, Path]) 
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_in_chromium_a_task_page_filters_to_wrong_verdicts_and_reads_case_and_code(
+        runs: dict[str, Path]) -> None:
+    """A real browser on the served pages: open the run, open a task, filter to wrong verdicts,
+    open a wrong case's candidate, read the verifier's code as the text it is."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian chromium is not installed (bash scripts/install.sh test does it)")
+    from playwright.sync_api import sync_playwright
+
+    index = build_site(runs["replay"], runs["base"] / "site-browser")
+    server, url = start_server(index.parent)
+    first = str(runs["first"])
+    wrong = [j for j in _judgments(runs["replay"]) if j["task_id"] == first
+             and j["label"] == "PASS"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium,
+                                     args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            page.click(f"text={first}")
+            assert page.locator("tr.case:visible").count() > len(wrong)
+            page.check("#wrong-only")
+            visible = page.locator("tr.case:visible")
+            assert visible.count() == len(wrong)
+            assert page.text_content("#shown") == str(len(wrong))
+            row = visible.first
+            assert row.locator("td").nth(3).inner_text() == "PASS"
+            assert row.locator("td.out").inner_text() == "F"
+            row.locator("summary").click()
+            assert "raw" in row.locator("details").inner_text()
+            code = page.locator("#verifier-code + pre").inner_text()
+            assert code.rstrip("\n") == VERIFIER.rstrip("\n")    # the hostile code, as text
+            assert page.evaluate("document.querySelectorAll('script').length") == 1
+        finally:
+            browser.close()
+            server.shutdown()
