@@ -201,3 +201,35 @@ def test_in_chromium_a_task_page_filters_to_wrong_verdicts_and_reads_case_and_co
         finally:
             browser.close()
             server.shutdown()
+
+
+def test_a_score_json_output_is_viewed_with_its_candidates_and_verifier_code(
+        runs: dict[str, Path], suites_dir: Path) -> None:
+    """`score --json` saved to a file: its cases, the suite's candidates and the scored code."""
+    first = str(runs["first"])
+    verifier = runs["base"] / "verifiers" / first
+    scored = subprocess.run([sys.executable, "-m", "monitorbench.cli", "score", str(verifier),
+                             "--task", first, "--json", "--suites-dir", str(suites_dir),
+                             "--outputs-dir", str(runs["base"] / "score-out")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert scored.returncode == 0, scored.stderr
+    saved = runs["base"] / "scored.jsonl"
+    saved.write_text(scored.stdout)
+    index = build_site(saved, suites_root=suites_dir, verifier=verifier)
+    assert index == runs["base"] / "scored.jsonl.view" / "index.html"
+    page = (index.parent / "t" / f"{first}.html").read_text()
+    lines = [json.loads(line) for line in scored.stdout.splitlines()][:-1]
+    cases = _cases(suites_dir, first)
+    assert page.count("<tr class='case ") == len(lines) == len(cases)
+    for line in lines:
+        assert f"<td>{line['case_id']}</td>" in page
+        assert html.escape(cases[line["case_id"]]["candidate"]["raw"], quote=True) in page
+    assert page.count("data-wrong='1'") == sum(1 for c in cases.values() if c["label"] == "PASS")
+    assert html.escape(HOSTILE, quote=True) in page and page.count("<script>") == 1
+    with pytest.raises(InputError, match="no summary line"):
+        build_site(_write(runs["base"] / "cut.jsonl", scored.stdout.splitlines()[0]))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text + "\n")
+    return path

@@ -15,6 +15,7 @@ and the page says when several could be meant.
 Public API::
 
     load_run(run_dir: Path) -> RunView
+    read_cases(path: Path) -> dict[str, Mapping]
     RunView, TaskView, CaseView, GenerationView
 """
 
@@ -192,14 +193,18 @@ class _Candidates:
 
     def _read(self, suite_hash: str, task_id: str) -> dict[str, Mapping[str, Any]]:
         root = self.roots.get(suite_hash)
-        path = root / "hidden" / task_id / "cases.jsonl" if root else None
-        if path is None or not path.is_file():
-            return {}
-        out: dict[str, Mapping[str, Any]] = {}
-        for _, obj in read_strict(path, "rebuild the suite"):
-            if isinstance(obj, dict) and isinstance(obj.get("candidate"), dict):
-                out[str(obj.get("case_id"))] = obj["candidate"]
-        return out
+        return read_cases(root / "hidden" / task_id / "cases.jsonl") if root else {}
+
+
+def read_cases(path: Path) -> dict[str, Mapping[str, Any]]:
+    """The candidates of one task's hidden ``cases.jsonl`` by case id ({} if there is none)."""
+    if not path.is_file():
+        return {}
+    out: dict[str, Mapping[str, Any]] = {}
+    for _, obj in read_strict(path, "rebuild the suite"):
+        if isinstance(obj, dict) and isinstance(obj.get("candidate"), dict):
+            out[str(obj.get("case_id"))] = obj["candidate"]
+    return out
 
 
 def _generation_entries(cache: Path) -> dict[str, list[tuple[Path, GenerationResult]]]:

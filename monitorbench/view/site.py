@@ -4,7 +4,9 @@ PATH is one of:
 
 - a run directory, ``outputs/runs/<run_key>`` (what a job's ``Outputs:`` line names);
 - a sweep directory (``outputs/hydra/<experiment>/<time>``) or one Hydra job folder in it: each
-  job folder holds the ``results.txt`` its job left, naming its run directory.
+  job folder holds the ``results.txt`` its job left, naming its run directory;
+- a file holding the output of ``monitorbench score DIR --task ID --json`` (with the suites
+  directory for its candidates and, optionally, the scored verifier directory for its code).
 
 The site is static files (an ``index.html`` per run, a page per task), so it opens from disk,
 travels as a folder and needs no process; ``serve`` hands the folder to the standard library's
@@ -23,6 +25,7 @@ from pathlib import Path
 from monitorbench.errors import InputError
 from monitorbench.view.load import RunView, is_run_dir, load_run
 from monitorbench.view.render import run_index, sweep_index, task_file, task_page
+from monitorbench.view.score_output import is_score_output, load_score_output
 
 _RESULTS = re.compile(r"^results:\s+(\S+)", re.M)
 
@@ -58,6 +61,8 @@ def default_out(path: Path) -> Path:
     path = Path(path).resolve()
     if is_run_dir(path):
         return path.parent.parent / "views" / path.name
+    if is_score_output(path):
+        return path.with_name(path.name + ".view")
     return path / "view"
 
 
@@ -70,12 +75,19 @@ def write_run(run: RunView, out: Path, up: str = "") -> None:
                                                          encoding="utf-8")
 
 
-def build_site(path: Path, out: Path | None = None) -> Path:
-    """Write the site for ``path`` (a run or a sweep) under ``out``; return its index.html."""
-    runs = find_runs(Path(path))
+def build_site(path: Path, out: Path | None = None, *, suites_root: Path | None = None,
+               verifier: Path | None = None) -> Path:
+    """Write the site for ``path`` (a run, a sweep or a score output) under ``out``; return its
+    index.html. ``suites_root`` and ``verifier`` serve a score output only."""
+    score_output = is_score_output(Path(path))
+    runs = [] if score_output else find_runs(Path(path))
     out = Path(out) if out is not None else default_out(Path(path))
     if out.exists():
         shutil.rmtree(out)   # a site is rebuilt whole: no page of an earlier build lingers
+    if score_output:
+        write_run(load_score_output(Path(path), Path(suites_root or "outputs/suites"),
+                                    verifier), out)
+        return out / "index.html"
     if len(runs) == 1 and is_run_dir(Path(path)):
         write_run(load_run(runs[0]), out)
         return out / "index.html"
