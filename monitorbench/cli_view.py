@@ -3,9 +3,9 @@ them with ``--serve``).
 
 PATH is a run directory (``outputs/runs/<run_key>``, the one a job's ``Outputs:`` line names),
 a sweep directory under ``outputs/hydra/<experiment>/``, or a file holding what
-``monitorbench score DIR --task ID --json`` printed (``--verifier DIR`` adds its code). The pages join what the run wrote (its
-judgments and metrics, the suite's hidden candidates, the verifier's code and generation trace
-from the generation cache); nothing is judged again.
+``monitorbench score DIR --task ID --json`` printed (``--verifier DIR`` adds its code). The
+pages join what the run wrote (its judgments and metrics, the suite's hidden candidates, the
+verifier's code and generation trace from the generation cache); nothing is judged again.
 """
 
 from __future__ import annotations

@@ -139,15 +139,19 @@ def task_page(run: RunView, task: TaskView) -> str:
             f"wrong {task.n_wrong}</p><h2>Cases</h2>{filters(task.cases)}"
             + table(["case", "group", "category", "label", "outcome", "reason", "detail",
                      "candidate"], rows)
-            + generation_section(task.generation))
+            + generation_section(task.generation, task.verifier_hash))
     return page(f"{task.task_id} · {run.name}", body, FILTER_JS)
 
 
-def generation_section(gen: GenerationView | None) -> str:
+def generation_section(gen: GenerationView | None, vhash: str = "") -> str:
     """How the verifier came to be: status, detail, code and trace."""
     if gen is None:
-        return ("<h2>Verifier</h2><p class='note'>no generation-cache entry holds the verifier "
-                "this run judged (the cache was moved or cleared)</p>")
+        why = ("a model judged each case itself (access=model_judge): there is no program"
+               if vhash.startswith("model-") else
+               "no generation-cache entry holds the verifier this run judged (the cache was "
+               "moved or cleared)" if vhash else
+               "no verifier was submitted and no generation-cache entry for this task remains")
+        return f"<h2>Verifier</h2><p class='note'>{esc(why)}</p>"
     r = gen.result
     note = f"<p class='note'>{esc(gen.note)}</p>" if gen.note else ""
     code = (f"<h3 id='verifier-code'>main.py</h3>{pre(gen.code)}" if gen.code is not None

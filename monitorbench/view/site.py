@@ -45,8 +45,9 @@ def find_runs(path: Path) -> list[Path]:
     if not runs:
         raise InputError(path, None, "not a run directory (no judgments.jsonl) nor a sweep "
                          "directory (no job folder whose results.txt names a run directory)",
-                         "pass outputs/runs/<run_key> (a job's 'Outputs:' line names it) or a "
-                         "sweep directory under outputs/hydra/<experiment>/")
+                         "pass outputs/runs/<run_key> (a job's 'Outputs:' line names it), a "
+                         "sweep directory under outputs/hydra/<experiment>/, or a file saved "
+                         "from `monitorbench score ... --json`")
     return runs
 
 
