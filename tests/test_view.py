@@ -30,6 +30,7 @@ HOSTILE = "</pre><script>alert('verifier')</script>"
 VERIFIER = f'''# {HOSTILE}
 def verify(candidate, env):
     """Rejects everything: every valid case is then a wrong verdict."""
+    print("saw", candidate["raw"][:30], {HOSTILE!r})
     return "FAIL"
 '''
 
@@ -99,6 +100,14 @@ def test_hostile_verifier_code_is_shown_escaped_and_no_submission_says_so(
     assert html.escape(HOSTILE, quote=True) in page and page.count("<script>") == 1
     assert page.count("data-wrong='1'") == sum(
         1 for j in _judgments(runs["replay"]) if j["task_id"] == first and j["label"] == "PASS")
+    mine = [j for j in _judgments(runs["replay"]) if j["task_id"] == first]
+    printed = [json.loads(line) for line in
+               (runs["replay"] / "judgments.outputs.jsonl").read_text().splitlines()]
+    assert sorted(p["key"][1] for p in printed) == sorted(j["case_id"] for j in mine)
+    assert page.count("<details class='printed'>") == len(mine)
+    for out in printed:
+        assert out["stdout"].startswith("saw ") and HOSTILE in out["stdout"]
+        assert f"<pre>{html.escape(out['stdout'], quote=True)}</pre>" in page
     other = (index.parent / "t" / f"{[t for t in task_ids if t != first][0]}.html").read_text()
     assert "generation: <b>no_submission</b>" in other and "verifier-code" not in other
 
@@ -167,7 +176,8 @@ def test_the_command_serves_the_pages_and_prints_the_url(runs: dict[str, Path]) 
 def test_in_chromium_a_task_page_filters_to_wrong_verdicts_and_reads_case_and_code(
         runs: dict[str, Path]) -> None:
     """A real browser on the served pages: open the run, open a task, filter to wrong verdicts,
-    open a wrong case's candidate, read the verifier's code as the text it is."""
+    open a wrong case's candidate and what the verifier printed on it, read the verifier's code
+    as the text it is."""
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.skip("Debian chromium is not installed (bash scripts/install.sh test does it)")
@@ -193,8 +203,10 @@ def test_in_chromium_a_task_page_filters_to_wrong_verdicts_and_reads_case_and_co
             row = visible.first
             assert row.locator("td").nth(3).inner_text() == "PASS"
             assert row.locator("td.out").inner_text() == "F"
-            row.locator("summary").click()
-            assert "raw" in row.locator("details").inner_text()
+            row.locator("summary", has_text="candidate").click()
+            assert "raw" in row.locator("details", has_text="candidate").inner_text()
+            row.locator("summary", has_text="printed").click()
+            assert HOSTILE in row.locator("details.printed").inner_text()   # its output, as text
             code = page.locator("#verifier-code + pre").inner_text()
             assert code.rstrip("\n") == VERIFIER.rstrip("\n")    # the hostile code, as text
             assert page.evaluate("document.querySelectorAll('script').length") == 1

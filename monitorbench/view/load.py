@@ -32,6 +32,7 @@ from monitorbench.errors import InputError
 from monitorbench.generation.base import GenerationResult, verifier_hash
 from monitorbench.jsonl import read_lenient, read_strict
 from monitorbench.judging.records import is_infra_failure
+from monitorbench.judging.store import outputs_path
 from monitorbench.metrics.rates import task_fractions
 from monitorbench.metrics.records import build_table, load_judgments
 from monitorbench.metrics.rounds import select_median_round
@@ -46,6 +47,7 @@ class CaseView:
 
     judgment: dict[str, Any]
     candidate: Mapping[str, Any] | None
+    output: str = ""        # what the verifier printed judging it (capped tail), if anything
 
     @property
     def expected(self) -> str:
@@ -133,16 +135,32 @@ def load_run(run_dir: Path) -> RunView:
     paths = config.get("paths", {})
     outputs = run_dir.parent.parent
     candidates = _Candidates(Path(paths.get("suites") or outputs.parent / "suites"))
+    printed = _outputs(outputs_path(run_dir / "judgments.jsonl"))
     for rec in chosen:
         task = run.tasks.setdefault(rec["task_id"], TaskView(
             rec["task_id"], rec["task_type"], str(rec.get("verifier_hash", "")), []))
-        task.cases.append(CaseView(rec, candidates.get(rec)))
+        key = tuple(str(rec.get(k)) for k in ("task_id", "case_id", "round", "access",
+                                              "verifier_hash"))
+        task.cases.append(CaseView(rec, candidates.get(rec), printed.get(key, "")))
     _rates(run, chosen)
     cache = Path(paths.get("cache") or outputs / "cache") / "generations"
     entries = _generation_entries(cache)
     for task in run.tasks.values():
         task.generation = _generation(entries.get(task.task_id, []), task.verifier_hash)
     return run
+
+
+def _outputs(path: Path) -> dict[tuple[str, ...], str]:
+    """What the verifier printed per judgment key (the judging store's outputs file; absent in
+    runs judged before it was kept)."""
+    if not path.is_file():
+        return {}
+    out: dict[tuple[str, ...], str] = {}
+    for line in read_lenient(path.read_text(encoding="utf-8", errors="replace")):
+        if isinstance(line, dict) and isinstance(line.get("key"), list) and isinstance(
+                line.get("stdout"), str):
+            out[tuple(str(k) for k in line["key"])] = line["stdout"]
+    return out
 
 
 def _config(run_dir: Path) -> dict[str, Any]:

@@ -101,7 +101,15 @@ def case_row(case: CaseView) -> str:
             + "".join(f"<td>{esc(c)}</td>" for c in cells)
             + f"<td class='out'>{esc(j['outcome'])}</td><td>{esc(j.get('reason', ''))}</td>"
             f"<td>{pre(j.get('detail', '')) if j.get('detail') else ''}</td>"
-            f"<td><details><summary>candidate</summary>{cand}</details></td></tr>")
+            f"<td><details><summary>candidate</summary>{cand}</details></td>"
+            f"<td>{_printed(case.output)}</td></tr>")
+
+
+def _printed(output: str) -> str:
+    """What the verifier printed on this case, folded (empty when it printed nothing)."""
+    if not output:
+        return ""
+    return f"<details class='printed'><summary>printed</summary>{pre(output)}</details>"
 
 
 def render_candidate(candidate: Mapping[str, Any]) -> str:
@@ -138,7 +146,7 @@ def task_page(run: RunView, task: TaskView) -> str:
             f"P {task.count('P')} · F {task.count('F')} · U {task.count('U')} · "
             f"wrong {task.n_wrong}</p><h2>Cases</h2>{filters(task.cases)}"
             + table(["case", "group", "category", "label", "outcome", "reason", "detail",
-                     "candidate"], rows)
+                     "candidate", "verifier output"], rows)
             + generation_section(task.generation, task.verifier_hash))
     return page(f"{task.task_id} · {run.name}", body, FILTER_JS)
 
