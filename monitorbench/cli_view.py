@@ -20,7 +20,7 @@ from monitorbench.view.site import build_site, default_out, start_server
 EXAMPLES = """examples:
   monitorbench view outputs/runs/81115772ecd1f301a86c
   monitorbench view outputs/runs/81115772ecd1f301a86c --serve --port 8765
-  monitorbench view outputs/hydra/g4adv/2026-12-06_12-00-00 --out /tmp/g4adv-view
+  monitorbench view outputs/hydra/g4adv/multirun_2026-12-06_12-00-00 --out /tmp/g4adv-view
   monitorbench score my_verifier --task bfcl.simple_python_12 --json > scored.jsonl
   monitorbench view scored.jsonl --verifier my_verifier"""
 

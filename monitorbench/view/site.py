@@ -3,8 +3,8 @@
 PATH is one of:
 
 - a run directory, ``outputs/runs/<run_key>`` (what a job's ``Outputs:`` line names);
-- a sweep directory (``outputs/hydra/<experiment>/<time>``) or one Hydra job folder in it: each
-  job folder holds the ``results.txt`` its job left, naming its run directory;
+- a sweep directory (``outputs/hydra/<experiment>/multirun_<time>``) or one Hydra job folder in
+  it: each job folder holds the ``results.txt`` its job left, naming its run directory;
 - a file holding the output of ``monitorbench score DIR --task ID --json`` (with the suites
   directory for its candidates and, optionally, the scored verifier directory for its code).
 
