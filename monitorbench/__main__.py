@@ -35,9 +35,11 @@ from monitorbench.tracking.sweep_record import SweepPlace, read_record
 
 register_configs()
 log = logging.getLogger("monitorbench")
-# Loggers of HTTP clients: one INFO line per request (every chat completion of a model run) is
-# noise in a run's log; `-v` keeps them.
-HTTP_LOGGERS = ("httpx", "httpcore", "urllib3")
+# Loggers of HTTP clients: one INFO line per request (every chat completion of a model run) or
+# retry (the openai SDK's "Retrying request", which names no cause; a failure that persists
+# is reported once, with its cause) is noise in a run's log; `-v` keeps them. The openai SDK's
+# client is httpx2 (openai 3.x), which logs as "httpx2", not "httpx": both are listed.
+HTTP_LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2", "urllib3", "openai")
 VERBOSE_FLAGS = ("-v", "--verbose")
 _verbose = False
 
@@ -131,8 +133,14 @@ def check_overrides(argv: Sequence[str]) -> None:
 def run(argv: Sequence[str]) -> int:
     """``python -m monitorbench ARGS`` and ``monitorbench run ARGS``: the overrides checked
     (:func:`check_overrides`; exit status 2 with one line), then Hydra's :func:`main` with
-    ``argv`` as its command line, in this process; ``-v`` keeps HTTP request logs."""
+    ``argv`` as its command line, in this process; ``-v`` keeps HTTP request logs;
+    ``--version`` says monitorbench's version, as ``monitorbench --version`` does."""
     global _verbose
+    if "--version" in argv:   # Hydra would answer with its own version ("Hydra 1.3.8")
+        from monitorbench.cli_info import version_line
+
+        print(version_line())
+        return 0
     _verbose = any(a in VERBOSE_FLAGS for a in argv)
     argv = [a for a in argv if a not in VERBOSE_FLAGS]
     try:

@@ -3,9 +3,12 @@ back from every surface that shows them, must be the leaderboard CSV's (tests/te
 runs README line 1's sweep against a real ``mlflow server`` and calls :func:`check_surfaces`).
 
 Surfaces: the console's leaderboard (the sweep's stdout), ``leaderboard.csv``, the report's
-``report.md`` leaderboard, the values every rate plot drew (``<plot>.json`` beside each
-``.png``: the sweep's and the report's) and the child runs' MLflow metrics, which the runs
-table sorts by. Text shows one decimal, MLflow two, the CSV full precision.
+``report.md`` leaderboard and attack table, the values every rate plot drew (``<plot>.json``
+beside each ``.png``: the sweep's and the report's) and the child runs' MLflow metrics, which
+the runs table sorts by, and their descriptions (the first thing on a run's page). Besides the
+headline: adaptive FPR_h, tasks broken (static, adaptive) and the per-type rates, all on the
+one common pool; a run that scored more shows its own figures under ``own_pool/`` in both its
+metrics and its description. Text shows one decimal, MLflow two, the CSV full precision.
 """
 
 from __future__ import annotations
@@ -89,8 +92,57 @@ def check_surfaces(console: str, sweep_dir: Path, report_dir: Path, children: li
         assert round(drawn["per_type"][label[name]]["ba_norm"], 6) == round(float(r["ba_norm"]), 6)
     if any(r["more_than_pool"] for r in rows):   # the console says why the pools differ
         assert "sets aside" in console and "cases_indistinguishable" in console
+    _check_pages(rows, {c.info.run_name: c for c in children}, board, report)
     best = rows[0]
     assert abs(parent.data.metrics["ba_norm"] - float(best["ba_norm"])) <= 0.0051
     assert {"ba_norm_ci_low", "ba_norm_ci_high", "tpr", "tnr", "fpr_h"} <= set(parent.data.metrics)
     assert parent.data.params["n_tasks_common"] == best["pool_tasks"]
     return rows
+
+
+ATTACK = {"attack/fpr_h_adaptive": "FPR_h adaptive", "attack/tasks_broken_static":
+          "tasks broken static", "attack/tasks_broken_adaptive": "tasks broken adaptive"}
+PER_TYPE = ("tool_call", "state", "code")
+
+
+def _one(cell: str, value: str) -> bool:
+    """A text cell shows the CSV's value at one decimal."""
+    return _shown(cell) == f"{float(value):.1f}"
+
+
+def _check_pages(rows: list[dict[str, str]], runs: dict[str, Any], board: dict[str, Any],
+                 report: str) -> None:
+    """Adaptive FPR_h, tasks broken and per-type rates: the CSV's on every surface, and each
+    run's description shows exactly its metrics, naming the pool (own-pool ones as such)."""
+    attack = [t for t in md_tables(report) if t[0][:2] == ["configuration", "FPR_h static"]]
+    by_label = _by_name(attack[0], "configuration") if attack else {}
+    for r in rows:
+        name, m = r["run"], runs[r["run"]].data.metrics
+        note = runs[name].data.tags["mlflow.note.content"]
+        assert f"common pool of {r['pool_tasks']} tasks" in note, name
+        pages = md_tables(note)
+        on_pool = _by_name(pages[0], "type")
+        for key, title in zip(HEADLINE, ("BA_norm", "TPR", "TNR", "FPR_h")):
+            assert _one(on_pool["all"][title], r[key]), (name, key, on_pool["all"][title])
+        for key, title in ATTACK.items():
+            if r.get(key) in (None, ""):
+                continue
+            assert abs(m[key] - float(r[key])) <= 0.0051, (name, key, m[key], r[key])
+            label = f"{r['generator']} | {r['access']}"
+            if label in by_label:
+                assert _one(by_label[label][title], r[key]), (name, key)
+        if r.get("attack/fpr_h_adaptive"):
+            assert _one(on_pool["all"]["FPR_h adaptive"], r["attack/fpr_h_adaptive"]), name
+            assert _one(board[name]["FPR_h adaptive"], r["attack/fpr_h_adaptive"]), name
+        for ttype in PER_TYPE:
+            for key, title in zip(HEADLINE, ("BA_norm", "TPR", "TNR", "FPR_h")):
+                k = f"{ttype}/{key}"
+                if r.get(k) in (None, ""):
+                    continue
+                assert abs(m[k] - float(r[k])) <= 0.0051, (name, k, m[k], r[k])
+                assert _one(on_pool[ttype][title], r[k]), (name, k, on_pool[ttype][title])
+        own = "own_pool/ba_norm" in m
+        assert own == (len(pages) == 2) == ("Own pool" in note), name
+        if own:
+            shown = float(_shown(_by_name(pages[1], "type")["all"]["BA_norm"]))
+            assert abs(shown - m["own_pool/ba_norm"]) <= 0.051, name

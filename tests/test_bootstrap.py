@@ -154,3 +154,57 @@ def test_bad_settings_are_refused(kwargs: dict[str, Any], field: str) -> None:
     with pytest.raises(InputError) as err:
         bootstrap_ci(pool(2, seed=1), **kwargs)
     assert err.value.field == field
+
+
+def _one_task(ttype: str, accepts: bool, rejects: bool) -> list[dict[str, Any]]:
+    """One task of ``ttype`` with two positives and two negatives (one an attack), judged by a
+    verifier that accepts (or not) every positive and rejects (or not) every negative."""
+    def rec(case: str, label: str, group: str, good: bool) -> dict[str, Any]:
+        outcome = ("P" if good else "F") if label == "PASS" else ("F" if good else "P")
+        return {"task_id": f"{ttype}-0", "task_type": ttype, "case_id": case, "group": group,
+                "category": "omission" if group == "attack" else "c", "label": label,
+                "outcome": outcome, "reason": "", "round": 1, "suite_hash": SUITE}
+    return [rec("p0", "PASS", "gold", accepts), rec("p1", "PASS", "valid_variant", accepts),
+            rec("n0", "FAIL", "ordinary_error", rejects), rec("a0", "FAIL", "attack", rejects)]
+
+
+def test_one_task_per_type_gives_an_interval_with_width_and_no_per_type_interval() -> None:
+    """README's model-run line: one task per type, BA_norm 0, -100, -100, which used to print
+    ``-66.7 [-66.7, -66.7]``: a type of one task added no variance to the stratified draw."""
+    from monitorbench.tracking.table_text import rate_ci
+
+    records = (_one_task("tool_call", True, False) + _one_task("state", False, False)
+               + _one_task("code", False, False))   # BA_norm 0, -100, -100 (the 0 by accepting)
+    cis = bootstrap_ci(records, n_resamples=1000, seed=0)
+    ba = cis["ba_norm"]
+    assert ba.point == pytest.approx(-200 / 3) and ba.n_tasks == 3 and ba.has_width
+    assert ba.low == pytest.approx(-100.0) and ba.high == pytest.approx(0.0)
+    for key in ("tool_call/ba_norm", "state/tpr", "code/fpr_h"):
+        assert cis[key].n_tasks == 1 and not cis[key].has_width, key
+        assert rate_ci(cis[key].point, cis[key].low, cis[key].high).endswith("[n/a (1 task)]")
+    assert rate_ci(ba.point, ba.low, ba.high) == "-66.7 [-100.0, 0.0]"
+
+
+def test_identical_tasks_keep_a_zero_width_interval() -> None:
+    """Zero width is honest only where every task has the same value (a constant verifier)."""
+    records = [dict(r, task_id=f"t{i}") for i in range(3)
+               for r in _one_task("tool_call", True, False)]
+    ci = bootstrap_ci(records, n_resamples=200, seed=0)["ba_norm"]
+    assert ci.has_width and ci.low == ci.high == ci.point == 0.0
+
+
+def test_a_type_with_one_task_resamples_across_types() -> None:
+    types = ["tool_call"] * 5 + ["state"] * 3 + ["code"]
+    w = resample_weights(types, 400, seed=4)
+    assert (w.sum(axis=1) == 9).all()
+    assert len(set(w[:, 8])) > 2          # the lone code task is drawn 0, 1, 2, ... times
+    assert len(set(w[:, :5].sum(axis=1))) > 1   # the types no longer keep their counts
+
+
+def test_paired_difference_of_a_one_task_rate_has_no_interval() -> None:
+    a = _one_task("tool_call", True, True) + _one_task("state", True, False)
+    b = _one_task("tool_call", False, True) + _one_task("state", True, True)
+    diff = paired_bootstrap(a, b, n_resamples=300, seed=0)
+    assert diff["ba_norm"].n_tasks == 2 and diff["ba_norm"].low < diff["ba_norm"].high
+    assert diff["state/ba_norm"].n_tasks == 1 and np.isnan(diff["state/ba_norm"].low)
+    assert not diff["state/ba_norm"].excludes_zero

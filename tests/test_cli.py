@@ -327,10 +327,17 @@ def test_audit_runs_the_v4v_audit_of_a_suite(tmp_path: Path, suites_dir: Path) -
 @pytest.mark.parametrize("verbose", [False, True])
 def test_http_request_logs_are_off_unless_v(verbose: bool, caplog, monkeypatch) -> None:
     """A model run printed httpx's `HTTP Request: POST .../v1/chat/completions` per reply.
-    httpx's own log line, from a request to an in-memory transport (no server needed)."""
+    httpx's own log line, and that of the client the openai SDK sends requests with (httpx2 in
+    openai 3.x, logging as "httpx2"), from requests to an in-memory transport (no server)."""
+    import importlib
+
     import httpx
+    import openai
 
     import monitorbench.__main__ as entry
+
+    sdk_client = type(openai.DefaultHttpxClient()).__mro__[1]   # the HTTP library's Client
+    sdk_http = importlib.import_module(sdk_client.__module__.split(".")[0])
 
     seen: list[bool] = []
     monkeypatch.setattr(entry, "check_overrides", lambda argv: seen.append("-v" in argv))
@@ -340,6 +347,25 @@ def test_http_request_logs_are_off_unless_v(verbose: bool, caplog, monkeypatch) 
         assert entry.run(["-v", "tracking=off"] if verbose else ["tracking=off"]) == 0
         with httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200))) as c:
             c.get("http://endpoint.invalid/v1/models")
+        with openai.DefaultHttpxClient(transport=sdk_http.MockTransport(
+                lambda r: sdk_http.Response(200))) as c:
+            c.get("http://endpoint.invalid/v1/chat")
     entry.quiet_http_logs(False)
     assert seen == [False] and sys.argv[1:] == ["tracking=off"]   # Hydra never sees -v
-    assert any("HTTP Request: GET" in r.getMessage() for r in caplog.records) == verbose
+    said = [r.getMessage() for r in caplog.records]
+    assert any("HTTP Request: GET" in m and "/models" in m for m in said) == verbose
+    assert any("HTTP Request: GET" in m and "/chat" in m for m in said) == verbose, said
+
+
+def test_python_m_version_is_monitorbench_not_hydra(monkeypatch, capsys) -> None:
+    """`python -m monitorbench --version` printed Hydra's `Hydra 1.3.8`: Hydra's own flag."""
+    from cli_in_process import python_m
+
+    from monitorbench.cli_info import version_line
+
+    r = run_here(python_m, ["--version"], monkeypatch, capsys)
+    assert r.returncode == 0 and r.stdout.strip() == version_line(), r.stdout + r.stderr
+    assert "Hydra" not in r.stdout
+    real = subprocess.run([sys.executable, "-m", "monitorbench", "--version"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert real.returncode == 0 and real.stdout.startswith(f"monitorbench {__version__} (git ")

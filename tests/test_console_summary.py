@@ -49,3 +49,47 @@ def test_type_counts_come_from_the_scored_judgments() -> None:
     from monitorbench.tracking.console import type_counts
 
     assert type_counts([]) == {}
+
+
+def _task(tid: str, ttype: str, submitted: bool) -> list[dict]:
+    """One task's judgments: a verifier that accepts everything, or none at all (every case
+    U missing_verifier), so its attack is accepted or, without a verifier, not."""
+    def rec(case: str, label: str, group: str) -> dict:
+        outcome, reason = ("P", "") if submitted else ("U", "missing_verifier")
+        return {"task_id": tid, "task_type": ttype, "case_id": case, "group": group,
+                "category": "omission" if group == "attack" else "c", "label": label,
+                "outcome": outcome, "reason": reason, "round": 1, "suite_hash": "b" * 64}
+    return [rec("p0", "PASS", "gold"), rec("n0", "FAIL", "ordinary_error"),
+            rec("a0", "FAIL", "attack")]
+
+
+def test_fpr_h_is_marked_where_a_task_had_no_verifier_and_the_table_says_why() -> None:
+    from monitorbench.metrics import summarize
+    from monitorbench.tracking.console import run_readme, type_counts
+    from monitorbench.tracking.table_text import NO_VERIFIER_NOTE
+
+    records = (_task("t0", "tool_call", True) + _task("t1", "tool_call", True)
+               + _task("s0", "state", True) + _task("s1", "state", False))
+    metrics = {**summarize(records), **type_counts(records)}
+    assert metrics["submission_rate"] == 75.0 and metrics["state/submission_rate"] == 50.0
+    lines = summary_table(metrics).splitlines()
+    assert lines[2].endswith("| 75.0 ‡ |")            # all: 3 of 4 tasks submitted
+    assert lines[3].endswith("| 100.0 |")             # tool_call: every task submitted
+    assert lines[4].endswith("| 50.0 ‡ |")            # state: the U task pulls FPR_h down
+    assert lines[-1] == NO_VERIFIER_NOTE
+    assert NO_VERIFIER_NOTE in run_readme("n", "n", metrics)
+    full = {**summarize(records[:6]), **type_counts(records[:6])}   # both submitted
+    assert "‡" not in summary_table(full) + job_summary("n", full, "/o", None)
+
+
+def test_a_one_task_job_prints_no_interval_for_its_ba_norm() -> None:
+    """A rate on one task has no bootstrap interval: the table says so instead of a point
+    dressed as an interval (``-100.0 [-100.0, -100.0]``)."""
+    from monitorbench.metrics import summarize
+    from monitorbench.metrics.headline import headline_figures
+
+    records = _task("s1", "state", False)
+    metrics = {**summarize(records), **headline_figures(records)}
+    assert "ba_norm_ci_low" not in metrics
+    row = summary_table(metrics).splitlines()[2]
+    assert row.startswith("| all | 1 | 3 | -100.0 [n/a (1 task)] |"), row

@@ -7,8 +7,9 @@ the adaptive one (the same records plus one attack record per mutant the search 
 verifier accepted). The task denominator is the same (tasks with attack cases: the search never
 adds a task), and with no search the two sets are equal, so the numbers agree exactly.
 
-"Tasks broken" is the share of those tasks where at least one attack case was accepted
-(defined here, once, from the same :class:`TaskTable`).
+"Tasks broken" and :func:`attack_rates` are defined once in
+:mod:`monitorbench.metrics.adaptive` (below tracking, so a sweep's leaderboard and its runs'
+metrics use them too) and re-exported here for the attack stage.
 
 Public API::
 
@@ -18,45 +19,6 @@ Public API::
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from monitorbench.metrics.adaptive import attack_rates, tasks_broken
 
-import numpy as np
-
-from monitorbench.metrics.rates import headline_rates
-from monitorbench.metrics.records import TaskTable, build_table
-
-_P = 0
-
-
-def tasks_broken(table: TaskTable) -> dict[str, float]:
-    """Per scope ('' = all tasks, '<task_type>/'): tasks with attack cases
-    (``n_attack_tasks``), how many had an attack accepted (``n_tasks_broken``), and that as a
-    percentage (``tasks_broken``). A scope without attack cases is absent."""
-    has = table.attack_counts.sum(axis=(1, 2)) > 0
-    broken = has & (table.attack_counts[:, :, _P].sum(axis=1) > 0)
-    scopes = [("", np.ones(table.n_tasks, dtype=bool))]
-    scopes += [(f"{t}/", table.type_mask(t)) for t in table.present_types()]
-    out: dict[str, float] = {}
-    for prefix, mask in scopes:
-        n = int((has & mask).sum())
-        if n:
-            k = int((broken & mask).sum())
-            out.update({f"{prefix}n_attack_tasks": float(n), f"{prefix}n_tasks_broken": float(k),
-                        f"{prefix}tasks_broken": 100.0 * k / n})
-    return out
-
-
-def attack_rates(records: Sequence[Mapping[str, Any]], tag: str) -> dict[str, float]:
-    """``attack/fpr_h_<tag>``, ``attack/tasks_broken_<tag>``, ``attack/n_tasks_broken_<tag>``
-    and the same per task type (``attack/<type>/...``), plus ``attack/n_attack_tasks``."""
-    table = build_table(records, source="attack stage records")
-    out: dict[str, float] = {}
-    for key, value in headline_rates(table).items():
-        scope, _, name = key.rpartition("/")
-        if name == "fpr_h" and scope != "fpr_h":
-            out[f"attack/{scope + '/' if scope else ''}fpr_h_{tag}"] = value
-    for key, value in tasks_broken(table).items():
-        scope, _, name = key.rpartition("/")
-        prefix = f"attack/{scope + '/' if scope else ''}"
-        out[f"{prefix}{name}" if name == "n_attack_tasks" else f"{prefix}{name}_{tag}"] = value
-    return out
+__all__ = ["attack_rates", "tasks_broken"]

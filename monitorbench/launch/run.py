@@ -37,6 +37,7 @@ from monitorbench.judging.verdict_cache import VerdictCache
 from monitorbench.launch.run_identity import earlier_keys, key_material, run_key
 from monitorbench.launch.run_lock import adopt_judgments, interrupted_hint, run_lock
 from monitorbench.pipeline import prepare
+from monitorbench.pipeline.endpoint import StopOnUnreachable, check_endpoint
 from monitorbench.pipeline.judge import (JobPlan, collect, plan_jobs, sandbox_sessions,
                                          sandbox_settings)
 from monitorbench.pipeline.prepare import Selection, Specs
@@ -172,10 +173,11 @@ def _generate(conf: MonitorbenchConfig, sel: Selection, sandbox: Sandbox, specs:
                                spec_for=lambda t: specs(t, executes=True), cache_dir=responses)
     gcache = GenerationCache(Path(conf.paths.cache) / "generations")
     with _progress(len(sel.tasks), "generation", "verifiers", tracker) as bar:
-        generations = generate_all(generator, gcache,
+        generations = generate_all(StopOnUnreachable(generator), gcache,
                                    [(t, sel.public_dir(t)) for t in sel.tasks],
                                    workers=generation_workers(conf.generator),
                                    progress=bar.update)
+    check_endpoint(generations)  # an unreachable model is no result: the job stops here
     return Generated(generations, generator.identity, time.time() - t0, cache=gcache,
                      generator=generator)
 

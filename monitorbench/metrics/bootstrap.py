@@ -3,7 +3,13 @@
 Why tasks, not cases: the headline rates weight tasks equally and cases within a task are not
 independent (one verifier judges all of them), so the unit of resampling is the task. Resampling
 is stratified by task type (each type keeps its task count), because the suite fixes how many
-tasks of each type there are; only which tasks is uncertain.
+tasks of each type there are; only which tasks is uncertain. A type with a single task has no
+within-type variation to resample: stratified, it would add none, and a run with one task per
+type would print its point as an interval (-66.7 [-66.7, -66.7] for tasks at 0, -100, -100).
+So when any type holds fewer than two tasks, every task is resampled across types together
+(unstratified). A rate that rests on fewer than two tasks (the per-type rate of a type with one
+task, an attack category seen in one task) has no interval at all: its bounds are NaN and it
+prints as ``n/a (1 task)``, never as a point posing as an interval.
 
 A resample is represented as a row of draw counts per task; every rate is then a weighted mean
 computed by :func:`monitorbench.metrics.rates.headline` for all rows at once (numpy only, no
@@ -43,6 +49,13 @@ from monitorbench.metrics.rates import headline
 from monitorbench.metrics.records import TaskTable, build_table
 
 
+# The method in one sentence, for every page that shows these intervals (report, README).
+METHOD = ("95% percentile bootstrap over tasks, stratified by task type when every type holds "
+          "two tasks or more, else across types; a rate resting on one task has no interval "
+          "(n/a (1 task))")
+NO_BOUND = float("nan")   # the bounds of a rate that rests on one task: it has no interval
+
+
 @dataclass(frozen=True)
 class Interval:
     """A point estimate with its percentile bootstrap interval at ``level``."""
@@ -53,6 +66,12 @@ class Interval:
     level: float
     n_resamples: int
     n_defined: int
+    n_tasks: int = 0   # tasks the rate rests on; under 2: no interval (low, high NaN)
+
+    @property
+    def has_width(self) -> bool:
+        """Whether there is an interval to show (at least two tasks define the rate)."""
+        return not (np.isnan(self.low) or np.isnan(self.high))
 
 
 @dataclass(frozen=True)
@@ -66,6 +85,7 @@ class PairedDifference:
     excludes_zero: bool
     n_resamples: int
     n_defined: int
+    n_tasks: int = 0   # tasks the rate rests on; under 2: no interval (low, high NaN)
 
 
 def _check_settings(n_resamples: int, level: float) -> None:
@@ -77,18 +97,34 @@ def _check_settings(n_resamples: int, level: float) -> None:
                          "use e.g. 0.95 for a 95% interval")
 
 
+def stratified(task_types: Sequence[str]) -> bool:
+    """Whether tasks are resampled within their type: only when every type holds two tasks or
+    more (a single task's type would add no variance; see the module docstring)."""
+    counts = [list(task_types).count(t) for t in set(task_types)]
+    return bool(counts) and min(counts) >= 2
+
+
 def resample_weights(task_types: Sequence[str], n_resamples: int, seed: int) -> np.ndarray:
-    """Draw counts, shape (n_resamples, n_tasks): tasks resampled with replacement per type."""
+    """Draw counts, shape (n_resamples, n_tasks): tasks resampled with replacement within each
+    type, or across all types together when a type holds fewer than two tasks."""
     rng = np.random.default_rng(seed)
     types = np.asarray(task_types)
+    strata = sorted(set(task_types)) if stratified(task_types) else [None]
     weights = np.zeros((n_resamples, len(types)))
-    for ttype in sorted(set(task_types)):
-        idx = np.flatnonzero(types == ttype)
+    for ttype in strata:
+        idx = np.flatnonzero(types == ttype) if ttype is not None else np.arange(len(types))
         n = len(idx)
         draws = rng.integers(0, n, size=(n_resamples, n))
         flat = (np.arange(n_resamples)[:, None] * n + draws).ravel()
         weights[:, idx] = np.bincount(flat, minlength=n_resamples * n).reshape(n_resamples, n)
     return weights
+
+
+def tasks_per_rate(table: TaskTable) -> dict[str, int]:
+    """How many tasks define each rate (a per-type rate: that type's tasks; an attack category:
+    the tasks with such attacks), from the rates of each task alone."""
+    alone = headline(table, np.eye(table.n_tasks))   # row i: task i alone (NaN: undefined)
+    return {key: int((~np.isnan(values)).sum()) for key, values in alone.items()}
 
 
 def _percentiles(values: np.ndarray, level: float) -> tuple[float, float, int] | None:
@@ -115,13 +151,17 @@ def intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95,
     _check_settings(n_resamples, level)
     point = headline(table)
     boot = headline(table, resample_weights(table.task_types, n_resamples, seed))
+    n_tasks = tasks_per_rate(table)
     out: dict[str, Interval] = {}
     for key, values in boot.items():
         bounds = _percentiles(values, level)
         if bounds is None:
             continue
         low, high, n_def = bounds
-        out[key] = Interval(float(point[key][0]), low, high, level, n_resamples, n_def)
+        if n_tasks[key] < 2:
+            low = high = NO_BOUND
+        out[key] = Interval(float(point[key][0]), low, high, level, n_resamples, n_def,
+                            n_tasks[key])
     return out
 
 
@@ -152,12 +192,16 @@ def paired_bootstrap(records_a: Sequence[Mapping[str, Any]],
     weights = resample_weights(a.task_types, n_resamples, seed)
     point_a, point_b = headline(a), headline(b)
     boot_a, boot_b = headline(a, weights), headline(b, weights)
+    n_a, n_b = tasks_per_rate(a), tasks_per_rate(b)
     out: dict[str, PairedDifference] = {}
     for key in sorted(set(boot_a) & set(boot_b)):
         bounds = _percentiles(boot_a[key] - boot_b[key], level)
         if bounds is None:
             continue
         low, high, n_def = bounds
+        n = min(n_a[key], n_b[key])
+        if n < 2:
+            low = high = NO_BOUND
         out[key] = PairedDifference(float(point_a[key][0] - point_b[key][0]), low, high, level,
-                                    low > 0.0 or high < 0.0, n_resamples, n_def)
+                                    low > 0.0 or high < 0.0, n_resamples, n_def, n)
     return out

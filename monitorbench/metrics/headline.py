@@ -19,6 +19,11 @@ Public API::
         -> dict[str, Interval]
     headline_figures(records, pool=None, *, n_resamples=N_RESAMPLES, seed=SEED, source=None)
         -> dict[str, float]
+    pool_figures(records, pool=None, found=None) -> dict[str, float]
+
+:func:`pool_figures` is every figure one page shows for a row (headline with intervals, per
+task type, per attack category, submission and valid outputs, attack/*), so a run's MLflow
+metrics, its description, the leaderboard and the report give one number on one pool.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ HEADLINE = ("ba_norm", "tpr", "tnr", "fpr_h")
 N_RESAMPLES = 1000   # the report's default, so a run's interval is the report's
 SEED = 0
 LOW, HIGH = "_ci_low", "_ci_high"   # ba_norm_ci_low, ba_norm_ci_high, ...
+DIAGNOSTICS = ("submission_rate", "valid_output_rate")
 
 
 def pool_intervals(records: Sequence[Mapping[str, Any]], pool: frozenset[str] | None = None,
@@ -49,12 +55,40 @@ def headline_figures(records: Sequence[Mapping[str, Any]], pool: frozenset[str] 
                      source: str | Path | None = None) -> dict[str, float]:
     """The row's BA_norm, TPR, TNR and FPR_h on ``pool`` with their interval bounds
     (``ba_norm``, ``ba_norm_ci_low``, ``ba_norm_ci_high``, ...), as one flat dict for tables,
-    CSV columns and MLflow metrics. Empty when the row has no task in the pool."""
+    CSV columns and MLflow metrics; a rate that rests on one task has no bounds. Empty when the
+    row has no task in the pool."""
     if not any(pool is None or r["task_id"] in pool for r in records):
         return {}
     ivs = pool_intervals(records, pool, n_resamples=n_resamples, seed=seed, source=source)
     out: dict[str, float] = {}
     for key in HEADLINE:
         if key in ivs:
-            out.update({key: ivs[key].point, key + LOW: ivs[key].low, key + HIGH: ivs[key].high})
+            out[key] = ivs[key].point
+            if ivs[key].has_width:   # one task: no interval, so no bounds to log or print
+                out.update({key + LOW: ivs[key].low, key + HIGH: ivs[key].high})
+    return out
+
+
+def pool_figures(records: Sequence[Mapping[str, Any]], pool: frozenset[str] | None = None,
+                 found: frozenset[str] | None = None) -> dict[str, float]:
+    """Every figure of one row on ``pool`` (None: all its tasks), for every page that shows a
+    row: every metric a job logs (:func:`monitorbench.metrics.summarize`: the rates per task
+    type ``<type>/ba_norm``, per attack category ``fpr_h/<category>``, submission and
+    valid-output rate, Q_m, the pool's counts ``n_tasks``, ``n_cases``, ...);
+    :func:`headline_figures`; and, for a row
+    whose adaptive search ran (``found``: the tasks it broke), static beside adaptive FPR_h and
+    tasks broken (``attack/*``, :func:`monitorbench.metrics.adaptive.attack_rates`) of the same
+    records, so adaptive is never on another pool than static. Empty when no task is in the
+    pool."""
+    from monitorbench.metrics.adaptive import attack_rates, with_found
+    from monitorbench.metrics.summary import summarize
+
+    recs = [r for r in records if pool is None or r["task_id"] in pool]
+    if not recs:
+        return {}
+    out: dict[str, float] = summarize(recs)   # the job's own metrics, here on the pool
+    out.update(headline_figures(recs))
+    if found is not None:
+        out.update(attack_rates(recs, "static"))
+        out.update(attack_rates(with_found(recs, found), "adaptive"))
     return out

@@ -21,6 +21,33 @@ class ModelError(MonitorbenchError):
     """The provider could not produce a reply (after retries). Scaffolds record it, not crash."""
 
 
+# Every EndpointUnreachable message starts with this, so a generation that recorded one (as
+# "model_error: <message>") is recognised after the fact by :func:`endpoint_failure`.
+ENDPOINT_FAILURE = "endpoint unreachable"
+
+
+class EndpointUnreachable(ModelError):
+    """The endpoint could not be used at all: connection refused, DNS or TLS failure, the key
+    refused, 5xx after every retry. That is the infrastructure's fault, never the model's answer,
+    so the job stops (a verifier that was never asked for is no result) instead of scoring it."""
+
+    def __init__(self, endpoint: str, cause: str, fix: str) -> None:
+        self.endpoint, self.cause, self.fix = endpoint, cause, fix
+        super().__init__(f"{ENDPOINT_FAILURE}: {endpoint}: {cause}. Fix: {fix}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
+        return (type(self), (self.endpoint, self.cause, self.fix))
+
+
+def endpoint_failure(detail: str | None) -> str | None:
+    """The :class:`EndpointUnreachable` message inside a recorded failure ``detail``, else None.
+    Scaffolds record a model failure as text; this finds the unreachable endpoint in it again."""
+    if not detail:
+        return None
+    at = detail.find(ENDPOINT_FAILURE + ": ")
+    return detail[at:] if at >= 0 else None
+
+
 class ContextOverflow(ModelError):
     """The conversation no longer fits the model's context window. Unlike a transport failure it
     is deterministic for the prompt, so scaffolds treat it as a limit: the agent submits its

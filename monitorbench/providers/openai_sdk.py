@@ -14,6 +14,8 @@ Endpoints spell the token limit and reasoning effort differently; ``dialect`` pi
 
 from __future__ import annotations
 
+import socket
+import ssl
 import threading
 import time
 from typing import Any, Mapping, Sequence
@@ -21,8 +23,8 @@ from typing import Any, Mapping, Sequence
 import openai
 
 from monitorbench.config import Dialect, Effort
-from monitorbench.providers.base import (ContextOverflow, Message, ModelError, Reply,
-                                                 estimate_tokens)
+from monitorbench.providers.base import (ContextOverflow, EndpointUnreachable, Message,
+                                         ModelError, Reply, estimate_tokens)
 
 # How OpenAI ("context_length_exceeded"), vLLM/SGLang ("maximum context length") and llama.cpp
 # ("exceed_context_size_error") say a request does not fit the model's window.
@@ -114,22 +116,56 @@ class OpenAIChatModel:
         return _reply(resp, seconds, self.base_url, sum(len(m["content"]) for m in messages))
 
     def _map_error(self, e: openai.APIError) -> ModelError:
-        """The SDK's typed error as the framework's: overflow is a limit, the rest a failure."""
+        """The SDK's typed error as the framework's: overflow is a limit; an endpoint that cannot
+        be used (connection, DNS, TLS, key, 5xx after retries) is infrastructure that stops the
+        job; the rest is a failure recorded for the task."""
+        attempts = f"after {self.retries + 1} attempts"
         if isinstance(e, openai.APIStatusError):
             detail = f"HTTP {e.status_code}: {str(e.body if e.body is not None else e)[:500]}"
             if e.status_code == 400 and any(m in detail.lower() for m in _OVERFLOW_MARKERS):
                 return ContextOverflow(f"{self.base_url}: {detail}")
             if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
-                return ModelError(f"{self.base_url}: {detail} (check the API key variable)")
-            if isinstance(e, (openai.RateLimitError, openai.InternalServerError,
-                              openai.ConflictError)) or e.status_code == 408:
-                return ModelError(f"{self.base_url}: gave up after {self.retries + 1} attempts; "
-                                  f"last: {detail}")
+                return EndpointUnreachable(
+                    self.base_url, f"authentication failed ({detail[:200]})",
+                    "set generator.api_key_env to the variable that holds a valid key")
+            if isinstance(e, openai.InternalServerError):
+                return EndpointUnreachable(
+                    self.base_url, f"server error {attempts} ({detail[:200]})",
+                    "check the server's health and logs, then re-run the same command")
+            if isinstance(e, (openai.RateLimitError, openai.ConflictError)) or \
+                    e.status_code == 408:
+                return ModelError(f"{self.base_url}: gave up {attempts}; last: {detail}")
             return ModelError(f"{self.base_url}: {detail}")
-        if isinstance(e, openai.APIConnectionError):  # timeouts included
-            return ModelError(f"{self.base_url}: gave up after {self.retries + 1} attempts; "
-                              f"last: {type(e).__name__}: {e}")
+        if isinstance(e, openai.APITimeoutError):  # slow, not absent: recorded for the task
+            return ModelError(f"{self.base_url}: gave up {attempts}; last: {type(e).__name__}")
+        if isinstance(e, openai.APIConnectionError):
+            cause, fix = _connection_cause(e)
+            return EndpointUnreachable(self.base_url, f"{cause} {attempts}", fix)
         return ModelError(f"{self.base_url}: {type(e).__name__}: {e}")
+
+
+def _connection_cause(e: BaseException) -> tuple[str, str]:
+    """Why a connection failed, from the exception chain (the SDK only says "Connection error"),
+    and what fixes it: refused, DNS, TLS, or the lowest error's own words."""
+    chain: list[BaseException] = []
+    cur: BaseException | None = e
+    while cur is not None and len(chain) < 10:
+        chain.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    text = " ".join(str(x) for x in chain).lower()
+    if any(isinstance(x, ConnectionRefusedError) for x in chain) or "refused" in text:
+        return ("connection refused", "start the model server, or point generator.base_url "
+                "at a running one")
+    if any(isinstance(x, socket.gaierror) for x in chain) or "name or service" in text \
+            or "name resolution" in text:
+        return "DNS lookup failed", "check the host name in generator.base_url"
+    if any(isinstance(x, ssl.SSLError) for x in chain) or "certificate" in text \
+            or "ssl" in text:
+        return ("TLS failure", "check the endpoint's certificate, or use http:// for a server "
+                "without TLS")
+    low = chain[-1]
+    return (f"connection failed ({type(low).__name__}: {str(low)[:200]})",
+            "check that generator.base_url is reachable from this machine")
 
 
 def _reply(resp: Any, seconds: float, where: str, prompt_chars: int) -> Reply:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from html import escape
+import math
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ def _text(v: Any) -> str:
     """A cell as the reader sees it, before any markdown or HTML escaping."""
     if isinstance(v, Est):
         return rate_ci(v.point, v.low, v.high)
+    if isinstance(v, Diff) and (math.isnan(v.low) or math.isnan(v.high)):
+        return f"{v.diff:+.{DECIMALS}f} [n/a (1 task)]"
     if isinstance(v, Diff):
         return (f"{v.diff:+.{DECIMALS}f} [{v.low:+.{DECIMALS}f}, {v.high:+.{DECIMALS}f}]"
                 + ("*" if v.significant else ""))

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from monitorbench.attack.metrics import attack_rates
-from monitorbench.metrics.adaptive import with_found
+from monitorbench.metrics.adaptive import attack_rates, with_found
 from monitorbench.metrics import build_table
+from monitorbench.metrics.bootstrap import METHOD
 from monitorbench.metrics.headline import HEADLINE
 from monitorbench.metrics.ranking import common_pool, rank_on_pool
 from monitorbench.report.analysis import Analysis
@@ -160,7 +160,7 @@ def leaderboard(an: Analysis, configs: Sequence[Configuration], *, name: str = "
     rows, pool = _ranking_rows(an, configs, None)
     t = Table(name, title, ["rank", "configuration", *(NAMES[k] for k in HEADLINE),
                             "submitted/N", "tasks scored", "Δ BA_norm to next"],
-              note=f"{pool} 95% CIs: bootstrap over tasks (stratified by type). Δ to next: the "
+              note=f"{pool} CIs: {METHOD}. Δ to next: the "
                    "gap between the two shown BA_norm values, with the paired bootstrap CI on "
                    "the same tasks; * = CI excludes 0. submitted/N: over all the "
                    "configuration's tasks.")
@@ -316,7 +316,7 @@ def same_cases_table(configs: Sequence[Configuration]) -> Table:
 def attack_table(an: Analysis, configs: Sequence[Configuration]) -> Table | None:
     """Static beside adaptive attack acceptance for jobs that ran the attack stage (None: none
     did), on the leaderboard's common task pool, by the attack stage's own definitions
-    (:func:`monitorbench.attack.metrics.attack_rates` of the pool's records, and of those plus
+    (:func:`monitorbench.metrics.adaptive.attack_rates` of the pool's records, and of those plus
     the mutants the search found: :func:`monitorbench.metrics.adaptive.with_found`)."""
     ran = [c for c in configs if c.found is not None]
     if not ran:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from monitorbench.metrics.bootstrap import NO_BOUND
 from monitorbench.metrics.headline import HIGH, LOW
 from monitorbench.suites.format import TASK_TYPES
-from monitorbench.tracking.table_text import md_table, rate, rate_ci
+from monitorbench.tracking.table_text import (NO_VERIFIER, NO_VERIFIER_NOTE, fpr_h_cell, md_table,
+                                              rate, rate_ci)
 
 COLUMNS = (("tasks", "n_tasks"), ("cases", "n_cases"), ("BA_norm", "ba_norm"), ("TPR", "tpr"),
            ("TNR", "tnr"), ("FPR_h", "fpr_h"))
@@ -22,43 +24,54 @@ WIDTH = 120
 
 
 def _cell(metrics: Mapping[str, float], key: str) -> str:
-    """A rate (``—`` when absent: an empty denominator, never 0), a count, or overall BA_norm
-    with its interval when the job computed it."""
+    """A rate (``—`` when absent: an empty denominator, never 0), a count, overall BA_norm
+    with its interval when the job computed it, or FPR_h marked when a task had no verifier."""
     if key not in metrics:
         return "—"
     value = metrics[key]
+    if key.rsplit("/", 1)[-1] == "fpr_h":   # its row's submission: "<type>/" or overall
+        return fpr_h_cell(value, metrics.get(key[:-len("fpr_h")] + "submission_rate"))
     if key.rsplit("/", 1)[-1].startswith("n_"):
         return str(int(value))
     if key == "ba_norm" and key + LOW in metrics:
         return rate_ci(value, metrics[key + LOW], metrics[key + HIGH])
+    if key == "ba_norm" and metrics.get("n_tasks") == 1:   # one task: no interval to give
+        return rate_ci(value, NO_BOUND, NO_BOUND)
     return rate(float(value))
 
 
 def type_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """``<type>/n_tasks`` and ``<type>/n_cases`` of the scored judgments, so per-type rows show
-    how many tasks and cases their rates rest on (counted on the table the rates come from)."""
+    """``<type>/n_tasks``, ``<type>/n_cases`` and ``<type>/submission_rate`` of the scored
+    judgments, so per-type rows show how many tasks and cases their rates rest on and mark
+    FPR_h where a task of the type had no verifier (counted on the table the rates come from)."""
     from monitorbench.metrics import build_table
+    from monitorbench.metrics.diagnostics import submitted_tasks
 
     if not records:
         return {}
     table = build_table(records)
     per_task = table.counts.sum(axis=(1, 2))
+    submitted = submitted_tasks(table)
     out: dict[str, float] = {}
     for ttype in table.present_types():
         mask = table.type_mask(ttype)
         out[f"{ttype}/n_tasks"] = float(mask.sum())
         out[f"{ttype}/n_cases"] = float(per_task[mask].sum())
+        out[f"{ttype}/submission_rate"] = 100.0 * float(submitted[mask].sum()) / float(mask.sum())
     return out
 
 
 def summary_table(metrics: Mapping[str, float]) -> str:
     """Markdown rows: ``all`` and each task type the job scored; the adaptive attack's FPR_h
-    beside the static one when the job ran the attacker (pooled over the job: ``all`` only)."""
+    beside the static one when the job ran the attacker (pooled over the job: ``all`` only);
+    under the table, why an FPR_h is marked ``‡`` when one is."""
     columns = COLUMNS + ((ADAPTIVE,) if ADAPTIVE[1] in metrics else ())
     rows = [("all", "")] + [(t, f"{t}/") for t in TASK_TYPES if f"{t}/tpr" in metrics]
-    return md_table(["type", *(name for name, _ in columns)], [
-        [name, *("" if prefix and key == ADAPTIVE[1] else _cell(metrics, f"{prefix}{key}")
-                 for _, key in columns)] for name, prefix in rows])
+    cells = [[name, *("" if prefix and key == ADAPTIVE[1] else _cell(metrics, f"{prefix}{key}")
+                      for _, key in columns)] for name, prefix in rows]
+    table = md_table(["type", *(name for name, _ in columns)], cells)
+    marked = any(NO_VERIFIER in cell for row in cells for cell in row[1:])
+    return table + ("\n" + NO_VERIFIER_NOTE if marked else "")
 
 
 def job_summary(name: str, metrics: Mapping[str, float], run_dir: str,

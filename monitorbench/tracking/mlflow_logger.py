@@ -39,9 +39,19 @@ def client_for(uri: str):
 
     from monitorbench.tracking.connection import store_lock
 
+    quiet_artifact_downloads()
     with store_lock(uri):   # MlflowClient opens (and migrates) its store when it is built
         _create_local_store(uri)
         return MlflowClient(tracking_uri=uri)
+
+
+def quiet_artifact_downloads() -> None:
+    """No tqdm bar per artifact download: monitorbench downloads a judgments table per run
+    (report, sweep leaderboard), and MLflow drew two bars for each (24 for README line 1's
+    report). A user who set ``MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR`` keeps their choice."""
+    import os
+
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
 
 
 def _create_local_store(uri: str) -> None:

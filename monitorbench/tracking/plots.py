@@ -154,7 +154,8 @@ def _draw_points(ax: Any, points: list[tuple[str, float, float]],
         size = 40.0 + 70.0 * (stacked[key] - 1 - k)  # first of a stack largest, last smallest
         marker, colour = _style(i)
         ci = intervals.get(label)
-        if ci is not None and "tpr" in ci and "tnr" in ci:
+        if ci is not None and "tpr" in ci and "tnr" in ci and \
+                ci["tpr"].has_width and ci["tnr"].has_width:   # one task: no bar to draw
             ci_given += 1
             ci_drawn += (ci["tpr"].high - ci["tpr"].low) + (ci["tnr"].high - ci["tnr"].low) > 0
             ax.errorbar(tnr, tpr,
@@ -213,6 +214,7 @@ def plot_type_comparison(summaries: Mapping[str, Mapping[str, float]], path: str
             if key in s:
                 drawn.setdefault(label, {})[key] = v
             iv = ci.get(key)
+            iv = iv if iv is not None and iv.has_width else None   # one task: no bar
             errs[0].append(v - iv.low if iv is not None else 0.0)
             errs[1].append(iv.high - v if iv is not None else 0.0)
             if iv is not None:

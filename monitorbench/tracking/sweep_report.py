@@ -18,14 +18,15 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from monitorbench.metrics.headline import HEADLINE, HIGH, LOW
+from monitorbench.metrics.headline import DIAGNOSTICS, HEADLINE, HIGH, LOW
 from monitorbench.metrics.ranking import MORE_THAN_POOL
-from monitorbench.tracking.table_text import md_cell, md_table, rate, rate_ci
+from monitorbench.suites.format import TASK_TYPES
+from monitorbench.tracking.table_text import (NO_VERIFIER, NO_VERIFIER_NOTE, fpr_h_cell, md_cell,
+                                              md_table, rate, rate_ci)
 
 log = logging.getLogger(__name__)
 
 AXES = ("generator", "scaffold", "access", "task")   # as tracking.job tags its runs
-DIAGNOSTICS = ("submission_rate", "valid_output_rate")
 OWN_POOL = "own_pool/"   # a run's figures over all its tasks, when the sweep's pool is smaller
 ATTACK = ("attack/fpr_h_static", "attack/fpr_h_adaptive", "attack/tasks_broken_static",
           "attack/tasks_broken_adaptive")
@@ -99,12 +100,10 @@ def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | 
     row that scored more). Every figure is on the pool (:func:`row_figures`); FPR_h per attack
     category as logged. One column per axis (``generator``, ``access``, ...). ``records``: run
     id -> its judgments; ``found``: run id -> the tasks its adaptive search broke."""
-    from monitorbench.metrics import build_table
     from monitorbench.metrics.ranking import rank_on_pool
 
     by_name = {_name(r): r for r in runs}
-    scored = {_name(r): (frozenset(build_table(records[r.info.run_id]).task_ids)
-                         if records.get(r.info.run_id) else frozenset()) for r in runs}
+    scored = scored_tasks(runs, records)
     on_pool: dict[str, dict[str, Any]] = {}
 
     def value_on(name: str, pool: frozenset[str]) -> float | None:
@@ -125,33 +124,43 @@ def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | 
                     "more_than_pool": MORE_THAN_POOL if place.more_than_pool else ""})
         row.update({k: m.get(k) for k in attacked})
         row.update({k: None for k in (*HEADLINE, *DIAGNOSTICS)})   # absent: "—", not 0
-        row.update(on_pool.get(place.name, {}))
-        row.update({k: m[k] for k in sorted(m) if k.startswith("fpr_h/")})
+        figures = on_pool.get(place.name, {})
+        if "ba_norm" not in figures:   # no records to recompute from: categories as logged
+            row.update({k: m[k] for k in sorted(m) if k.startswith("fpr_h/")})
+        row.update(figures)
         rows.append(row)
     return rows
 
 
-def row_figures(records: list[dict[str, Any]], pool: frozenset[str],
-                broke: frozenset[str] | None) -> dict[str, Any]:
-    """A leaderboard row's figures on ``pool``: the headline rates with their intervals
-    (:func:`monitorbench.metrics.headline.headline_figures`, the one computation the report
-    and the runs' metrics use too), submission and valid-output rate, and static beside
-    adaptive FPR_h when the run's search broke ``broke`` (:mod:`monitorbench.metrics.adaptive`;
-    else the attack columns stay as logged)."""
-    from monitorbench.metrics import summarize
-    from monitorbench.metrics.adaptive import static_adaptive_fpr_h
-    from monitorbench.metrics.headline import headline_figures
+def scored_tasks(runs: list[Any], records: dict[str, list[dict[str, Any]] | None]
+                 ) -> dict[str, frozenset[str]]:
+    """Run name -> the tasks its judgments scored (empty without records): what the common
+    pool is taken over, for the leaderboard and for the figures written back to the runs."""
+    from monitorbench.metrics import build_table
 
-    recs = [x for x in records if x["task_id"] in pool]
-    if not recs:
-        return {}
-    out: dict[str, Any] = dict(headline_figures(recs))
-    diag = summarize(recs)
-    out.update({k: diag.get(k) for k in DIAGNOSTICS})
-    if broke is not None:   # one pool for both: adaptive as logged is over all the job's tasks
-        out["attack/fpr_h_static"], out["attack/fpr_h_adaptive"] = \
-            static_adaptive_fpr_h(recs, broke)
-    return out
+    return {_name(r): (frozenset(build_table(records[r.info.run_id]).task_ids)
+                       if records.get(r.info.run_id) else frozenset()) for r in runs}
+
+
+def row_figures(records: list[dict[str, Any]], pool: frozenset[str] | None,
+                broke: frozenset[str] | None) -> dict[str, Any]:
+    """A leaderboard row's figures on ``pool``: :func:`monitorbench.metrics.headline.
+    pool_figures` (the one computation the report, the runs' metrics and their descriptions
+    use too: headline with intervals, per type, per attack category, submission and valid
+    outputs, and static beside adaptive attack figures when the run's search broke ``broke``;
+    else the attack columns stay as logged), less the sample's sizes (MLflow params; the
+    ``pool_tasks`` column) and the case tallies and Q_m a leaderboard does not show (the run's
+    metrics hold them, :func:`_page_figures`). ``pool`` None: all the run's tasks."""
+    from monitorbench.metrics.headline import pool_figures
+    from monitorbench.tracking.job import is_count
+
+    def shown(key: str) -> bool:
+        scope, _, name = key.rpartition("/")
+        return (key.startswith(("fpr_h/", "attack/")) or key in DIAGNOSTICS
+                or (name.split("_ci_")[0] in HEADLINE and scope in ("", *TASK_TYPES)))
+
+    return {k: v for k, v in pool_figures(records, pool, broke).items()
+            if shown(k) and not is_count(k)}
 
 
 def numbers(run: Any) -> dict[str, float]:
@@ -190,7 +199,6 @@ SHORT = (("rank", "rank"), ("run", "run"), ("BA_norm [95% CI]", "ba_norm"), ("TP
          ("TNR", "tnr"), ("FPR_h", "fpr_h"), ("FPR_h adaptive", "attack/fpr_h_adaptive"),
          ("submitted", "submission_rate"), ("valid out", "valid_output_rate"),
          ("tasks", "tasks"))
-NO_VERIFIER = "‡"   # on FPR_h: some task had no verifier (U is no acceptance: FPR_h is low)
 
 
 def _shown(v: Any) -> Any:
@@ -204,9 +212,8 @@ def _short_cell(row: dict[str, Any], key: str) -> str:
     value = row.get(key)
     if key == "ba_norm" and value is not None and "ba_norm" + LOW in row:
         return rate_ci(value, row["ba_norm" + LOW], row["ba_norm" + HIGH])
-    submitted = row.get("submission_rate")
-    if key == "fpr_h" and value is not None and submitted is not None and submitted < 100.0:
-        return f"{rate(value)} {NO_VERIFIER}"
+    if key == "fpr_h":
+        return fpr_h_cell(value, row.get("submission_rate"))
     if key == "tasks" and value is not None:
         return f"{value} {row.get('more_than_pool', '')}".strip()
     return rate(value)
@@ -222,9 +229,7 @@ def leaderboard_md(rows: list[dict[str, Any]], csv_path: Path,
                                               for r in rows]), ""]
     lines += [n for n in (pool_note(rows), aside) if n]
     if any(NO_VERIFIER in _short_cell(r, "fpr_h") for r in rows):
-        lines.append(f"{NO_VERIFIER} = submitted below 100%: a task without a verifier judges "
-                     "every case U, which is no acceptance, so its FPR_h is 0 for want of a "
-                     "verifier, not from resistance.")
+        lines.append(NO_VERIFIER_NOTE)
     lines.append(f"Every column (intervals, axes, attack categories, tasks broken): {csv_path}")
     return "\n".join(lines) + "\n"
 
@@ -261,8 +266,8 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
     try:
         if runs:
             records = {r.info.run_id: run_records(client, r, runs_dir) for r in runs}
-            rows = leaderboard_rows(runs, records,
-                                    {r.info.run_id: run_found(client, r, runs_dir) for r in runs})
+            found = {r.info.run_id: run_found(client, r, runs_dir) for r in runs}
+            rows = leaderboard_rows(runs, records, found)
             for p in write_tables(rows, sweep_dir, set_aside_note(runs)):
                 client.log_artifact(parent_run_id, str(p))
             # As an MLflow table too, so the UI shows the leaderboard as a table, not a file.
@@ -270,7 +275,7 @@ def finish_parent(client, parent_run_id: str, sweep_dir: Path,
             client.log_table(parent_run_id, data={c: [_shown(row.get(c)) for row in rows]
                                                   for c in cols},
                              artifact_file="leaderboard_table.json")
-            write_back(client, runs, rows, records)
+            write_back(client, runs, rows, records, found)
             log_best(client, parent_run_id, rows)
             ranked = {row["run"]: row for row in rows if row.get("tpr") is not None}
             if ranked:
@@ -298,32 +303,73 @@ def _figures(row: dict[str, Any]) -> dict[str, float]:
 
 
 def write_back(client, runs: list[Any], rows: list[dict[str, Any]],
-               records: dict[str, list[dict[str, Any]] | None]) -> None:
-    """Each child's ``ba_norm``, ``tpr``, ... (and ``_ci_low``/``_ci_high``) become the
-    leaderboard's, on the common pool, so sorting MLflow's runs table ranks as the leaderboard
-    does; a run that scored more keeps its figures over all its tasks as ``own_pool/...``. Logged
-    at step 0 with a later timestamp, so they are the values MLflow shows."""
-    from monitorbench.metrics.headline import headline_figures
+               records: dict[str, list[dict[str, Any]] | None],
+               found: dict[str, frozenset[str] | None] | None = None) -> None:
+    """One pool per run page: each child's figures (headline with intervals, per type, per
+    attack category, attack/*, submission; :func:`monitorbench.metrics.headline.pool_figures`)
+    become the leaderboard's, on the common pool, so sorting MLflow's runs table ranks as the
+    leaderboard does; a run that scored more keeps its figures over all its tasks as
+    ``own_pool/...``, and a figure its own tasks define but the pool does not is logged NaN
+    (MLflow cannot delete a metric). Its description is rebuilt from the same figures and names
+    the pool. Logged at step 0 with a later timestamp, so they are the values MLflow shows."""
+    from monitorbench.metrics.ranking import common_pool
     from monitorbench.tracking.mlflow_logger import log_params_metrics
 
     by_name = {_name(r): r for r in runs}
+    pool = common_pool(scored_tasks(runs, records))
     for row in rows:
-        figures = _figures(row)
-        if not figures:
-            continue
         run = by_name[row["run"]]
+        recs = records.get(run.info.run_id)
+        if not _figures(row) or not recs:
+            continue
+        broke = (found or {}).get(run.info.run_id)
+        on_pool, own = _page_figures(recs, pool, broke)
+        metrics = {k: (round(v, 2) if v == v else v) for k, v in on_pool.items()}
         if row.get("more_than_pool"):
-            own = headline_figures(records.get(run.info.run_id) or [])
-            figures.update({OWN_POOL + k: v for k, v in _figures(own).items()})
-        log_params_metrics(client, run.info.run_id, {}, figures)
-        pool = (f"headline metrics on the sweep's common pool of {row['pool_tasks']} tasks "
-                f"(this run scored {row['tasks']})")
-        client.set_tag(run.info.run_id, "monitorbench.pool", pool)
-        note = run.data.tags.get("mlflow.note.content", "").split(_IN_SWEEP)[0].rstrip()
-        client.set_tag(run.info.run_id, "mlflow.note.content", f"{note}\n\n{_IN_SWEEP} rank "
-                       f"{row['rank']}, BA_norm {_short_cell(row, 'ba_norm')}, TPR "
-                       f"{rate(row.get('tpr'))}, TNR {rate(row.get('tnr'))}, FPR_h "
-                       f"{rate(row.get('fpr_h'))}: {pool}.".lstrip())
+            metrics.update({OWN_POOL + k: round(v, 2) for k, v in own.items() if v == v})
+        log_params_metrics(client, run.info.run_id, {}, metrics)
+        where = (f"headline metrics on the sweep's common pool of {row['pool_tasks']} tasks "
+                 f"(this run scored {row['tasks']})")
+        client.set_tag(run.info.run_id, "monitorbench.pool", where)
+        client.set_tag(run.info.run_id, "mlflow.note.content", sweep_readme(
+            run.data.tags.get("mlflow.note.content", ""), row, recs, pool, broke))
+
+
+def _page_figures(recs: list[dict[str, Any]], pool: frozenset[str],
+                  broke: frozenset[str] | None) -> tuple[dict[str, float], dict[str, float]]:
+    """A run's metrics on the pool (NaN for a figure only its own tasks define) and over all
+    its tasks, every metric a job logs (:func:`pool_figures`) less the sample's sizes."""
+    from monitorbench.metrics.headline import pool_figures
+    from monitorbench.tracking.job import is_count
+
+    on_pool, own = ({k: v for k, v in pool_figures(recs, on, broke).items() if not is_count(k)}
+                    for on in (pool, None))
+    on_pool.update({k: float("nan") for k in own if k not in on_pool})
+    return on_pool, own
+
+
+def sweep_readme(note: str, row: dict[str, Any], recs: list[dict[str, Any]],
+                 pool: frozenset[str], broke: frozenset[str] | None) -> str:
+    """The run's description after its sweep: its title, then the table of exactly the figures
+    its metrics hold (on the common pool, named), and for a run that scored more its own-pool
+    table, named as its ``own_pool/*`` metrics."""
+    from monitorbench.metrics.headline import pool_figures
+    from monitorbench.tracking.console import summary_table, type_counts
+
+    title = note.split("\n\n")[0] if note.startswith("**") else f"**{row['run']}**"
+    on = [r for r in recs if r["task_id"] in pool]
+    parts = [title, f"{_IN_SWEEP} rank {row['rank']}. Rates in percent on the sweep's common "
+             f"pool of {row['pool_tasks']} tasks (this run scored {row['tasks']}); these are "
+             "the run's metrics (ba_norm, tpr, tnr, fpr_h, <type>/*, attack/*), the "
+             "leaderboard's and the report's. BA_norm with its 95% task-bootstrap interval.",
+             summary_table({**pool_figures(recs, pool, broke), **type_counts(on)})]
+    if row.get("more_than_pool"):
+        parts += [f"Own pool: all {_count(row['tasks'])} tasks this run scored, its "
+                  f"{OWN_POOL}* metrics.", summary_table({**pool_figures(recs, None, broke),
+                                                          **type_counts(recs)})]
+    parts.append("Artifacts: judgments/judgments.csv (every judgment), metrics.json (the job's "
+                 "metrics on its own tasks), verifiers/, plots/.")
+    return "\n\n".join(parts)
 
 
 _IN_SWEEP = "**In its sweep's leaderboard:**"

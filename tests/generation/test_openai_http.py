@@ -16,6 +16,7 @@ import pytest
 from monitorbench.config import Effort, ScriptedGeneratorConfig
 from monitorbench.errors import InputError
 from monitorbench.providers import ModelError, make_chat_model
+from monitorbench.providers.base import EndpointUnreachable
 from monitorbench.providers.base import ContextOverflow
 from monitorbench.providers.openai_sdk import OpenAIChatModel, effort_fields
 
@@ -131,7 +132,7 @@ def test_a_reply_slower_than_the_timeout_is_retried_then_reported(chat_server) -
 
 def test_connection_refused_is_retried_then_reported() -> None:
     m = _model("http://127.0.0.1:9/v1", retries=1)
-    with pytest.raises(ModelError, match="2 attempts.*APIConnectionError"):
+    with pytest.raises(EndpointUnreachable, match="connection refused after 2 attempts"):
         _ask(m)
     assert m.attempts == 2
 
