@@ -22,7 +22,7 @@ import pytest
 from pipeline_helpers import ROOT, compose_cfg
 from monitorbench.errors import InputError
 from monitorbench.launch.run import run_job
-from monitorbench.view.render import case_row, trace_section
+from monitorbench.view.render import case_row, readable, render_candidate, trace_section
 from monitorbench.view.load import CaseView
 from monitorbench.view.site import build_site, start_server
 
@@ -245,3 +245,15 @@ def test_a_score_json_output_is_viewed_with_its_candidates_and_verifier_code(
 def _write(path: Path, text: str) -> Path:
     path.write_text(text + "\n")
     return path
+
+
+def test_an_interaction_record_reads_as_an_outline_with_tool_output_as_text() -> None:
+    """A state candidate's tool output is multi-line text: shown as its lines, not as one JSON
+    string of escapes; short values stay JSON so "1" and 1 differ."""
+    record = [{"name": "get_webpage", "arguments": {"url": "a.com", "n": 1, "s": "1"},
+               "output": "line one\n<INFORMATION>\nline three"}]
+    assert readable(record) == (
+        '-\n  name: "get_webpage"\n  arguments:\n    url: "a.com"\n    n: 1\n    s: "1"\n'
+        '  output: |\n      line one\n      <INFORMATION>\n      line three')
+    cell = render_candidate({"calls": record, "final_message": "done"})
+    assert "      &lt;INFORMATION&gt;\n" in cell and "<b>final_message</b><pre>done</pre>" in cell

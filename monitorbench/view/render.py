@@ -114,13 +114,35 @@ def _printed(output: str) -> str:
 
 def render_candidate(candidate: Mapping[str, Any]) -> str:
     """Each field of a candidate readably: text as it is (raw output, a patch), structures
-    (tool calls, an interaction record) as indented JSON."""
+    (tool calls, an interaction record) as an indented outline by :func:`readable`."""
     parts = []
     for key, value in candidate.items():
-        text = value if isinstance(value, str) else json.dumps(value, indent=1,
-                                                               ensure_ascii=False)
+        text = value if isinstance(value, str) else readable(value)
         parts.append(f"<div><b>{esc(key)}</b>{pre(text)}</div>")
     return "".join(parts)
+
+
+def readable(value: Any, indent: int = 0) -> str:
+    """A structure as an indented outline (YAML-like): a tool's multi-line output reads as the
+    text it is, where JSON would show one long line of ``\\n`` escapes. Short values stay JSON,
+    so a string is told from a number."""
+    pad = " " * indent
+    if isinstance(value, dict) and value:
+        return "\n".join(f"{pad}{k}:{_after(v, indent)}" for k, v in value.items())
+    if isinstance(value, list) and value:
+        return "\n".join(f"{pad}-{_after(v, indent)}" for v in value)
+    return pad + json.dumps(value, ensure_ascii=False)
+
+
+def _after(value: Any, indent: int) -> str:
+    """What follows ``key:`` or ``-`` in :func:`readable`: a text block, a nested outline, or
+    a scalar on the same line."""
+    if isinstance(value, str) and "\n" in value.strip("\n"):
+        block = "\n".join(" " * (indent + 4) + line for line in value.strip("\n").split("\n"))
+        return " |\n" + block
+    if isinstance(value, (dict, list)) and value:
+        return "\n" + readable(value, indent + 2)
+    return " " + json.dumps(value, ensure_ascii=False)
 
 
 def _select(ident: str, label: str, values: Iterable[str]) -> str:
