@@ -118,7 +118,8 @@ def test_a_generation_trace_is_shown_event_by_event_escaped(runs: dict[str, Path
     (entry,) = [p.parent for p in cache.glob("*/result.json")
                 if json.loads(p.read_text())["status"] == "submitted"]
     events = [{"event": "start", "task": str(runs["first"])},
-              {"event": "model", "step": 1, "tokens": 384, "reply": f"no action {HOSTILE}\n..."},
+              {"event": "model", "step": 1, "tokens": 384, "reply": f"no action {HOSTILE}\n...",
+               "counters": {"model_calls": 1, "prompt_tokens": 900}},
               {"event": "end", "reason": "step_limit", "submitted": True}]
     (entry / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     index = build_site(runs["replay"], runs["base"] / "site-trace")
@@ -127,6 +128,7 @@ def test_a_generation_trace_is_shown_event_by_event_escaped(runs: dict[str, Path
     assert re.findall(r"<tr class='event'><td>\d+</td><td>(\w+)</td>", trace) == [
         "start", "model", "end"]
     assert "reason=step_limit" in trace and "step=1, tokens=384" in trace
+    assert "<td class='note'>model_calls=1, prompt_tokens=900</td>" in trace
     assert html.escape(HOSTILE, quote=True) in trace
     assert page.count("<script>") == 1          # the page's own filter code, nothing else
 

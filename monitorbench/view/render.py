@@ -192,21 +192,26 @@ def generation_section(gen: GenerationView | None, vhash: str = "") -> str:
 
 
 def trace_section(events: Sequence[Mapping[str, Any]]) -> str:
-    """The generation trace: one row per event, its scalar fields in the row and its long or
-    structured fields (messages, replies, outputs) folded below."""
+    """The generation trace: one row per event, its scalar fields in the row, its long or
+    structured fields (messages, replies, outputs) folded below, and the running budget
+    counters every event carries in a column of their own."""
     if not events:
         return "<p class='note'>no generation trace (a scripted generator writes none)</p>"
     rows = []
     for i, ev in enumerate(events):
-        short = {k: v for k, v in ev.items() if k != "event" and _scalar(v)}
-        long = {k: v for k, v in ev.items() if k != "event" and not _scalar(v)}
+        counters = ev.get("counters") if isinstance(ev.get("counters"), dict) else {}
+        budget = ", ".join(f"{k}={v}" for k, v in counters.items())
+        rest = {k: v for k, v in ev.items() if k not in ("event", "counters")}
+        short = {k: v for k, v in rest.items() if _scalar(v)}
+        long = {k: v for k, v in rest.items() if not _scalar(v)}
         fold = "".join(f"<details><summary>{esc(k)}</summary>"
-                       f"{pre(v if isinstance(v, str) else json.dumps(v, indent=1))}</details>"
+                       f"{pre(v if isinstance(v, str) else readable(v))}</details>"
                        for k, v in long.items())
         facts = ", ".join(f"{k}={v}" for k, v in short.items())
         rows.append(f"<tr class='event'><td>{i}</td><td>{esc(ev.get('event', '?'))}</td>"
-                    f"<td>{esc(facts)}{fold}</td></tr>")
-    return "<h2 id='trace'>Generation trace</h2>" + table(["#", "event", "what"], rows)
+                    f"<td>{esc(facts)}{fold}</td><td class='note'>{esc(budget)}</td></tr>")
+    return ("<h2 id='trace'>Generation trace</h2>"
+            + table(["#", "event", "what", "budget used so far"], rows))
 
 
 def _scalar(value: Any) -> bool:
