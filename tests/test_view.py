@@ -9,11 +9,13 @@ offer the wrong-verdict filter, and show candidates, verifier code and a generat
 from __future__ import annotations
 
 import html
+import http.server
 import json
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -259,3 +261,68 @@ def test_an_interaction_record_reads_as_an_outline_with_tool_output_as_text() ->
         '  output: |\n      line one\n      <INFORMATION>\n      line three')
     cell = render_candidate({"calls": record, "final_message": "done"})
     assert "      &lt;INFORMATION&gt;\n" in cell and "<b>final_message</b><pre>done</pre>" in cell
+
+
+MODEL_VERIFIER = '''def verify(candidate, env):
+    """Accepts a candidate with at least one call."""
+    return "PASS" if candidate.get("calls") else "FAIL"
+'''
+
+
+class _ScriptedModel:
+    """An OpenAI-compatible chat endpoint whose replies are the agent scaffold's actions, one per
+    turn: write a verifier, self-test it, submit. A test double for the model only: the scaffold,
+    sandbox, trace and judging that write what the viewer reads are the real ones."""
+
+    def __init__(self, candidate: dict) -> None:
+        replies = ["```write_verifier\n" + MODEL_VERIFIER + "```",
+                   f"```self_test PASS\n{json.dumps(candidate)}\n```", "```submit\n\n```"]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                return None
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+                text = replies[min(turn, len(replies) - 1)]
+                payload = json.dumps({
+                    "id": "x", "object": "chat.completion", "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 20}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+def test_a_model_written_verifier_shows_its_real_generation_trace(
+        tmp_path: Path, suites_dir: Path, runs: dict[str, Path]) -> None:
+    """The agent scaffold's own trace of a (scripted) model: turns, the draft, the self-test
+    and how it ended, on the task's page with the code it submitted."""
+    first = str(runs["first"])
+    gold = next(c for c in _cases(suites_dir, first).values() if c["group"] == "gold")
+    model = _ScriptedModel(gold["candidate"])
+    try:
+        run_job(compose_cfg(tmp_path, suites_dir, [
+            "generator=openai", f"generator.base_url={model.base_url}", "generator.model=m",
+            "generator.api_key_env=null", "generator.request.dialect=plain", "scaffold=agent",
+            "task.max_tasks_per_type=1", "tracking.enabled=false"]))
+    finally:
+        model.httpd.shutdown()
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    (task_id,) = {j["task_id"] for j in _judgments(run_dir)}
+    page = (build_site(run_dir).parent / "t" / f"{task_id}.html").read_text()
+    trace = page[page.index("<h2 id='trace'>"):]
+    events = re.findall(r"<tr class='event'><td>\d+</td><td>(\w+)</td>", trace)
+    assert events.count("model") == 3 and events[-1] == "end"
+    assert {"write_verifier", "self_test"} <= set(events)
+    assert "status=submitted" in trace and "model_calls=3" in trace
+    assert "generation: <b>submitted</b>" in page
+    assert f"<pre>{html.escape(MODEL_VERIFIER, quote=True)}</pre>" in page
