@@ -112,6 +112,9 @@ def test_hostile_verifier_code_is_shown_escaped_and_no_submission_says_so(
         assert f"<pre>{html.escape(out['stdout'], quote=True)}</pre>" in page
     other = (index.parent / "t" / f"{[t for t in task_ids if t != first][0]}.html").read_text()
     assert "generation: <b>no_submission</b>" in other and "verifier-code" not in other
+    front = index.read_text()      # the run's task list says why a task has no verifier
+    assert html.escape(f"no_submission: no {task_ids[1] if task_ids[0] == first else task_ids[0]}"
+                       f"/main.py under", quote=True) in front
 
 
 def test_a_generation_trace_is_shown_event_by_event_escaped(runs: dict[str, Path]) -> None:

@@ -77,7 +77,8 @@ def run_index(run: RunView, up: str = "") -> str:
     """The run's tasks with per-task TPR, TNR, verdict counts and generation status."""
     rows = []
     for t in sorted(run.tasks.values(), key=lambda t: t.task_id):
-        gen = t.generation.result.status.value if t.generation else "—"
+        gen = (f"{t.generation.result.status.value}: {t.generation.result.detail[:160]}"
+               if t.generation else "—")
         rows.append(f"<tr><td><a href='t/{esc(task_file(t.task_id))}'>{esc(t.task_id)}</a></td>"
                     f"<td>{esc(t.task_type)}</td><td>{pct(t.tpr)}</td><td>{pct(t.tnr)}</td>"
                     f"<td>{t.count('P')}</td><td>{t.count('F')}</td><td>{t.count('U')}</td>"
