@@ -11,6 +11,7 @@ groups' option names, e.g. the ``access=`` options for ``score --access``) and o
     monitorbench list tasks|suites|experiments
     monitorbench show TASK_ID              one task's public part
     monitorbench sandbox build-image       the docker backend's image, from the Debian mirror
+    monitorbench view RUN_OR_SWEEP_DIR     pages of every judged case, verifier code and trace
 
 ``run`` is ``python -m monitorbench`` called in this process: both check the overrides with the
 strict message of :mod:`monitorbench.compose` before any output directory exists.
@@ -40,6 +41,7 @@ commands:
   list       list tasks of a suite, the suites, or the experiments
   sandbox    build-image: build the docker backend's image (Debian mirror only)
   show       print one task as a verifier sees it (instruction, tools, files)
+  view       pages of a run's cases, verdicts, verifier code and generation trace
 
 examples:
   monitorbench run +experiment=quickstart
@@ -156,6 +158,12 @@ def show_cmd(argv: Sequence[str]) -> int:
     return show_main(list(argv))
 
 
+def view_cmd(argv: Sequence[str]) -> int:
+    from monitorbench.cli_view import main as view_main
+
+    return view_main(list(argv))
+
+
 def complete_cmd(argv: Sequence[str]) -> int:
     """``monitorbench -sc ...``: Hydra's tab completion of ``run``'s overrides. The script that
     ``monitorbench run -sc install=bash`` prints asks ``monitorbench -sc query=bash`` with the
@@ -178,6 +186,7 @@ def complete_cmd(argv: Sequence[str]) -> int:
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "run": run_cmd, "score": score_cmd, "report": report_cmd, "audit": audit_cmd,
     "build": build_cmd, "list": list_cmd, "sandbox": sandbox_cmd, "show": show_cmd,
+    "view": view_cmd,
 }
 
 

@@ -23,7 +23,7 @@ from monitorbench import __version__
 from monitorbench.compose import group_options
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("run", "score", "report", "audit", "build", "list")
+COMMANDS = ("run", "score", "report", "audit", "build", "list", "view")
 RUN_FOR_REAL = ("run", "audit")   # their subprocesses below run a job and an audit
 
 

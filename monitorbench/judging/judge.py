@@ -201,6 +201,13 @@ def _share(cache: VerdictCache | None, key: str | None, verdict: Verdict) -> Non
         log.warning("could not store a verdict in the shared cache %s: %s", cache.root, e)
 
 
+def _persist(store: JudgmentStore, job: TaskJob, case: Case, verdict: Verdict) -> None:
+    """The judgment, then what the verifier printed making it (kept beside the judgments)."""
+    made = judgment(job, case, verdict)
+    store.append(made)
+    store.append_output(made, verdict.stdout)
+
+
 def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentStore,
                 retries: int, stop: _Stop, cache: VerdictCache | None = None) -> bool | None:
     """Judge one case (or take its verdict from ``cache``, written by a run that showed the same
@@ -211,7 +218,7 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
     projected = job.view.project(case.candidate)
     key, verdict = _cached(job, projected, cache)
     if verdict is not None:
-        store.append(judgment(job, case, verdict))
+        _persist(store, job, case, verdict)
         return False
     for attempt in range(1, retries + 2):
         try:
@@ -222,7 +229,7 @@ def _judge_case(job: TaskJob, case: Case, sessions: _Sessions, store: JudgmentSt
             verdict = Verdict(None, reason=UReason.sandbox_error.value,
                               detail=f"{type(e).__name__}: {e}")
         if verdict.reason != UReason.sandbox_error:
-            store.append(judgment(job, case, verdict))
+            _persist(store, job, case, verdict)
             _share(cache, key, verdict)
             return False
         if stop.is_set:

@@ -10,6 +10,12 @@ A repaired line is reported once (the repair removes it); a write that fails (a 
 re-run resumes from there.
 The line format is :meth:`Judgment.to_dict` as sorted-key JSON, unchanged since before the
 records were typed, so a run directory written by an older version still resumes.
+
+What a verifier printed (the sandbox's capped tail, ``Verdict.stdout``) is kept beside the
+judgments in ``<name>.outputs.jsonl``, one line per judgment that printed anything, keyed by the
+judgment's key: it is the durable record of why a verifier decided as it did (``monitorbench
+view`` shows it), but it is not a judgment field, so the records, the judgments table and every
+older run directory keep their exact shape.
 """
 
 from __future__ import annotations
@@ -19,14 +25,19 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TextIO
 
 from monitorbench.errors import InputError, MonitorbenchError
 from monitorbench.judging.records import RECORD_FIELDS, Judgment, JudgmentKey
 
-__all__ = ["JudgmentStore", "RECORD_FIELDS", "StoreWriteError"]
+__all__ = ["JudgmentStore", "RECORD_FIELDS", "StoreWriteError", "outputs_path"]
 
 log = logging.getLogger(__name__)
+
+
+def outputs_path(judgments: Path) -> Path:
+    """The file beside a judgments file that holds what the verifier printed per judgment."""
+    return Path(judgments).with_name(Path(judgments).stem + ".outputs.jsonl")
 
 
 class StoreWriteError(MonitorbenchError):
@@ -53,6 +64,7 @@ class JudgmentStore:
         self.repaired_bytes = 0
         self._load()
         self._fh = open(self.path, "a", encoding="utf-8")
+        self._out: TextIO | None = None      # the outputs file, opened at the first output
 
     def _load(self) -> None:
         if not self.path.exists():
@@ -120,6 +132,22 @@ class JudgmentStore:
                 raise StoreWriteError(self.path, e) from e
             self._keep(j)
 
+    def append_output(self, j: Judgment, stdout: str) -> None:
+        """Keep what the verifier printed for ``j`` (already capped by the sandbox). Losing it
+        costs only a view of the case, never a judgment: a failed write is a warning."""
+        if not stdout:
+            return
+        line = json.dumps({"key": list(j.key), "stdout": stdout}, ensure_ascii=False) + "\n"
+        with self._lock:
+            try:
+                if self._out is None:
+                    self._out = open(outputs_path(self.path), "a", encoding="utf-8")
+                self._out.write(line)
+                self._out.flush()
+            except OSError as e:
+                log.warning("could not keep a verifier's output in %s: %s",
+                            outputs_path(self.path), e)
+
     def sync(self) -> None:
         with self._lock:
             try:
@@ -132,10 +160,12 @@ class JudgmentStore:
         try:
             self.sync()
         finally:
-            try:
-                self._fh.close()
-            except OSError:  # the same failure sync just reported
-                pass
+            for fh in (self._fh, self._out):
+                try:
+                    if fh is not None:
+                        fh.close()
+                except OSError:  # the same failure sync just reported
+                    pass
 
     def __iter__(self) -> Iterator[Judgment]:
         return iter(self.records())

@@ -36,7 +36,9 @@ from monitorbench.sandbox.base import SandboxSpec, Verdict
 
 __all__ = ["VerdictCache", "setting_hash"]
 
-# What is kept of a verdict: its decision and what the judgment record copies from it.
+# What is kept of a verdict: its decision and what the judgment record copies from it, plus
+# ``stdout`` (what the verifier printed, shown by the viewer; "" in entries written before it was
+# kept, which stay hits).
 _FIELDS = ("decision", "confidence", "reason", "detail", "seconds", "executions")
 
 
@@ -70,7 +72,7 @@ class VerdictCache:
         """The stored verdict, or None (absent, or unreadable: then it is simply judged)."""
         try:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            verdict = Verdict(**{f: data[f] for f in _FIELDS})
+            verdict = Verdict(**{f: data[f] for f in _FIELDS}, stdout=data.get("stdout", ""))
         except (OSError, ValueError, KeyError, TypeError):
             return None
         with self._lock:
@@ -81,7 +83,8 @@ class VerdictCache:
         """Store a verdict the verifier made (never a sandbox error: the caller checks)."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = json.dumps({f: getattr(verdict, f) for f in _FIELDS}, sort_keys=True)
+        body = json.dumps({**{f: getattr(verdict, f) for f in _FIELDS},
+                           "stdout": verdict.stdout}, sort_keys=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

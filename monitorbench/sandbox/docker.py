@@ -33,7 +33,7 @@ from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_input
                                          sandbox_readable, sandbox_runtime_path,
                                          worker_config)
 from monitorbench.sandbox.image import (ImageRecipe, image_name, image_present, image_site_dir,
-                                        missing_image)
+                                        missing_image, require_engine)
 
 WORKER_MEMORY_MB = 256  # the worker parent's share on top of the verifier's memory limit
 PIDS_SLACK = 4
@@ -147,6 +147,7 @@ class DockerSandbox:
         self.image: str = image or str(recipe_image)
         self.binary = binary
         self.runtimes_dir = default_runtimes_dir(runtimes_dir)
+        require_engine(binary)   # no engine: say so, not "the image is not in the engine"
         try:
             present = image_present(self.image, binary)
         except (OSError, subprocess.TimeoutExpired) as e:

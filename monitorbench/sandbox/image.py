@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata as md
+import os
 import re
 import shutil
 import subprocess
@@ -36,6 +37,12 @@ from monitorbench.hashing import canonical_json, sha256_text
 
 BUILD_COMMAND = "monitorbench sandbox build-image"
 RECIPE_VERSION = 1
+# A local engine answers `docker version` in tens of milliseconds, and a client with no engine
+# fails at once; 4 s bounds an engine that accepts but never answers, inside the 5 s promised.
+ENGINE_TIMEOUT_S = 4.0
+START_ENGINE = ("start it (`sudo systemctl start docker`, or `sudo dockerd &`; rootless: "
+                "`dockerd-rootless.sh &`), point DOCKER_HOST at a running engine, or use "
+                "sandbox=bwrap (the default)")
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,36 @@ def image_name(recipe: ImageRecipe) -> str:
     material = {"recipe": asdict(recipe), "pins": pins, "python": python_minor(),
                 "dockerfile": dockerfile(base_name(recipe)), "v": RECIPE_VERSION}
     return f"monitorbench-sandbox:{sha256_text(canonical_json(material))[:16]}"
+
+
+def engine_endpoint() -> str:
+    """Where the client looks for the engine: ``DOCKER_HOST``, else its default socket."""
+    return os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock (or the docker context)"
+
+
+def require_engine(binary: str = "docker", field: str | None = "sandbox.backend") -> None:
+    """Raise one line naming the engine and how to start it unless one answers here. Checked
+    before anything asks the engine for an image: without an engine, "image not in the engine"
+    sends the user to a build that spends minutes in debootstrap before failing the same way."""
+    if shutil.which(binary) is None:
+        raise InputError(None, field, f"no docker client ('{binary}') on PATH, so no docker "
+                         "engine", f"install docker and {START_ENGINE}")
+    try:
+        res = subprocess.run([binary, "version", "--format", "{{.Server.Version}}"],
+                             capture_output=True, text=True, timeout=ENGINE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        why = f"it did not answer within {ENGINE_TIMEOUT_S:.0f} s"
+    except OSError as e:
+        why = str(e)
+    else:
+        if res.returncode == 0 and res.stdout.strip():
+            return
+        lines = [ln.strip() for ln in (res.stderr or res.stdout).splitlines() if ln.strip()]
+        why = lines[-1] if lines else f"`{binary} version` exited {res.returncode}"
+        if why.startswith("Cannot connect to the Docker daemon"):
+            why = "nothing listens there"      # the client's words repeat the endpoint
+    raise InputError(None, field, f"no docker engine (dockerd) answers at {engine_endpoint()} "
+                     f"({why})", START_ENGINE)
 
 
 def image_present(name: str, binary: str = "docker") -> bool:
@@ -219,6 +256,7 @@ def build_image(recipe: ImageRecipe, mirror: str | None = None,
     """Build (or find) the recipe's image; returns its name. Never contacts a registry: the
     base comes from the Debian mirror and the build runs without network or pulls."""
     name = image_name(recipe)
+    require_engine(binary, field=None)   # before debootstrap, which needs minutes
     if image_present(name, binary):
         log(f"{name} is already built")
         return name

@@ -82,3 +82,17 @@ def test_sandbox_errors_are_never_shared(tmp_path: Path) -> None:
     store.close()
     assert [r.reason.value for r in store.records()] == ["sandbox_error"]
     assert cache.stored == 0 and not list((tmp_path / "verdicts").rglob("*.json"))
+
+
+def test_a_shared_verdict_keeps_what_the_verifier_printed_and_old_entries_stay_hits(
+        tmp_path: Path) -> None:
+    """The viewer shows what a verifier printed on each case, also for a verdict another run
+    made; an entry written before output was kept is still a hit (its output is empty)."""
+    cache = VerdictCache(tmp_path / "verdicts")
+    key = "ab" + "0" * 62
+    cache.put(key, Verdict("FAIL", detail="d", stdout="saw <b>\n"))
+    assert cache.get(key) == Verdict("FAIL", detail="d", stdout="saw <b>\n")
+    entry = tmp_path / "verdicts" / "ab" / f"{key}.json"
+    old = {k: v for k, v in json.loads(entry.read_text()).items() if k != "stdout"}
+    entry.write_text(json.dumps(old))
+    assert cache.get(key) == Verdict("FAIL", detail="d")
