@@ -103,3 +103,13 @@ def test_the_view_command_quotes_a_run_dir_with_spaces() -> None:
     from monitorbench.tracking.console import view_command
 
     assert view_command("/my outputs/runs/k") == "monitorbench view '/my outputs/runs/k'"
+
+
+def test_a_sweep_ends_with_the_command_that_views_its_cases(tmp_path, capsys) -> None:
+    """The sweep's last lines, like a job's: Outputs, then the view command for the sweep dir
+    (the viewer reads a sweep directory as well as a run's)."""
+    from monitorbench.launch.callbacks import _print_summary
+
+    _print_summary(tmp_path, "sqlite:///x.db", "1")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [f"Outputs: {tmp_path}", f"View the cases: monitorbench view {tmp_path}"]

@@ -46,6 +46,16 @@ def test_oneshot_without_a_block_is_no_submission(chat_server, sandbox, task_dir
     res = _gen(srv, "oneshot", sandbox, tmp_path).generate(task, public, tmp_path / "out")
     assert res.status == NO_SUBMISSION and res.verifier_dir is None
     assert not (tmp_path / "out" / "verifier").exists()
+    assert res.detail == "no ```python block in the reply"   # 8 tokens of 256: not cut
+
+
+def test_oneshot_cut_at_max_tokens_says_so(chat_server, sandbox, task_dir, tmp_path) -> None:
+    """The scripted endpoint plays a model whose one reply fills max_tokens (256) with prose."""
+    task, public = task_dir
+    srv = chat_server(lambda b: "I would check the city argument!" * 32)
+    res = _gen(srv, "oneshot", sandbox, tmp_path).generate(task, public, tmp_path / "out")
+    assert res.detail == ("no ```python block in the reply \u2014 every reply hit "
+                          "max_tokens=256")
 
 
 def test_agent_reads_writes_self_tests_and_submits(chat_server, sandbox, task_dir,

@@ -59,8 +59,6 @@ def end_reason(detail: str, has_draft: bool, counters: Mapping[str, float],
                    else "the draft was submitted although no self-test of it passed"
                    if "challenge_unmet" in tags else "the draft was submitted")
         parts.append(f"{_limit_words(limit, counters, limits)}: {outcome}")
-    elif detail.startswith("no ```python block"):
-        parts.append("the reply held no ```python block")
     if salvaged:
         parts.append(f"{salvaged} draft(s) salvaged from a reply cut inside its block")
     parts += reply_facts(counters, cut_replies, int(limits["max_tokens"]))
