@@ -25,6 +25,9 @@ def test_job_summary_points_to_outputs_and_mlflow() -> None:
                                                  "submission_rate": 100.0}, "/o/runs/k",
                        "mlflow ui --backend-store-uri sqlite:///x")
     assert "schema_check · parsed" in text and "Outputs: /o/runs/k" in text
+    lines = text.splitlines()
+    assert lines[lines.index(next(x for x in lines if x.startswith("Outputs: "))) + 1] == (
+        "View the cases: monitorbench view /o/runs/k")   # the why, beside the numbers
     assert "MLflow:  mlflow ui --backend-store-uri sqlite:///x" in text
     assert "submitted 100.0%" in text and "infra failures 0" in text
 
@@ -93,3 +96,20 @@ def test_a_one_task_job_prints_no_interval_for_its_ba_norm() -> None:
     assert "ba_norm_ci_low" not in metrics
     row = summary_table(metrics).splitlines()[2]
     assert row.startswith("| all | 1 | 3 | -100.0 [n/a (1 task)] |"), row
+
+
+def test_the_view_command_quotes_a_run_dir_with_spaces() -> None:
+    """A printed command is pasted into a shell: a path with a space must stay one argument."""
+    from monitorbench.tracking.console import view_command
+
+    assert view_command("/my outputs/runs/k") == "monitorbench view '/my outputs/runs/k'"
+
+
+def test_a_sweep_ends_with_the_command_that_views_its_cases(tmp_path, capsys) -> None:
+    """The sweep's last lines, like a job's: Outputs, then the view command for the sweep dir
+    (the viewer reads a sweep directory as well as a run's)."""
+    from monitorbench.launch.callbacks import _print_summary
+
+    _print_summary(tmp_path, "sqlite:///x.db", "1")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [f"Outputs: {tmp_path}", f"View the cases: monitorbench view {tmp_path}"]

@@ -309,3 +309,30 @@ def test_a_rerun_sweep_finds_the_same_runs_and_leaves_none_running(
     assert again[stuck].info.status == "KILLED"
     board = (Path(parent.data.tags["monitorbench.sweep_dir"]).parent).glob("*/leaderboard.md")
     assert all("stuck" not in b.read_text() for b in board)  # ranked: finished jobs only
+
+
+def test_a_job_ends_with_the_command_that_views_its_cases_and_tags_its_run_with_it(
+        tmp_path: Path, suites_dir: Path, store_template: Path, job_in_process: None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The last lines lead from the numbers to the why (issue 48): under ``Outputs:`` the job
+    prints ``View the cases: monitorbench view <run dir>``, its MLflow run holds the same
+    command as the tag ``monitorbench.view``, and that command builds the run's pages."""
+    import shlex
+
+    from monitorbench.cli_view import main as view_main
+    from monitorbench.launch.run import run_job
+
+    seed_store(store_template, tmp_path)
+    run_job(compose_cfg(tmp_path, suites_dir, [*IN_PROCESS, "generator=always_accept",
+                                               "task=bfcl", "task.max_tasks_per_type=1"]))
+    lines = capsys.readouterr().out.rstrip().splitlines()
+    [outputs] = [i for i, line in enumerate(lines) if line.startswith("Outputs: ")]
+    run_dir = lines[outputs].split()[1]
+    assert lines[outputs + 1] == f"View the cases: monitorbench view {run_dir}"
+    assert Path(run_dir) == tmp_path / "runs" / Path(run_dir).name
+    [run] = _runs(tmp_path)
+    assert run.info.status == "FINISHED"
+    assert run.data.tags["monitorbench.view"] == f"monitorbench view {run_dir}"
+    argv = shlex.split(run.data.tags["monitorbench.view"])[2:]
+    assert view_main([*argv, "--out", str(tmp_path / "view")]) == 0
+    assert (tmp_path / "view" / "index.html").is_file()

@@ -19,6 +19,7 @@ from monitorbench.generation.base import ERROR, GenerationResult, Generator, cac
 from monitorbench.generation.baselines import ScriptedGenerator
 from monitorbench.generation.harnesses.safe_files import discard
 from monitorbench.generation.replay import ReplayGenerator
+from monitorbench.generation.scaffolds.context import GENERATION_PLACE
 from monitorbench.sandbox.base import Sandbox, SandboxSpec
 from monitorbench.suites.format import Task
 
@@ -112,6 +113,16 @@ def _relocate(result: GenerationResult, dst: Path, *, src: Path) -> GenerationRe
                             result.detail, dict(result.stats), move(result.trace_path))
 
 
+def ended_why(result: GenerationResult, limit: int = 400) -> str:
+    """``": <detail>"`` for the line that says a generation ended: the detail holds the end in
+    words (scaffolds/reason.py), e.g. why there is no verifier, which the status alone hides
+    (issue 48); capped, since an error's detail can quote a long server reply."""
+    detail = " ".join(result.detail.split())
+    if not detail:
+        return ""
+    return f": {detail[:limit]}" + ("..." if len(detail) > limit else "")
+
+
 def generation_workers(gen: GeneratorConfig) -> int:
     """Tasks generated at once. A remote model serves several requests at a time, so tasks run
     in parallel up to the provider's request concurrency (its client semaphore caps requests in
@@ -130,10 +141,14 @@ def generate_all(generator: Generator, cache: GenerationCache,
     ``progress`` is called once per finished task."""
     def one(i: int, task: Task, public_dir: Path) -> GenerationResult:
         t0 = time.time()
-        result = cache.get_or_generate(generator, task, public_dir)
+        place = GENERATION_PLACE.set(f"{i}/{len(tasks)}")   # named by the scaffolds' step lines
+        try:
+            result = cache.get_or_generate(generator, task, public_dir)
+        finally:
+            GENERATION_PLACE.reset(place)
         if time.time() - t0 > 1.0:
-            log.info("generation %d/%d %s: %s in %.0f s", i, len(tasks), task.task_id,
-                     result.status, time.time() - t0)
+            log.info("generation %d/%d %s: %s in %.0f s%s", i, len(tasks), task.task_id,
+                     result.status, time.time() - t0, ended_why(result))
         if progress is not None:
             progress()
         return result

@@ -189,7 +189,10 @@ def _print_summary(sweep_dir: Path, uri: str, experiment: str) -> None:
     board = sweep_dir / "leaderboard.md"
     if board.is_file():
         print("\n" + board.read_text(encoding="utf-8"), flush=True)
+    from monitorbench.tracking.console import view_command
+
     print(f"Outputs: {sweep_dir}", flush=True)
+    print(f"View the cases: {view_command(str(sweep_dir))}", flush=True)
     print(f"MLflow:  {ui_hint(uri, f'#/experiments/{experiment}/runs')}", flush=True)
 
 

@@ -277,14 +277,31 @@ def _finish(run_dir: Path, key: str, metrics: dict[str, float], records: list[di
              int(metrics.get("n_tasks", 0)), len(records), int(metrics["cache/judgments_new"]),
              int(metrics.get("cache/judgments_shared", 0)), int(metrics["cache/judgments_reused"]))
     if tracker is not None:
-        tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics, records=records,
-                       generations=gen.generations)
+        run_id = tracker.finish(run_dir=run_dir, run_key=key, metrics=metrics,
+                                records=records, generations=gen.generations)
+        if run_id is not None:
+            _tag_view(tracker, run_id, str(run_dir))
     hint = tracker.ui_hint() if tracker is not None else None
     print(job_summary(name, {**metrics, **type_counts(records)}, str(run_dir), hint),
           flush=True)
     point_hydra_dir(str(run_dir), hint)
     if tracker is not None:
         tracker.close_out()   # one line when the MLflow store was or went away
+
+
+def _tag_view(tracker: Any, run_id: str, run_dir: str) -> None:
+    """Tag the logged run with the command that opens its cases (``monitorbench.view``), so
+    the MLflow page links to the viewer. A store lost just now costs the tag, not the job: the
+    results are logged and the console prints the same command."""
+    from monitorbench.tracking.connection import is_unreachable
+    from monitorbench.tracking.console import VIEW_TAG, view_command
+
+    try:
+        tracker.client.set_tag(run_id, VIEW_TAG, view_command(run_dir))
+    except Exception as e:
+        if not is_unreachable(e):
+            raise
+        log.warning("the MLflow run %s was logged without its %s tag (%s)", run_id, VIEW_TAG, e)
 
 
 def _progress(total: int, stage: str, unit: str, tracker: Any) -> Any:

@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import signal
@@ -40,6 +41,7 @@ from monitorbench.providers.base import ModelError
 from monitorbench.providers.gguf_requant import REQUANT, ensure_requantised
 from monitorbench.providers.hf_local import EMBEDDED_MODELS, files_sha256, resolve_model_dir
 
+logger = logging.getLogger(__name__)   # not `log`: start() names its server log file so
 SERVERS = ("xllamacpp",)  # values of generator.serve
 N_CTX = 8192  # SmolLM2's training context; the window a served run gets
 
@@ -165,7 +167,15 @@ class LocalServer:
             raise InputError("pyproject.toml", "dependencies", "the package xllamacpp (the "
                              "llama.cpp server) is not installed",
                              "pip install xllamacpp==2026.10.11549, or bash scripts/install.sh")
+        # A model run is silent for its first minute without these lines (issue 48): the
+        # start, a first Q8_0 copy (~10 s) and the model load each say what they cost.
+        logger.info("starting llama.cpp's server for %s (n_ctx %d, %d threads)",
+                    self.gguf.name, self.n_ctx, self.threads)
+        t_copy = time.monotonic()
         served = served_file(self.gguf)  # before the ready clock: a first copy takes ~10 s
+        if served != self.gguf:
+            logger.info("llama.cpp will read %s (prepared in %.1f s)", served.name,
+                        time.monotonic() - t_copy)
         t0 = time.monotonic()
         self._dir = Path(tempfile.mkdtemp(prefix="monitorbench-server-"))
         log = open(self._dir / "server.log", "wb")
@@ -183,6 +193,8 @@ class LocalServer:
             self.stop()
             raise
         self.startup_seconds = time.monotonic() - t0
+        logger.info("llama.cpp's server ready in %.1f s: model %s loaded, serving %s",
+                    self.startup_seconds, self.model_name, self.base_url)
         return self
 
     def _wait_ready(self, t0: float) -> None:

@@ -74,6 +74,17 @@ def summary_table(metrics: Mapping[str, float]) -> str:
     return table + ("\n" + NO_VERIFIER_NOTE if marked else "")
 
 
+VIEW_TAG = "monitorbench.view"   # the job's MLflow run: the command that opens its cases
+
+
+def view_command(run_dir: str) -> str:
+    """The command that shows a run's (or sweep's) cases, verifiers and traces: printed under
+    ``Outputs:`` and tagged on the job's MLflow run, so the numbers lead to the why (issue 48)."""
+    import shlex
+
+    return f"monitorbench view {shlex.quote(str(run_dir))}"
+
+
 def job_summary(name: str, metrics: Mapping[str, float], run_dir: str,
                 mlflow_hint: str | None) -> str:
     """The whole end-of-job block: title, table, diagnostics, outputs and MLflow pointers."""
@@ -86,7 +97,8 @@ def job_summary(name: str, metrics: Mapping[str, float], run_dir: str,
             if "n_tasks" in metrics else "")
     parts = [f"\n{name}", summary_table(metrics), *([pool] if pool else []),
              "Diagnostics: " + ", ".join(diag),
-             f"Outputs: {run_dir}  (every metric: metrics.json; every judgment: judgments.csv)"]
+             f"Outputs: {run_dir}  (every metric: metrics.json; every judgment: judgments.csv)",
+             f"View the cases: {view_command(run_dir)}"]
     if mlflow_hint:
         parts.append(f"MLflow:  {mlflow_hint}")
     return "\n".join(parts)

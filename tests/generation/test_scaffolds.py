@@ -11,7 +11,9 @@ from gen_helpers import BAD, GOOD, GOOD2, VERIFIER, block, openai_cfg, spec_for,
 
 from monitorbench.config import ScaffoldConfig
 from monitorbench.generation.base import NO_SUBMISSION, SUBMITTED
+from monitorbench.generation.factory import GenerationCache, generate_all
 from monitorbench.generation.model_generator import build_model_generator
+from monitorbench.generation.scaffolds.reason import end_reason
 from monitorbench.generation.traces import read_trace, trace_stats
 
 
@@ -44,6 +46,16 @@ def test_oneshot_without_a_block_is_no_submission(chat_server, sandbox, task_dir
     res = _gen(srv, "oneshot", sandbox, tmp_path).generate(task, public, tmp_path / "out")
     assert res.status == NO_SUBMISSION and res.verifier_dir is None
     assert not (tmp_path / "out" / "verifier").exists()
+    assert res.detail == "no ```python block in the reply"   # 8 tokens of 256: not cut
+
+
+def test_oneshot_cut_at_max_tokens_says_so(chat_server, sandbox, task_dir, tmp_path) -> None:
+    """The scripted endpoint plays a model whose one reply fills max_tokens (256) with prose."""
+    task, public = task_dir
+    srv = chat_server(lambda b: "I would check the city argument!" * 32)
+    res = _gen(srv, "oneshot", sandbox, tmp_path).generate(task, public, tmp_path / "out")
+    assert res.detail == ("no ```python block in the reply \u2014 every reply hit "
+                          "max_tokens=256")
 
 
 def test_agent_reads_writes_self_tests_and_submits(chat_server, sandbox, task_dir,
@@ -117,7 +129,9 @@ def test_step_limit_with_a_draft_submits_it(chat_server, sandbox, task_dir, tmp_
                                 block("read", "task.json")))
     res = _gen(srv, "agent", sandbox, tmp_path, max_steps=4).generate(task, public,
                                                                       tmp_path / "out")
-    assert res.status == SUBMITTED and res.detail == "step_limit; draft submitted"
+    assert res.status == SUBMITTED and res.detail == (
+        "step_limit; draft submitted \u2014 step limit reached (4/4 steps): the draft was "
+        "submitted; 1/4 replies had no action block")
     assert res.stats["format_errors"] == 1
     assert "Format error" in srv.requests[2]["body"]["messages"][-1]["content"]
 
@@ -221,7 +235,47 @@ def test_context_overflow_ends_the_agent_like_a_limit(chat_server, sandbox, task
 
     srv = chat_server(script)
     res = _gen(srv, "agent", sandbox, tmp_path).generate(task, public, tmp_path / "out")
-    assert res.status == SUBMITTED and res.detail == "context_limit; draft submitted"
+    assert res.status == SUBMITTED and res.detail.startswith(
+        "context_limit; draft submitted \u2014 the prompt outgrew the model's context window: "
+        "the draft was submitted")
     assert len(srv.requests) == 3  # a context overflow is not retried
     events = [e["event"] for e in read_trace(res.trace_path)]
     assert "context_overflow" in events and events[-1] == "end"
+
+
+def test_a_model_run_says_each_step_and_why_it_ended(chat_server, sandbox, task_dir, tmp_path,
+                                                     caplog) -> None:
+    """The scripted endpoint plays the model: every reply is 1,024 characters (256 tokens in
+    its usage, max_tokens=256) with no action block, as SmolLM2's cut replies were (issue 48). The
+    run logs one step line per model turn at INFO, and its end line says why there is no
+    verifier, which the status alone hides."""
+    task, public = task_dir
+    srv = chat_server(lambda b: "I think the city matters a lot!!" * 32, delay=0.4)
+    gen = build_model_generator(openai_cfg(srv.base_url),
+                                ScaffoldConfig(name="agent", max_steps=3), sandbox=sandbox,
+                                spec_for=spec_for("none"), cache_dir=tmp_path / "cache")
+    caplog.set_level("INFO", logger="monitorbench")
+    res = generate_all(gen, GenerationCache(tmp_path / "gen"), [(task, public)])[task.task_id]
+    lines = [r.getMessage() for r in caplog.records]
+    steps = [m for m in lines if ": step " in m]
+    assert steps == [f"generation 1/1 {task.task_id}: step {s}/3, format_error, reply 256/256 "
+                     f"tokens, {t}/200000 tokens in all" for s, t in [(1, 276), (2, 572), (3, 888)]]
+    why = ("step limit reached (3/3 steps): no verifier was written; 3/3 replies had no "
+           "action block; every reply hit max_tokens=256")
+    assert res.status == NO_SUBMISSION and res.detail.endswith(why)
+    assert any(m.startswith(f"generation 1/1 {task.task_id}: no_submission in ")
+               and m.endswith(why) for m in lines), lines
+    assert read_trace(res.trace_path)[-1]["detail"] == res.detail   # what MLflow's trace shows
+
+
+def test_end_reason_counts_the_replies_cut_at_max_tokens() -> None:
+    """Some replies cut, a challenge draft never confirmed: both said, with the budget."""
+    counters = {"steps": 5, "model_calls": 4, "format_errors": 0, "prompt_tokens": 900,
+                "completion_tokens": 300}
+    limits = {"max_steps": 8, "max_total_tokens": 1000, "wall_seconds": 60, "max_tokens": 64}
+    assert end_reason("challenge_unmet; token_limit; draft submitted", True, counters, limits,
+                      cut_replies=2, salvaged=1) == (
+        "token budget spent (1200/1000 tokens): the draft was submitted although no self-test "
+        "of it passed; 1 draft(s) salvaged from a reply cut inside its block; 2/4 replies hit "
+        "max_tokens=64")
+    assert end_reason("submit", True, counters, limits, cut_replies=2, salvaged=0) == ""

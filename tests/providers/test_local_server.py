@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -196,10 +197,14 @@ def _server_children() -> list[int]:
 
 
 def test_smollm2_experiment_runs_on_the_local_server_and_a_rerun_regenerates_nothing(
-        tmp_path: Path, suites_dir: Path) -> None:
+        tmp_path: Path, suites_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The default model experiment end to end: the run starts the server, SmolLM2 writes a
     verifier for one BFCL task through the agent scaffold, it is judged, the server is stopped;
-    the re-run is served from the caches although its server listens on another port."""
+    the re-run is served from the caches although its server listens on another port.
+
+    What the run says at the default level (issue 48): the server's start within 30 s, its
+    ready line with the load's seconds, one step line per model turn, and the generation's end
+    with its reason in words whenever the model did not submit by itself."""
     from monitorbench.launch.run import run_job
     from pipeline_helpers import compose_cfg
 
@@ -207,7 +212,10 @@ def test_smollm2_experiment_runs_on_the_local_server_and_a_rerun_regenerates_not
                  "scaffold.max_steps=2", "generator.condition.max_tokens=96",
                  "tracking.enabled=false"]
     before = _server_children()  # the module's own server may be up
+    caplog.set_level("INFO", logger="monitorbench")
+    t0 = time.time()
     first = run_job(compose_cfg(tmp_path, suites_dir, overrides))
+    _reads_what_the_run_said(caplog.records, t0, int(first["gen/model_calls"]))
     assert first["n_tasks"] == 1 and first["cache/generation_misses"] == 1
     assert first["gen/model_calls"] >= 1 and first["gen/completion_tokens"] > 0
     assert first["cache/response/cache_misses"] == first["gen/model_calls"]
@@ -217,3 +225,22 @@ def test_smollm2_experiment_runs_on_the_local_server_and_a_rerun_regenerates_not
     assert (again["cache/judgments_new"] == 0
             and again["cache/judgments_reused"] == first["cache/judgments_new"])
     assert _server_children() == before
+
+
+def _reads_what_the_run_said(records: list, t0: float, model_calls: int) -> None:
+    """The lines of one SmolLM2 run (1 task, max_steps=2), as a user reads them."""
+    lines = [(r.created - t0, r.getMessage()) for r in records]
+    said = [m for _, m in lines]
+    start = [t for t, m in lines if m.startswith("starting llama.cpp's server for ")]
+    assert start and start[0] < 30, said
+    assert any(re.fullmatch(r"llama\.cpp's server ready in \d+\.\d s: model smollm2 loaded, "
+                            r"serving http://127\.0\.0\.1:\d+/v1", m) for m in said), said
+    steps = [m for m in said if re.fullmatch(
+        r"generation 1/1 \S+: step \d/2, \w+, reply \d+/96 tokens, \d+/\d+ tokens in all", m)]
+    assert len(steps) == model_calls >= 1, said
+    ends = [m for m in said if re.match(r"generation 1/1 \S+: (submitted|no_submission) in ", m)]
+    assert len(ends) == 1, said
+    if not ends[0].endswith(": submit"):   # a limit, a missing block, a cut reply: in words
+        assert " \u2014 " in ends[0] and re.search(
+            r"limit reached|budget spent|context window|no action block|max_tokens=96|"
+            r"python block|salvaged", ends[0]), ends[0]

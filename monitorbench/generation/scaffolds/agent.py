@@ -38,6 +38,7 @@ class AgentLoop:
         self.challenge = challenge
         self.actions = CHALLENGE_ACTIONS if challenge else AGENT_ACTIONS
         self.draft_confirmed = False  # current draft passed a self-test that expected PASS
+        self.last_action = ""         # the latest reply's action, for the step line
 
     def _limit_hit(self) -> str | None:
         ctx = self.ctx
@@ -69,6 +70,7 @@ class AgentLoop:
     def _act(self, reply: str) -> tuple[str, bool]:
         """Run the reply's action and trace it; returns (observation, submitted)."""
         name, observation, submitted = self._dispatch(reply)
+        self.last_action = name
         self.ctx.log("action", name=name, observation=cap(observation), submitted=submitted)
         return observation, submitted
 
@@ -134,6 +136,7 @@ class AgentLoop:
             except ModelError as e:
                 return ctx.fail(f"model_error: {e}")
             observation, submitted = self._act(reply.text)
+            ctx.step_line(self.last_action, reply, ctx.scaffold.max_steps)
             if submitted:
                 return ctx.finish(SUBMITTED, "submit")
             messages = [*messages, {"role": "assistant", "content": reply.text},
