@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gen_helpers import needs_bwrap, openai_cfg, spec_for
+from gen_helpers import PeakRss, needs_bwrap, openai_cfg, spec_for
 from hostile_endpoint import CANARY, canary_free
 from monitorbench.config import ConditionConfig, HarnessConfig, HarnessLimits, ScaffoldConfig
 from monitorbench.generation.base import ERROR, NO_SUBMISSION, SUBMITTED, GenerationResult
@@ -542,13 +542,6 @@ open("/workspace/main.py", "w").write("def verify(x):\n    return True\n")
 '''
 
 
-def _rss_peak_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 @needs_bwrap
 def test_a_planted_trajectory_of_100k_records_leaves_a_bounded_trace(
         chat_server, task_dir, tmp_path: Path) -> None:
@@ -556,12 +549,12 @@ def test_a_planted_trajectory_of_100k_records_leaves_a_bounded_trace(
     records: a 35 MiB trace, 70-150 s, 1.07 GB peak RSS). The probe plants 100k Pi tool-call
     records (what a hostile model can make Pi's session hold); the real Pi reader reads them.
     Now the trace stops at its cap with one ``truncated`` event, the generation keeps its own
-    outcome (main.py delivered), and the framework process stays under 500 MiB."""
+    outcome (main.py delivered), and the framework's peak memory rises by under 200 MiB."""
     from monitorbench.generation.traces import MAX_BYTES, MAX_EVENTS
 
     task, public = task_dir
     server = chat_server(lambda body: "ok")
-    Path("/proc/self/clear_refs").write_text("5")  # VmHWM from here on, not the worker's past
+    rss = PeakRss()
     t0 = time.monotonic()
     result = _generator(_probe(FLOOD_TRAJECTORY, native=pi.native_events), server.base_url,
                         tmp_path).generate(task, public, tmp_path / "o")
@@ -572,10 +565,10 @@ def test_a_planted_trajectory_of_100k_records_leaves_a_bounded_trace(
     assert [e["event"] for e in events].count("truncated") == 1
     assert events[-1]["event"] == "end" and events[-1]["dropped_events"] >= 1
     assert events[-2]["event"] == "harness_exit" and events[-2]["returncode"] == 0
-    assert _rss_peak_mib() < 500
+    assert rss.rise_mib() < 200, f"peak RSS rose {rss.rise_mib():.0f} MiB"
     print(f"100k-record trajectory: {len(events)} events, "
           f"{result.trace_path.stat().st_size >> 10} KiB trace, {seconds:.1f} s, "
-          f"peak RSS {_rss_peak_mib():.0f} MiB")
+          f"peak RSS rose {rss.rise_mib():.0f} MiB")
 
 
 VENDOR_TOOL_REQUEST = r"""

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from gen_helpers import VERIFIER_SRC, judged, needs_bwrap, real_harness
+from gen_helpers import VERIFIER_SRC, PeakRss, judged, needs_bwrap, real_harness
 from monitorbench.generation.base import SUBMITTED, GenerationResult
 from monitorbench.generation.traces import read_trace
 from vendor_sse import MessagesServer, ResponsesServer, ScriptedServer
@@ -242,7 +242,7 @@ def test_a_hostile_model_leaves_nothing_on_the_host_and_a_bounded_trace(
     main.py written. The socket directory refuses the write (the harness still reaches the
     model through it), the generation keeps its own outcome (main.py delivered and judged, not
     ``error``), no host directory of the sandbox is left, the trace stops at its cap with one
-    ``truncated`` event, and the framework's peak RSS stays under 500 MiB."""
+    ``truncated`` event, and the framework's peak RSS rises by under 200 MiB."""
     from monitorbench.generation.harnesses import generator as gen_mod
     from monitorbench.generation.traces import MAX_EVENTS
 
@@ -262,7 +262,7 @@ def test_a_hostile_model_leaves_nothing_on_the_host_and_a_bounded_trace(
             {"tool": "Write", "input": {"file_path": "/workspace/main.py",
                                         "content": VERIFIER_SRC}},
             {"text": "main.py is written."}])
-    Path("/proc/self/clear_refs").write_text("5")  # VmHWM from here on
+    rss = PeakRss()
     result = _generate(name, server, task_dir, tmp_path / "out", install_root)
     assert result.status == SUBMITTED, result.detail
     assert judged(result, task_dir[1], runtimes_dir) == ["PASS", "FAIL"]
@@ -277,6 +277,4 @@ def test_a_hostile_model_leaves_nothing_on_the_host_and_a_bounded_trace(
     events = read_trace(result.trace_path)
     assert len(events) <= MAX_EVENTS + 3
     assert [e["event"] for e in events].count("truncated") == 1
-    peak = int(next(ln for ln in Path("/proc/self/status").read_text().splitlines()
-                    if ln.startswith("VmHWM:")).split()[1]) >> 10
-    assert peak < 500, f"peak RSS {peak} MiB"
+    assert rss.rise_mib() < 200, f"peak RSS rose {rss.rise_mib():.0f} MiB"
