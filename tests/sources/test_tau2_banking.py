@@ -458,3 +458,30 @@ def test_baselines_on_the_banking_slice_with_customer_steps(suites_dir, suite, t
         "sandbox=bwrap"]))
     assert m["n_tasks"] == 4 and m["valid_output_rate"] == 100.0, m
     assert (m["tpr"], m["tnr"]) == (tpr, tnr), m
+
+
+def test_a_gold_that_sets_a_sum_tells_the_customer_how_much():
+    """task_094 (a changed start): the customer disputes an interest shortfall; the gold credits
+    $140 and files a report. Its reply names the sums the actions set (the credit, the APYs),
+    not only that something was done; the reference does not require that wording."""
+    from monitorbench.sources.tau2 import answers
+    from monitorbench.sources.tau2.cases import CaseBuilder
+    import random
+    builder = CaseBuilder(judge.task_by_id(BANKING, "task_094"), random.Random(0))
+    assert "(amount $140.00)" in builder.gold.message
+    assert "expected apy 6.85%, actual apy 5.1%" in builder.gold.message
+    assert not any("$" in f or "%" in f for f in builder.gold.facts)
+    assert answers.amounts({"account_id": "x", "expedited": True, "new_credit_limit": 7500}) \
+        == ("new credit limit $7,500.00",)
+
+
+def test_a_gold_that_only_logs_the_identity_check_is_excluded_with_the_reason():
+    """task_046: the card closure is blocked by a pending dispute (in the changed start); τ²'s
+    gold verifies the customer and looks the dispute up, and states nothing to tell: its reply
+    would not tell the customer why the card stays open, so the task is excluded, by property."""
+    import random
+    from monitorbench.sources.tau2.cases import CaseBuilder
+    task = judge.task_by_id(BANKING, "task_046")
+    assert task.start is not None and build.excluded_by_property(task) is None
+    reason = build.excluded_reason(task, CaseBuilder(task, random.Random(0)))
+    assert reason is not None and "identity-verification log" in reason
