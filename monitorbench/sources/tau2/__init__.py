@@ -25,6 +25,7 @@ SPEC = SourceSpec(
     runtime="monitorbench.sources.tau2.runtime",
     sandbox_distributions=("inspect_ai", "inspect_evals"),
     masked_paths="monitorbench.sources.tau2.build:masked_paths",
-    builder_version=3,   # 2: gold records carry the lookups that ground their writes
+    builder_version=4,   # 2: gold records carry the lookups that ground their writes
                          # 3: the banking_knowledge domain
+                         # 4: tasks that start from a changed database (initial_state)
 )

@@ -87,6 +87,26 @@ def confirmation(name: str, args: Mapping[str, Any], output: str) -> tuple[str, 
     raise ValueError(f"no confirmation written for τ² tool {name!r}")
 
 
+_AMOUNT_KEYS = ("amount", "limit", "apy", "fee", "balance", "rate")
+
+
+def amounts(inner: Any) -> tuple[str, ...]:
+    """The sums a discoverable tool's action sets (an amount credited, a new limit, the APY a
+    report states), as ``key value`` phrases: a demanding customer is told how much, not only
+    that something was done (issue 47: a credit for a shortfall the customer disputed)."""
+    if not isinstance(inner, dict):
+        return ()
+    out = []
+    for k, v in inner.items():
+        if not any(w in k.lower() for w in _AMOUNT_KEYS) or isinstance(v, bool) \
+                or not isinstance(v, (int, float)):
+            continue
+        percent = "apy" in k.lower() or "rate" in k.lower()
+        out.append(f"{k.replace('_', ' ')} {v:g}%" if percent else
+                   f"{k.replace('_', ' ')} ${v:,.2f}")
+    return tuple(out)
+
+
 def _banking_confirmation(name: str, args: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
     """Banking's changes: a verification, an email, a tool handed to the customer, or a
     discoverable tool's action, named by what the tool does (its name without the number) and
@@ -108,7 +128,9 @@ def _banking_confirmation(name: str, args: Mapping[str, Any]) -> tuple[str, tupl
         ids = tuple(str(v) for k, v in (inner.items() if isinstance(inner, dict) else ())
                     if k.endswith("account_id") and isinstance(v, str))
         where = f" on account {ids[-1]}" if ids else ""
-        return f"Done: {action}{where}.", ids[-1:]
+        sums = amounts(inner)
+        said = f" ({', '.join(sums)})" if sums else ""
+        return f"Done: {action}{where}{said}.", ids[-1:]   # the sums are told, not required
     raise ValueError(f"no confirmation written for τ² tool {name!r}")
 
 

@@ -80,6 +80,7 @@ class Tau2Material:
     domain: str
     facts: tuple[str, ...]             # answer facts, then the facts the customer asked for
     unrequested: tuple[Call, ...]      # writes nobody asked for, accepted by this database
+    start: str | None = None           # the task's changed initial database (runtime.start_key)
     _replays: dict[str, Replay] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -88,7 +89,7 @@ class Tau2Material:
         with self._lock:
             done = self._replays.get(key)
         if done is None:
-            kit = rt.fresh_toolkit(self.domain)
+            kit = rt.fresh_toolkit(self.domain, self.start)
             diffs, outputs = [self._diff(kit)], []
             for name, args in calls:
                 output, error = rt.call_tool(self.domain, kit, name, args)
@@ -104,7 +105,8 @@ class Tau2Material:
         """The database as the reference compares it: banking's bookkeeping of which tools
         were unlocked is left out, so a read-only discoverable lookup changes nothing here
         either (the search wasted attempts on mutants the reference passes)."""
-        return canonical_json(judge.judged_diff(self.domain, rt.db_diff(self.domain, kit.db)))
+        return canonical_json(judge.judged_diff(self.domain,
+                                                rt.db_diff(self.domain, kit.db, self.start)))
 
     def state(self, calls: Sequence[Call]) -> str:
         return self.replay(calls).diffs[-1]
@@ -145,9 +147,9 @@ def material_for(reference: Reference) -> Tau2Material:
     """Material of one τ² task, from its hidden reference data (domain, task id, facts)."""
     data = reference.data
     domain, task_id = str(data["domain"]), str(data["task_id"])
-    info = judge.task_by_id(domain, task_id).communicate_info
-    facts = tuple(dict.fromkeys([*data.get("answer_facts", []), *info]))
-    return Tau2Material(domain, facts, _unrequested_writes(domain, task_id))
+    task = judge.task_by_id(domain, task_id)
+    facts = tuple(dict.fromkeys([*data.get("answer_facts", []), *task.communicate_info]))
+    return Tau2Material(domain, facts, _unrequested_writes(domain, task_id), start=task.start)
 
 
 def _calls(cand: dict[str, Any]) -> list[Call]:

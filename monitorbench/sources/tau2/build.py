@@ -37,6 +37,8 @@ RUNTIME = "monitorbench.sources.tau2.runtime"
 # tools have none; banking's are fixed at 2025-11-14 (``banking_get_current_time``).
 TODAY = {"airline": "2024-05-15", rt.BANKING: "2025-11-14"}
 masked_paths = src.masked_paths
+# Writes that only record the customer's identity check, never what the customer asked for.
+IDENTITY_CHECKS = frozenset({"banking_log_verification"})
 # An nl_assertion that says what the agent must not do ("Agent should not cancel ...").
 _REFUSAL = re.compile(r"\b(not|no|never|refuses?)\b|n't", re.IGNORECASE)
 
@@ -138,6 +140,11 @@ def _public(task: src.Tau2Task, budget: int) -> dict[str, Any]:
                                        "the read tools through env.run_public"}
     if task.domain in TODAY:
         env["today"] = TODAY[task.domain]
+    if task.start is not None:
+        env["initial_state"] = rt.INITIAL_STATE_FILE
+        env["database"] += (f"; this conversation starts from it as changed by {rt.INITIAL_STATE_FILE}"
+                            " (τ²'s initial_state: records merged into its tables, then "
+                            "initialization actions), and env.run_public replays from there")
     return {
         "instruction": src.user_request(task),
         "policy": src.policy(task.domain),
@@ -162,6 +169,16 @@ class _Built:
     dropped: list[dict[str, Any]] = field(default_factory=list)
     excluded: list[dict[str, str]] = field(default_factory=list)
     acceptance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra: dict[str, dict[str, str]] = field(default_factory=dict)   # public files beside task.json
+
+
+def initial_state_text(task: src.Tau2Task) -> str:
+    """The public ``initial_state.json`` of a task that starts from a changed database: τ²'s
+    initialization data and actions as tasks.json has them, nothing else of the task (its
+    message history is never set where this is written)."""
+    import json
+    return json.dumps(json.loads(task.start or "{}"), indent=1, sort_keys=True,
+                      ensure_ascii=False) + "\n"
 
 
 def excluded_by_property(task: src.Tau2Task) -> str | None:
@@ -169,26 +186,37 @@ def excluded_by_property(task: src.Tau2Task) -> str | None:
     if task.user_actions and task.domain not in rt.USER_TOOLS:
         return ("the task needs actions on the customer's side (τ² actions with requestor "
                 "'user'), which a record of the agent's calls cannot hold")
-    if task.has_initial_state:
-        return "the task starts from a changed database (initial_state), not replayed here"
+    if task.message_history:
+        return ("the task starts mid-conversation (initial_state.message_history), which a "
+                "record of one conversation cannot hold")
     return None
 
 
 def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
     """Why a τ² task cannot become a faithful suite task, or None."""
-    failed = [name for (name, args), o in zip(builder.gold_calls, builder.gold_outputs)
+    failed = [(name, o["error"]) for (name, args), o in zip(builder.gold_calls,
+                                                             builder.gold_outputs)
               if o.get("error") and not rt.reads(name, args)]
     if failed:
-        return f"a gold write fails when replayed ({', '.join(failed)}): the gold is not a solution"
+        return (f"a gold write fails when replayed ({', '.join(dict.fromkeys(n for n, _ in failed))}"
+                f", {len(failed)} call(s); first: {failed[0][1][:120]!r}): the gold is not a "
+                "solution")
     hands_over = any(n in rt.TRANSFERS for n, _ in task.actions)
-    if not (src.writes(task.actions) or hands_over or task.communicate_info
+    # Logging the identity check is no part of what the customer asked (task_046: the gold
+    # verifies, looks up a pending dispute and says nothing about the closure it blocks).
+    done = [i for i in src.writes(task.actions) if task.actions[i][0] not in IDENTITY_CHECKS]
+    if not (done or hands_over or task.communicate_info
             or any(_REFUSAL.search(a) for a in task.nl_assertions)):
-        return ("the gold changes nothing, and τ² states neither the facts to tell nor that the "
-                "agent must refuse: no reply is known to be right")
-    if lookups.ungrounded(builder.instruction, builder.schemas, make_record(
-            builder.gold_calls, builder.gold_outputs, "")["calls"]):
+        return ("the gold changes nothing (but the identity-verification log), and τ² states "
+                "neither the facts to tell nor that the agent must refuse: no reply is known to "
+                "be right")
+    missing = lookups.ungrounded(builder.instruction, builder.schemas, make_record(
+        builder.gold_calls, builder.gold_outputs, "")["calls"])
+    if missing:
+        more = f" and {len(missing) - 2} more" if len(missing) > 2 else ""
         return ("a gold write holds a value that neither the request nor any lookup the tools "
-                "permit gives (lookups.ungrounded): no agent could have known it")
+                "permit gives (lookups.ungrounded): no agent could have known it ("
+                + "; ".join(missing[:2]) + more + ")")
     return builder.repair.excluded   # τ²'s gold breaks the request or policy, unrepaired
 
 
@@ -216,6 +244,8 @@ def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
                              "(or the gold itself was rejected)"})
         return "excluded"
     acc.tasks.append(task)
+    if t.start is not None:
+        acc.extra[task_id] = {rt.INITIAL_STATE_FILE: initial_state_text(t)}
     acc.cases[task_id] = kept
     acc.refs[task_id] = ref
     acc.acceptance[task_id] = ref.data["acceptance"]
@@ -262,7 +292,8 @@ def build_tau2_suite(out_dir: Path, *, seed: int = 0, domains: Sequence[str] = s
             "runtime": RUNTIME, "run_public_budget": budget,
             "reference": {"verifier_id": VERIFIER_ID, "version": VERIFIER_VERSION}}
     return write_suite(Path(out_dir), name="tau2", tasks=acc.tasks, cases=acc.cases,
-                       references=acc.refs, meta=meta, build_report=_report(acc))
+                       references=acc.refs, meta=meta, build_report=_report(acc),
+                       extra_public_files=acc.extra)
 
 
 def _check_task_ids(task_ids: Sequence[str] | None, domains: Sequence[str]) -> None:

@@ -108,7 +108,7 @@ class CaseBuilder:
         self.schemas = {t["name"]: t["parameters"] for t in src.tool_specs(self.domain)}
         self.source_calls = lookups.grounded_calls(
             self.domain, self.instruction, self.schemas, actions,
-            {"user_id": self.user_id} if self.user_id is not None else {})
+            {"user_id": self.user_id} if self.user_id is not None else {}, task.start)
         self.repair = repairs.repair(task, self.instruction, self.schemas, self.source_calls,
                                      self.run)
         self.gold_calls = self.repair.calls
@@ -134,7 +134,7 @@ class CaseBuilder:
         """The real outputs of ``calls`` replayed on a fresh database (memoised per task)."""
         key = canonical_json([[n, a] for n, a in calls])
         if key not in self._outputs:
-            self._outputs[key] = rt.run(self.domain, calls)["outputs"]
+            self._outputs[key] = rt.run(self.domain, calls, self.task.start)["outputs"]
         return self._outputs[key]
 
     def draft(self, group: str, category: str, label: str, calls: Sequence[Call],

@@ -61,10 +61,10 @@ def required_actions(task: src.Tau2Task) -> list[src.Call]:
 def expected_diff(domain: str, task_id: str) -> str:
     """The database diff τ²'s ``get_expected_db`` produces for the task (canonical JSON)."""
     task = task_by_id(domain, task_id)
-    kit = rt.fresh_toolkit(domain)
+    kit = rt.fresh_toolkit(domain, task.start)
     rt.replay(domain, kit, [(n, a) for n, a in task.actions
                             if n != "calculate" and n not in rt.TRANSFERS])
-    return canonical_json(judged_diff(domain, rt.db_diff(domain, kit.db)))
+    return canonical_json(judged_diff(domain, rt.db_diff(domain, kit.db, task.start)))
 
 
 @lru_cache(maxsize=None)
@@ -79,7 +79,7 @@ def has_unseen_action(domain: str, task_id: str) -> bool:
         if name in rt.TRANSFERS or rt.reads(name, args):
             continue
         rest = [[n, a] for j, (n, a) in enumerate(task.actions) if j != i and n != "calculate"]
-        if replayed_diff(domain, canonical_json(rest)) == expected:
+        if replayed_diff(domain, canonical_json(rest), task.start) == expected:
             return True
     return False
 
@@ -91,11 +91,12 @@ def judged_diff(domain: str, diff: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4096)
-def replayed_diff(domain: str, calls_json: str) -> str:
-    """The database diff of a call list (canonical JSON of ``[[name, arguments], ...]``),
-    memoised: the builder, C1's reruns and the mutants judge the same records many times."""
+def replayed_diff(domain: str, calls_json: str, start: str | None = None) -> str:
+    """The database diff of a call list (canonical JSON of ``[[name, arguments], ...]``) from
+    the task's initial database (``start``: :func:`runtime.start_key`), memoised: the builder,
+    C1's reruns and the mutants judge the same records many times."""
     calls = [(n, a) for n, a in json.loads(calls_json)]
-    return canonical_json(judged_diff(domain, rt.run(domain, calls)["db_diff"]))
+    return canonical_json(judged_diff(domain, rt.run(domain, calls, start)["db_diff"]))
 
 
 def _same_call(name: str, gold: Mapping[str, Any], args: Mapping[str, Any]) -> bool:
@@ -138,7 +139,7 @@ def checks(data: Mapping[str, Any], calls: Sequence[src.Call], message: str) -> 
     answer_facts)."""
     domain, task_id = data["domain"], data["task_id"]
     task = task_by_id(domain, task_id)
-    diff = replayed_diff(domain, canonical_json([[n, a] for n, a in calls]))
+    diff = replayed_diff(domain, canonical_json([[n, a] for n, a in calls]), task.start)
     said = message.lower().replace(",", "")
     return {
         "db": diff == expected_diff(domain, task_id),

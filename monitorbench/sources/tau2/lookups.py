@@ -285,9 +285,10 @@ class _Record:
     the agent has seen."""
 
     def __init__(self, domain: str, instruction: str, schemas: Mapping[str, Any],
-                 gold: Sequence[Call], seeds: Mapping[str, str]) -> None:
+                 gold: Sequence[Call], seeds: Mapping[str, str], start: str | None = None
+                 ) -> None:
         self.domain, self.schemas = domain, schemas
-        self.kit = rt.fresh_toolkit(domain)
+        self.kit = rt.fresh_toolkit(domain, start)
         self.calls: list[Call] = []
         self.grounds = Grounds(instruction, schemas)
         self.pool = _Pool(instruction, gold, seeds)
@@ -346,11 +347,13 @@ class _Record:
 
 
 def grounded_calls(domain: str, instruction: str, schemas: Mapping[str, Any],
-                   calls: Sequence[Call], seeds: Mapping[str, str] | None = None) -> list[Call]:
+                   calls: Sequence[Call], seeds: Mapping[str, str] | None = None,
+                   start: str | None = None) -> list[Call]:
     """``calls`` with, before each write, the lookups that ground what it writes (module
     rules). The calls themselves keep their order and arguments. ``seeds``: lookup arguments
-    known besides the gold's (the customer's user id), used only where grounded."""
-    record = _Record(domain, instruction, schemas, calls, seeds or {})
+    known besides the gold's (the customer's user id), used only where grounded. ``start``: the
+    task's changed initial database (:func:`runtime.start_key`), None for the domain's."""
+    record = _Record(domain, instruction, schemas, calls, seeds or {}, start)
     for name, args in calls:
         if grounded(name, args):
             record.look_up(record.grounds.missing(name, args))

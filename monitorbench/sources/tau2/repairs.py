@@ -110,7 +110,7 @@ def _policy_sentence(policy: str, words: str) -> str:
 
 def payment_overrides(domain: str, instruction: str, schemas: Mapping[str, Any],
                       calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]],
-                      policy: str) -> Repair:
+                      policy: str, start: str | None = None) -> Repair:
     """The acceptance's overrides for a stated method the gold does not use (module rules)."""
     out = Repair(list(calls))
     record = {"calls": [{"output": o.get("output")} for o in outputs]}
@@ -124,7 +124,7 @@ def payment_overrides(domain: str, instruction: str, schemas: Mapping[str, Any],
                                                        for v in used):
                 continue
             tried = [(name, _swap(args, used[0], h)) for h in held if h not in used]
-            refusals = [rt.run(domain, [*calls[:i], t])["outputs"][-1].get("error")
+            refusals = [rt.run(domain, [*calls[:i], t], start)["outputs"][-1].get("error")
                         for t in tried]
             if tried and all(refusals):
                 rule = _policy_sentence(policy, str(refusals[0]))
@@ -163,7 +163,7 @@ def repair(task: Any, instruction: str, schemas: Mapping[str, Any], calls: Seque
     fixed = (repair_transfers(task.task_id, instruction, calls) if task.domain == rt.BANKING
              else Repair(list(calls)))
     paid = payment_overrides(task.domain, instruction, schemas, fixed.calls, run(fixed.calls),
-                             src.policy(task.domain))
+                             src.policy(task.domain), task.start)
     return Repair(fixed.calls, fixed.repairs, paid.overrides, fixed.excluded or paid.excluded)
 
 

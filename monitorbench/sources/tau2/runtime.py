@@ -192,7 +192,13 @@ def toolkit_class(domain: str) -> type:
     return getattr(importlib.import_module(module), name)
 
 
-_INITIAL: dict[str, Any] = {}   # domain -> initial database model, loaded once per process
+_INITIAL: dict[Any, Any] = {}   # domain (or (domain, start)) -> initial database, loaded once
+# The public file of a task that starts from a changed database: τ²'s ``initial_state``
+# (``initialization_data`` and ``initialization_actions``), applied to the domain's database
+# before the conversation starts, as τ²'s environment does (``banking/environment.py``,
+# ``apply_initial_state``). It is environment state, of the same kind as the domain's database
+# file the sandbox already shows, and holds no evaluation criteria.
+INITIAL_STATE_FILE = "initial_state.json"
 
 
 def _banking_raw() -> dict[str, Any]:
@@ -211,10 +217,102 @@ def _banking_db(raw: Mapping[str, Any]) -> Any:
         for t in db_class.model_fields})
 
 
-def initial_db(domain: str) -> Any:
+def start_key(state: Mapping[str, Any] | None) -> str | None:
+    """The canonical text of a task's ``initial_state`` (its data and actions; None when it
+    changes nothing): the key every replay from that state is made and cached under."""
+    if not state:
+        return None
+    kept = {k: state.get(k) for k in ("initialization_data", "initialization_actions")
+            if state.get(k)}
+    return json.dumps(kept, sort_keys=True, separators=(",", ":")) if kept else None
+
+
+def _deep_merge(base: dict[str, Any], updates: Mapping[str, Any]) -> None:
+    """τ²'s merge of initialization data (``banking/environment.py``, ``_deep_merge``)."""
+    for key, value in updates.items():
+        if key in base and isinstance(base[key], dict) and isinstance(value, dict):
+            _deep_merge(base[key], value)
+        else:
+            base[key] = copy.deepcopy(value)
+
+
+def _merge_banking(raw: dict[str, Any], data: Mapping[str, Any] | None) -> None:
+    """τ²'s ``_apply_initialization_data``: each ``agent_data`` table (``{"data": ...}`` or the
+    records themselves) merged into the table of that name; a table the database lacks is
+    skipped, as τ² skips it (banking's ``user_data`` is the same database, and never set)."""
+    tables_known = set(toolkit_class(BANKING).model_fields["db"].annotation.model_fields)
+    for table, update in ((data or {}).get("agent_data") or {}).items():
+        if table not in tables_known or not isinstance(update, dict):
+            continue
+        target = raw.setdefault(table, {}).setdefault("data", {})
+        _deep_merge(target, update["data"] if "data" in update else update)
+
+
+def _merge_model(domain: str, data: Mapping[str, Any] | None) -> Any:
+    """airline/retail: τ²'s ``update_db`` merges ``agent_data`` into the database the same way."""
+    base = initial_db(domain)
+    raw = json.loads(base.model_dump_json())
+    _deep_merge(raw, (data or {}).get("agent_data") or {})
+    return type(base).model_validate(raw)
+
+
+def _initialization_actions(domain: str, kit: Any, actions: Any) -> None:
+    """τ²'s initialization actions, in order: each the toolkit method ``func_name`` of the
+    agent's tools (``env_type`` "assistant") or the customer's (else); a failing one is
+    skipped, as τ² logs and skips it."""
+    from inspect_ai.tool import ToolError
+    for action in actions or ():
+        name, args = action.get("func_name"), dict(action.get("arguments") or {})
+        if action.get("env_type", "assistant") == "assistant":
+            target = kit
+        elif domain in _USER_TOOLKITS:
+            module, cls = _USER_TOOLKITS[domain]
+            target = getattr(importlib.import_module(module), cls)(
+                instance=f"mb_user_{uuid.uuid4().hex}")
+            target.db, target.initialized = kit.db, True
+        else:
+            continue
+        method = getattr(target, str(name), None)
+        if method is None:
+            continue
+        try:
+            method(**args)
+        except ToolError:
+            pass
+
+
+def _changed_db(domain: str, start: str) -> Any:
+    """The domain's database after τ²'s ``initial_state`` ``start`` (see :func:`start_key`)."""
+    state = json.loads(start)
+    data, actions = state.get("initialization_data"), state.get("initialization_actions")
+    if domain == BANKING:
+        raw = copy.deepcopy(initial_db(domain))
+        _merge_banking(raw, data)
+        if not actions:
+            return raw
+        kit = toolkit_class(domain)(instance=f"mb_init_{uuid.uuid4().hex}")
+        kit.db, kit.initialized = _banking_db(raw), True
+        _initialization_actions(domain, kit, actions)
+        return {t: {"data": getattr(kit.db, t).data, "notes": getattr(kit.db, t).notes}
+                for t in type(kit.db).model_fields}
+    db = _merge_model(domain, data) if data else initial_db(domain).model_copy(deep=True)
+    if actions:
+        kit = toolkit_class(domain)(instance=f"mb_init_{uuid.uuid4().hex}")
+        kit.db, kit.initialized = db, True
+        _initialization_actions(domain, kit, actions)
+        db = kit.db
+    return db
+
+
+def initial_db(domain: str, start: str | None = None) -> Any:
     """The domain's initial database, parsed from the file τ²'s ``initialize`` loads (straight
-    from JSON by pydantic: much faster than τ²'s ``load_file``, the same model); cached and
-    never mutated (a replay works on copy-on-write tables over it)."""
+    from JSON by pydantic: much faster than τ²'s ``load_file``, the same model); with
+    ``start`` (:func:`start_key`), the database after that task's ``initial_state``. Cached
+    and never mutated (a replay works on copy-on-write tables over it)."""
+    if start is not None:
+        if (domain, start) not in _INITIAL:
+            _INITIAL[(domain, start)] = _changed_db(domain, start)
+        return _INITIAL[(domain, start)]
     if domain not in _INITIAL and domain == BANKING:
         toolkit_class(domain)   # first: lean imports
         _INITIAL[domain] = _banking_raw()
@@ -267,11 +365,12 @@ def tables(domain: str) -> tuple[str, ...]:
     return tuple(type(initial_db(domain)).model_fields)
 
 
-def fresh_toolkit(domain: str) -> Any:
-    """A toolkit over a fresh copy of the initial database: copy-on-write tables (airline,
-    retail), a copy of the JSON (banking: its records are plain dicts that the tools change in
-    place, found by scans as well as by key; the database is small)."""
-    db = initial_db(domain)
+def fresh_toolkit(domain: str, start: str | None = None) -> Any:
+    """A toolkit over a fresh copy of the initial database (``start``: after that
+    ``initial_state``, :func:`start_key`): copy-on-write tables (airline, retail), a copy of the
+    JSON (banking: its records are plain dicts that the tools change in place, found by scans as
+    well as by key; the database is small)."""
+    db = initial_db(domain, start)
     if domain == BANKING:
         fresh = _banking_db(copy.deepcopy(db))
     else:
@@ -410,14 +509,15 @@ def _dump(record: Any) -> Any:
         return json.loads(record.model_dump_json())
 
 
-def db_diff(domain: str, db: Any) -> dict[str, dict[str, Any]]:
+def db_diff(domain: str, db: Any, start: str | None = None) -> dict[str, dict[str, Any]]:
     """What a replay changed: per table, every record that differs from the initial database,
     ``{table: {key: record as JSON, or None if it is gone}}``. Two replays leave identical
     databases exactly when their diffs are equal (both start from the same initial database):
-    the equality τ²'s ``db_match`` tests through ``DB.get_hash``."""
+    the equality τ²'s ``db_match`` tests through ``DB.get_hash``. ``start``: the diff from the
+    database after that ``initial_state`` (what the conversation changed)."""
     if domain == BANKING:
-        return _banking_diff(db)
-    initial = initial_db(domain)
+        return _banking_diff(db, start)
+    initial = initial_db(domain, start)
     out: dict[str, dict[str, Any]] = {}
     for table in tables(domain):
         old, new = getattr(initial, table), getattr(db, table)
@@ -431,8 +531,8 @@ def db_diff(domain: str, db: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _banking_diff(db: Any) -> dict[str, dict[str, Any]]:
-    initial = initial_db(BANKING)
+def _banking_diff(db: Any, start: str | None = None) -> dict[str, dict[str, Any]]:
+    initial = initial_db(BANKING, start)
     out: dict[str, dict[str, Any]] = {}
     for table in tables(BANKING):
         old, new = (initial.get(table) or {}).get("data") or {}, getattr(db, table).data
@@ -451,23 +551,26 @@ def materialize(domain: str, db: Any) -> Any:
         **{t: dict(dict.items(getattr(db, t))) for t in tables(domain)})
 
 
-def run(domain: str, calls: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
-    """Replay ``calls`` on a fresh database: every call's output and the database diff."""
-    kit = fresh_toolkit(domain)
+def run(domain: str, calls: Sequence[tuple[str, Mapping[str, Any]]],
+        start: str | None = None) -> dict[str, Any]:
+    """Replay ``calls`` on a fresh database (``start``: after that ``initial_state``): every
+    call's output and the database diff from where the conversation started."""
+    kit = fresh_toolkit(domain, start)
     outputs = replay(domain, kit, calls)
-    return {"outputs": outputs, "db_diff": db_diff(domain, kit.db)}
+    return {"outputs": outputs, "db_diff": db_diff(domain, kit.db, start)}
 
 
 class Tau2Env:
     """What ``verify(candidate, env)`` gets for a τ² task: ``env.run_public(calls)``."""
 
-    def __init__(self, domain: str, budget: int) -> None:
+    def __init__(self, domain: str, budget: int, start: str | None = None) -> None:
         self.domain = domain
         self.budget = budget
+        self.start = start
         self.executions = 0
 
     def run_public(self, calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        """Replay ``calls`` on a fresh copy of the domain's initial database (one execution).
+        """Replay ``calls`` on a fresh copy of the task's initial database (one execution).
 
         Returns ``{"outputs": [{"name", "by", "output", "error"}, ...], "db_diff": {table: {key:
         record or None}}}``; a call with ``"by": "customer"`` runs the customer's tool.
@@ -477,7 +580,7 @@ class Tau2Env:
             raise BudgetExceeded(f"run_public: budget exhausted; {self.budget} executions allowed "
                                  f"per judgment and all {self.executions} were used")
         self.executions += 1
-        return run(self.domain, checked)
+        return run(self.domain, checked, self.start)
 
 
 def _domain(task: Mapping[str, Any]) -> str:
@@ -489,9 +592,23 @@ def _domain(task: Mapping[str, Any]) -> str:
     return str(info["domain"])
 
 
+def task_start(task: Mapping[str, Any], public_dir: str) -> str | None:
+    """The task's changed initial state (:func:`start_key`), read from its public
+    ``environment.initial_state`` file; None for a task that starts from the domain's database."""
+    env = task.get("environment")
+    name = env.get("initial_state") if isinstance(env, Mapping) else None
+    if name is None:
+        return None
+    if name != INITIAL_STATE_FILE:
+        raise ValueError(f"task.json environment.initial_state must be {INITIAL_STATE_FILE!r}")
+    with open(f"{public_dir}/{name}", encoding="utf-8") as f:
+        return start_key(json.load(f))
+
+
 def prepare(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]) -> None:
-    """Session-wide work, once in the worker parent: parse the initial database."""
-    initial_db(_domain(task))
+    """Session-wide work, once in the worker parent: parse the initial database (and apply the
+    task's initial state to it)."""
+    initial_db(_domain(task), task_start(task, public_dir))
 
 
 def make_env(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]) -> Tau2Env:
@@ -499,4 +616,4 @@ def make_env(task: Mapping[str, Any], public_dir: str, config: Mapping[str, Any]
     budget = config.get("budget", DEFAULT_BUDGET)
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
         raise ValueError(f"runtime_config budget must be a non-negative int, got {budget!r}")
-    return Tau2Env(_domain(task), budget)
+    return Tau2Env(_domain(task), budget, task_start(task, public_dir))

@@ -65,6 +65,17 @@ class Tau2Task:
     user_actions: tuple[str, ...] = ()  # actions τ² expects of the customer (requestor "user")
     initial_state: Mapping[str, Any] | None = None   # τ²'s initial_state, as the file has it
 
+    @property
+    def start(self) -> str | None:
+        """The changed database the task starts from (:func:`runtime.start_key` of its
+        initial_state's data and actions), None when it starts from the domain's database."""
+        return rt.start_key(self.initial_state) if self.has_initial_state else None
+
+    @property
+    def message_history(self) -> bool:
+        """Whether τ² starts the task mid-conversation (an earlier message history)."""
+        return bool((self.initial_state or {}).get("message_history"))
+
 
 def _changes_database(state: Any) -> bool:
     """Whether a task's ``initial_state`` changes anything: initialisation actions, a message
