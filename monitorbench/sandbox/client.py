@@ -261,13 +261,7 @@ class WorkerSession:
         self.start_seconds.append(time.monotonic() - t0)
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                self.proc.stdin.close()  # type: ignore[union-attr]
-                _wait_exit(self.proc, 1.0)
-            except OSError:
-                pass
-        self._kill()
+        self._retire()
         self._stderr.close()
         if self.on_close is not None:
             self.on_close()
@@ -342,15 +336,15 @@ class WorkerSession:
         return verdict_from_answer(answer)
 
     def _retire(self) -> None:
-        """Let a worker that announced its exit finish, then forget it (``judge`` starts the
-        next one); one that lingers is killed."""
-        if self.proc is None:
-            return
-        try:
-            self.proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
-        _wait_exit(self.proc, 1.0)
+        """Close the worker's input and give it a second to exit (one that announced its exit,
+        or one at the session's end), then forget it (``judge`` starts the next one); one that
+        lingers is killed."""
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()  # type: ignore[union-attr]
+                _wait_exit(self.proc, 1.0)
+            except OSError:
+                pass
         self._kill()
 
     def _read_line(self, timeout: float) -> Any:

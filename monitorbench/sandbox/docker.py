@@ -18,7 +18,6 @@ mounted, read-only; masked host paths inside the copied site-packages are covere
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sysconfig
 import uuid
@@ -43,19 +42,6 @@ SESSION_LABEL = "monitorbench.session"
 CLIENT_VARS = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH",
                "DOCKER_TLS_VERIFY")
 WIPE_ALSO = ("/dev/shm", "/dev/mqueue")  # writable for every user in a container's /dev
-
-
-def docker_available(binary: str = "docker") -> tuple[bool, str]:
-    """Whether an engine answers here, and if not, why."""
-    if shutil.which(binary) is None:
-        return False, f"no '{binary}' binary on PATH"
-    try:
-        res = subprocess.run([binary, "info"], capture_output=True, timeout=20, text=True)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return False, f"'{binary} info' failed: {e}"
-    if res.returncode != 0:
-        return False, f"'{binary} info' failed: {(res.stderr or res.stdout).strip()[-300:]}"
-    return True, ""
 
 
 def image_path(host_path: Path) -> str | None:

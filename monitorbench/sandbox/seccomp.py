@@ -18,6 +18,7 @@ falls back to ``clone``, whose flags the filter can read.
 from __future__ import annotations
 
 import errno
+import functools
 import platform
 import struct
 
@@ -83,9 +84,11 @@ def _errno(code: int) -> int:
     return _ERRNO | code
 
 
+@functools.lru_cache(maxsize=None)
 def compile_filter(machine: str | None = None) -> bytes:
     """The deny list as a classic BPF program (``struct sock_filter`` array) for ``machine``
-    (default: this one). Raises ValueError for a machine without a syscall table here."""
+    (default: this one), built once per process (every session's worker config carries it).
+    Raises ValueError for a machine without a syscall table here."""
     machine = machine or platform.machine()
     if machine not in ARCHES:
         raise ValueError(f"no seccomp syscall table for machine {machine!r}")

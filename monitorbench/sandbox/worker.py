@@ -306,8 +306,9 @@ CLONE_NEWPID = 0x20000000
 def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool
                           ) -> tuple[int, tuple[int, int] | None]:
     """Put every later child of the worker into a new PID namespace and start its init; returns
-    the init's pid (in the worker's namespace) and, with ``case_namespaces``, the worker's ends of
-    the init's control pipes (``_reset_pids``). Must run while the worker has one thread.
+    the init's pid (in the worker's namespace) and, with ``case_namespaces`` and ``own_mounts``
+    (the fast path, ``_prepare_case``), the worker's ends of the init's control pipes, by which
+    it asks the init to reset the pid counter. Must run while the worker has one thread.
 
     The new user namespace is what permits the PID namespace without privileges (bwrap drops
     every capability). With ``case_namespaces`` the worker's own uid and gid are mapped into it
@@ -328,7 +329,7 @@ def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool
     if own_mounts:
         _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
     _no_ptrace()  # only now: a non-dumpable process may not write its own id maps
-    if not case_namespaces:
+    if not (case_namespaces and own_mounts):
         return _fork_init(libc), None
     ctl_r, ctl_w = os.pipe()
     ack_r, ack_w = os.pipe()
@@ -362,7 +363,7 @@ PR_SET_PDEATHSIG = 1
 def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None:
     """Pid 1 of the cases' namespace, for the whole session: it reaps the orphans that cases
     leave behind and, asked by the worker before each case (one byte on ``ctl_r``), reaps what
-    is left and sets the namespace's pid counter back (``_reset_pids``). Its only signal handler
+    is left and sets the namespace's pid counter back (``_pid_counter_to``). Its only signal handler
     is SIGCHLD's, which reaps; the kernel drops every other signal a case sends it, so only the
     worker, from outside, can kill it (and if it died, forks would fail and the session would
     restart: an infrastructure fault).
@@ -376,12 +377,11 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    for fd in range(3, 1024):
-        if fd not in (ctl_r, ack_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    low = 3
+    for keep in sorted(fd for fd in (ctl_r, ack_w) if fd is not None):
+        os.closerange(low, keep)
+        low = keep + 1
+    os.closerange(low, 65536)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -940,19 +940,15 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
     }
 
 
-def _usable_pid_reset(pipes: tuple[int, int] | None, own_mounts: bool
-                      ) -> tuple[int, int] | None:
+def _usable_pid_reset(pipes: tuple[int, int] | None) -> tuple[int, int] | None:
     """The init's control pipes if it can reset the pid counter here (asked once), else None:
     each case then gets namespaces of its own through ``_isolate_case`` (slower: two more forks
-    per case). The fast path needs the worker's own mount namespace for the cases' tmpfs."""
+    per case)."""
     if pipes is None:
         return None
     ctl_w, ack_r = pipes
-    if own_mounts:
-        os.write(ctl_w, b"r")
-        if os.read(ack_r, 1) == b"\x01":
-            return pipes
-    return None
+    os.write(ctl_w, b"r")
+    return pipes if os.read(ack_r, 1) == b"\x01" else None
 
 
 def _refuse(error: str) -> None:
@@ -998,7 +994,7 @@ def main() -> None:
             if cfg.get("case_pid_namespace") else (None, None))
     except (OSError, ImportError) as e:
         return _refuse(f"cannot give cases their own PID namespace: {e}")
-    pid_reset = _usable_pid_reset(pid_reset, bool(cfg.get("case_tmpfs")))
+    pid_reset = _usable_pid_reset(pid_reset)
     _no_ptrace()
     main_path = os.path.join(cfg["verifier_dir"], "main.py")
     code = None

@@ -15,9 +15,9 @@ from monitorbench.sandbox import bwrap as bwrap_module
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.bwrap import BwrapSandbox
 from monitorbench.sandbox.client import WorkerSession
-from monitorbench.sandbox.docker import DockerSandbox, docker_argv, docker_available
+from monitorbench.sandbox.docker import DockerSandbox, docker_argv
 from monitorbench.sandbox.factory import make_sandbox
-from monitorbench.sandbox.image import BUILD_COMMAND, image_name, missing_image
+from monitorbench.sandbox.image import BUILD_COMMAND, image_name, missing_image, require_engine
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR
 from monitorbench.sandbox.unshare import UnshareSandbox
 from monitorbench.suites.sandbox_image import image_recipe
@@ -58,7 +58,7 @@ def test_docker_argv_isolates(tmp_path, public_dir):
 
 
 def test_docker_backend_judges_in_the_recipes_image(tmp_path, public_dir, docker_image):
-    assert docker_available() == (True, "")
+    require_engine()  # raises, naming the engine and the fix, when none answers
     vdir = write_verifier(tmp_path, "import sys\ndef verify(c, env):\n"
                                     "    return 'PASS' if sys.version_info[:2] == %r else 'FAIL'\n"
                                     % (tuple(sys.version_info[:2]),))
