@@ -193,6 +193,33 @@ def test_identical_tasks_keep_a_zero_width_interval() -> None:
     assert ci.has_width and ci.low == ci.high == ci.point == 0.0
 
 
+def _tasks(ttype: str, n: int, accepts: bool, rejects: bool) -> list[dict[str, Any]]:
+    """``n`` tasks of ``ttype``, each judged as :func:`_one_task` judges its one."""
+    return [dict(r, task_id=f"{ttype}-{i}") for i in range(n)
+            for r in _one_task(ttype, accepts, rejects)]
+
+
+def test_types_constant_inside_but_apart_still_get_an_interval_with_width() -> None:
+    """Two accepting-and-rejecting tool-call tasks (BA_norm 100) and two accept-all code tasks
+    (0): stratified, every resample keeps two of each and printed ``50.0 [50.0, 50.0]``."""
+    records = _tasks("tool_call", 2, True, True) + _tasks("code", 2, True, False)
+    ci = bootstrap_ci(records, n_resamples=1000, seed=0)["ba_norm"]
+    assert ci.point == pytest.approx(50.0) and ci.has_width
+    assert ci.low < 50.0 < ci.high
+    code = bootstrap_ci(records, n_resamples=200, seed=0)["code/ba_norm"]
+    assert code.low == code.high == 0.0          # both code tasks are 0: zero width is honest
+
+
+def test_a_paired_difference_constant_within_types_is_not_called_significant() -> None:
+    """a − b is 0 on the tool-call tasks and 100 on the code tasks: stratified, the difference
+    read 50 [50, 50] and 'excludes zero'; the tasks say a could equal b."""
+    a = _tasks("tool_call", 2, True, True) + _tasks("code", 2, True, True)
+    b = _tasks("tool_call", 2, True, True) + _tasks("code", 2, True, False)
+    diff = paired_bootstrap(a, b, n_resamples=1000, seed=0)["ba_norm"]
+    assert diff.diff == pytest.approx(50.0) and diff.low < diff.high
+    assert diff.low == pytest.approx(0.0) and not diff.excludes_zero
+
+
 def test_a_type_with_one_task_resamples_across_types() -> None:
     types = ["tool_call"] * 5 + ["state"] * 3 + ["code"]
     w = resample_weights(types, 400, seed=4)

@@ -7,7 +7,10 @@ tasks of each type there are; only which tasks is uncertain. A type with a singl
 within-type variation to resample: stratified, it would add none, and a run with one task per
 type would print its point as an interval (-66.7 [-66.7, -66.7] for tasks at 0, -100, -100).
 So when any type holds fewer than two tasks, every task is resampled across types together
-(unstratified). A rate that rests on fewer than two tasks (the per-type rate of a type with one
+(unstratified). Likewise a rate the stratified draw leaves at zero width although its tasks'
+values differ (every type constant inside, the types apart: two accepting tool-call tasks and two
+rejecting code tasks) is resampled across types: the stratified draw would claim to know it
+exactly. Zero width remains only where every task has the same value. A rate that rests on fewer than two tasks (the per-type rate of a type with one
 task, an attack category seen in one task) has no interval at all: its bounds are NaN and it
 prints as ``n/a (1 task)``, never as a point posing as an interval.
 
@@ -25,7 +28,9 @@ rows remained (a metric with no defined row at all is left out of the result).
 
 Public API::
 
-    resample_weights(task_types: Sequence[str], n_resamples: int, seed: int) -> np.ndarray
+    resample_weights(task_types: Sequence[str], n_resamples: int, seed: int, *,
+                     by_type: bool | None = None) -> np.ndarray
+    alone_rates(table: TaskTable) -> dict[str, np.ndarray]
     bootstrap_ci(records: Sequence[Mapping], *, n_resamples: int = 1000, level: float = 0.95,
                  seed: int = 0, source: str | Path | None = None) -> dict[str, Interval]
     intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95, seed: int = 0)
@@ -40,7 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -51,8 +56,8 @@ from monitorbench.metrics.records import TaskTable, build_table
 
 # The method in one sentence, for every page that shows these intervals (report, README).
 METHOD = ("95% percentile bootstrap over tasks, stratified by task type when every type holds "
-          "two tasks or more, else across types; a rate resting on one task has no interval "
-          "(n/a (1 task))")
+          "two tasks or more, else (or where stratifying leaves a point while the tasks vary) "
+          "across types; a rate resting on one task has no interval (n/a (1 task))")
 NO_BOUND = float("nan")   # the bounds of a rate that rests on one task: it has no interval
 
 
@@ -104,12 +109,16 @@ def stratified(task_types: Sequence[str]) -> bool:
     return bool(counts) and min(counts) >= 2
 
 
-def resample_weights(task_types: Sequence[str], n_resamples: int, seed: int) -> np.ndarray:
+def resample_weights(task_types: Sequence[str], n_resamples: int, seed: int, *,
+                     by_type: bool | None = None) -> np.ndarray:
     """Draw counts, shape (n_resamples, n_tasks): tasks resampled with replacement within each
-    type, or across all types together when a type holds fewer than two tasks."""
+    type, or across all types together when a type holds fewer than two tasks (``by_type``
+    None: :func:`stratified` decides; False: across types whatever the counts)."""
     rng = np.random.default_rng(seed)
     types = np.asarray(task_types)
-    strata = sorted(set(task_types)) if stratified(task_types) else [None]
+    if by_type is None:
+        by_type = stratified(task_types)
+    strata = sorted(set(task_types)) if by_type else [None]
     weights = np.zeros((n_resamples, len(types)))
     for ttype in strata:
         idx = np.flatnonzero(types == ttype) if ttype is not None else np.arange(len(types))
@@ -120,11 +129,38 @@ def resample_weights(task_types: Sequence[str], n_resamples: int, seed: int) -> 
     return weights
 
 
-def tasks_per_rate(table: TaskTable) -> dict[str, int]:
-    """How many tasks define each rate (a per-type rate: that type's tasks; an attack category:
-    the tasks with such attacks), from the rates of each task alone."""
-    alone = headline(table, np.eye(table.n_tasks))   # row i: task i alone (NaN: undefined)
-    return {key: int((~np.isnan(values)).sum()) for key, values in alone.items()}
+Rates = Callable[[np.ndarray], dict[str, np.ndarray]]
+
+
+def _differ(values: np.ndarray) -> bool:
+    """Whether the defined values are not all the same."""
+    ok = values[~np.isnan(values)]
+    return ok.size > 1 and bool(np.ptp(ok) > 0)
+
+
+def _spread(rates: Rates, alone: Mapping[str, np.ndarray], task_types: Sequence[str], *,
+           n_resamples: int, level: float, seed: int) -> dict[str, tuple[float, float, int]]:
+    """Percentile bounds and defined rows of every rate ``rates`` computes for a weights array:
+    from :func:`resample_weights`' draw, or, for a rate that draw leaves at zero width although
+    its tasks differ (``alone``: each task's value by itself), from a draw across types."""
+    boot = rates(resample_weights(task_types, n_resamples, seed))
+    across: dict[str, np.ndarray] | None = None
+    out: dict[str, tuple[float, float, int]] = {}
+    for key, values in boot.items():
+        bounds = _percentiles(values, level)
+        if bounds is not None and bounds[0] == bounds[1] and _differ(alone[key]) \
+                and stratified(task_types):
+            if across is None:
+                across = rates(resample_weights(task_types, n_resamples, seed, by_type=False))
+            bounds = _percentiles(across[key], level)
+        if bounds is not None:
+            out[key] = bounds
+    return out
+
+
+def alone_rates(table: TaskTable) -> dict[str, np.ndarray]:
+    """Each rate of each task by itself (NaN where the task does not define it)."""
+    return headline(table, np.eye(table.n_tasks))
 
 
 def _percentiles(values: np.ndarray, level: float) -> tuple[float, float, int] | None:
@@ -150,18 +186,15 @@ def intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95,
     """:func:`bootstrap_ci` on an already built table."""
     _check_settings(n_resamples, level)
     point = headline(table)
-    boot = headline(table, resample_weights(table.task_types, n_resamples, seed))
-    n_tasks = tasks_per_rate(table)
+    alone = alone_rates(table)
+    bounds = _spread(lambda w: headline(table, w), alone, table.task_types,
+                    n_resamples=n_resamples, level=level, seed=seed)
     out: dict[str, Interval] = {}
-    for key, values in boot.items():
-        bounds = _percentiles(values, level)
-        if bounds is None:
-            continue
-        low, high, n_def = bounds
-        if n_tasks[key] < 2:
+    for key, (low, high, n_def) in bounds.items():
+        n_tasks = int((~np.isnan(alone[key])).sum())
+        if n_tasks < 2:
             low = high = NO_BOUND
-        out[key] = Interval(float(point[key][0]), low, high, level, n_resamples, n_def,
-                            n_tasks[key])
+        out[key] = Interval(float(point[key][0]), low, high, level, n_resamples, n_def, n_tasks)
     return out
 
 
@@ -189,17 +222,19 @@ def paired_bootstrap(records_a: Sequence[Mapping[str, Any]],
                          f"the two configurations cover different tasks (e.g. {only})",
                          "score both on every task of the suite; a missing verifier stays in "
                          "as outcome U")
-    weights = resample_weights(a.task_types, n_resamples, seed)
     point_a, point_b = headline(a), headline(b)
-    boot_a, boot_b = headline(a, weights), headline(b, weights)
-    n_a, n_b = tasks_per_rate(a), tasks_per_rate(b)
+    alone_a, alone_b = alone_rates(a), alone_rates(b)
+    keys = sorted(set(point_a) & set(point_b))
+
+    def diffs(w: np.ndarray) -> dict[str, np.ndarray]:
+        boot_a, boot_b = headline(a, w), headline(b, w)
+        return {k: boot_a[k] - boot_b[k] for k in keys}
+
+    bounds = _spread(diffs, {k: alone_a[k] - alone_b[k] for k in keys}, a.task_types,
+                    n_resamples=n_resamples, level=level, seed=seed)
     out: dict[str, PairedDifference] = {}
-    for key in sorted(set(boot_a) & set(boot_b)):
-        bounds = _percentiles(boot_a[key] - boot_b[key], level)
-        if bounds is None:
-            continue
-        low, high, n_def = bounds
-        n = min(n_a[key], n_b[key])
+    for key, (low, high, n_def) in sorted(bounds.items()):
+        n = min(int((~np.isnan(alone_a[key])).sum()), int((~np.isnan(alone_b[key])).sum()))
         if n < 2:
             low = high = NO_BOUND
         out[key] = PairedDifference(float(point_a[key][0] - point_b[key][0]), low, high, level,
