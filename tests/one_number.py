@@ -146,3 +146,41 @@ def _check_pages(rows: list[dict[str, str]], runs: dict[str, Any], board: dict[s
         if own:
             shown = float(_shown(_by_name(pages[1], "type")["all"]["BA_norm"]))
             assert abs(shown - m["own_pool/ba_norm"]) <= 0.051, name
+
+
+def check_widths(rows: list[dict[str, str]], children: list[Any], client: Any,
+                 runs_dir: Path) -> int:
+    """No interval the sweep logged (``leaderboard.csv``, which the console and the report
+    print, and every child's MLflow ``*_ci_low``/``*_ci_high``) is a point while the tasks it
+    rests on have different values: each task's value alone is read back from the run's own
+    judgments. Returns how many intervals were checked."""
+    import numpy as np
+
+    from monitorbench.metrics import build_table
+    from monitorbench.metrics.bootstrap import alone_rates
+    from monitorbench.tracking.sweep_report import run_records
+
+    records = {c.info.run_name: run_records(client, c, runs_dir) for c in children}
+    pool = frozenset.intersection(*(frozenset(r["task_id"] for r in recs)
+                                    for recs in records.values()))
+    metrics = {c.info.run_name: c.data.metrics for c in children}
+    checked = 0
+    for r in rows:
+        assert int(r["pool_tasks"]) == len(pool), r["run"]
+        alone = {"": alone_rates(build_table([x for x in records[r["run"]]
+                                              if x["task_id"] in pool])),
+                 "own_pool/": alone_rates(build_table(records[r["run"]]))}
+        bounds = {k: float(v) for k, v in r.items() if "_ci_" in k and v not in ("", None)}
+        bounds.update({k: v for k, v in metrics[r["run"]].items() if "_ci_" in k})
+        for key, low in bounds.items():
+            if not key.endswith("_ci_low"):
+                continue
+            prefix = "own_pool/" if key.startswith("own_pool/") else ""
+            rate = key.removeprefix(prefix).removesuffix("_ci_low")
+            values = alone[prefix][rate]
+            values = values[~np.isnan(values)]
+            high = bounds[key.removesuffix("_ci_low") + "_ci_high"]
+            assert values.size >= 2, (r["run"], key, "an interval on one task")
+            assert low < high or np.ptp(values) == 0, (r["run"], key, low, high, values)
+            checked += 1
+    return checked
