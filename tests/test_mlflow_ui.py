@@ -216,6 +216,7 @@ def _check_the_finished_sweep(mlflow_server: MlflowServer, browser, console: str
     from one_number import check_widths
     runs_dir = tmp_path / "runs"
     assert check_widths(rows, children, client, runs_dir) >= 12 * 4
+    _check_the_view(browser, rows, Path(parent.data.tags["monitorbench.sweep_dir"]), tmp_path)
     for c in children:   # each run's page describes its result table
         assert "| all |" in c.data.tags["mlflow.note.content"], c.info.run_name
     # README line 1's twelve names (here with the sample's '·8/type' after them), grouped by
@@ -241,3 +242,32 @@ def _check_the_finished_sweep(mlflow_server: MlflowServer, browser, console: str
     board = page.inner_text("body")
     assert all(n in board for n in names)
     assert all(m in board for m in ("rank", *HEADLINE, "tasks"))
+
+
+def _check_the_view(browser, rows: list[dict[str, str]], sweep_dir: Path, tmp_path: Path) -> None:
+    """``monitorbench view`` on the sweep, in Chromium: its front page ranks the runs with the
+    leaderboard's figures on the common pool (one number), and the best run's page opens a task,
+    filters to its wrong verdicts and reads a wrong case, its candidate and the verifier's code
+    (grounded_check's own source: a baseline writes no generation trace)."""
+    from view_browser import read_a_wrong_case
+    from monitorbench.view.site import build_site, start_server
+
+    index = build_site(sweep_dir, tmp_path / "view")
+    server, url = start_server(index.parent)
+    try:
+        page = browser.new_page()
+        page.goto(url)
+        assert "Ranked on the common pool" in page.inner_text("body")
+        best = rows[0]
+        link = page.locator(f"a[href='r/{best['run_key']}/index.html']")
+        ranked = link.locator("xpath=ancestor::tr").locator("td").all_inner_texts()
+        assert ranked[0] == best["rank"] and ranked[6] == best["pool_tasks"], ranked
+        assert ranked[2].split()[0] == f"{float(best['ba_norm']):.1f}", (ranked, best)
+        case = read_a_wrong_case(page, url.rsplit("/", 1)[0] + f"/r/{best['run_key']}/index.html")
+        assert case.outcome == {"PASS": "F", "FAIL": "P"}[case.label], case
+        assert "calls" in case.candidate or "patch" in case.candidate, case
+        source = ROOT / "monitorbench" / "generation" / "baseline_verifiers" / "grounded_check.py"
+        assert case.code is not None and case.code.strip() == source.read_text().strip()
+        assert case.trace_events == 0 and case.printed == ""
+    finally:
+        server.shutdown()

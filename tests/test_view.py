@@ -150,6 +150,11 @@ def test_a_sweep_folder_lists_its_runs_and_links_their_pages(runs: dict[str, Pat
         link = f"r/{runs[key].name}/index.html"
         assert link in front and (index.parent / link).is_file()
     assert front.index("schema_check") < front.index("replay")
+    # no leaderboard.csv (an unfinished sweep): the figures are named as each run's own, and
+    # the schema run's 2 tasks beside the replay run's 2 are one pool size
+    assert "Each run's figures over its own tasks" in front
+    run_page = (index.parent / f"r/{runs['schema'].name}/index.html").read_text()
+    assert "over this run's own 2 tasks" in run_page
 
 
 def test_a_path_that_is_no_run_is_refused_naming_the_fix(tmp_path: Path) -> None:

@@ -118,7 +118,8 @@ def leaderboard_rows(runs: list[Any], records: dict[str, list[dict[str, Any]] | 
     for place in rank_on_pool(scored, value_on):
         run = by_name[place.name]
         m = run.data.metrics
-        row: dict[str, Any] = {"rank": place.rank, "run": place.name}
+        row: dict[str, Any] = {"rank": place.rank, "run": place.name,
+                               "run_key": run.data.tags.get("monitorbench.run_key")}
         row.update({a: run.data.tags.get(f"monitorbench.{a}") for a in axes})
         row.update({"tasks": place.tasks or None,
                     "more_than_pool": MORE_THAN_POOL if place.more_than_pool else ""})
@@ -237,8 +238,9 @@ def leaderboard_md(rows: list[dict[str, Any]], csv_path: Path,
 def write_tables(rows: list[dict[str, Any]], out_dir: Path,
                  aside: str | None = None) -> tuple[Path, Path]:
     """``leaderboard.csv`` (every column, plain numbers, one column per axis, the ``†`` flag in
-    its own column) and ``leaderboard.md`` (:func:`leaderboard_md`)."""
-    lead = ("rank", "run", *AXES, "tasks", "more_than_pool", "pool_tasks",
+    its own column, the run's directory name under ``outputs/runs`` as ``run_key``) and
+    ``leaderboard.md`` (:func:`leaderboard_md`)."""
+    lead = ("rank", "run", "run_key", *AXES, "tasks", "more_than_pool", "pool_tasks",
             *(k + s for k in HEADLINE for s in ("", LOW, HIGH)), *DIAGNOSTICS, *ATTACK)
     present = {k for row in rows for k in row}
     cols = [k for k in lead if k in present] + sorted(present - set(lead))

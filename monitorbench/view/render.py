@@ -66,11 +66,12 @@ def pre(text: Any) -> str:
 
 
 def run_summary(run: RunView) -> str:
-    """The run's headline metrics (metrics.json) and where it lives."""
+    """The run's headline metrics (metrics.json), naming their pool, and where it lives."""
     cells = "".join(f"<td>{esc(k)}: {pct(run.metrics.get(k))}</td>" for k in HEADLINE
                     if k in run.metrics)
-    return (f"<p class='note'>run directory {esc(run.run_dir)}; reported round {run.round}"
-            f"</p><table><tr>{cells}</tr></table>")
+    return (f"<p class='note'>over this run's own {len(run.tasks)} tasks (its metrics.json); "
+            f"run directory {esc(run.run_dir)}; reported round {run.round}</p>"
+            f"<table><tr>{cells}</tr></table>")
 
 
 def run_index(run: RunView, up: str = "") -> str:
@@ -220,10 +221,50 @@ def _scalar(value: Any) -> bool:
             or (isinstance(value, str) and len(value) <= 80 and "\n" not in value))
 
 
-def sweep_index(title: str, runs: Sequence[tuple[str, RunView]]) -> str:
-    """A sweep's runs, each linking to its own pages (``href`` is the run's index)."""
-    rows = [f"<tr><td><a href='{esc(href)}'>{esc(run.name)}</a></td>"
-            + "".join(f"<td>{pct(run.metrics.get(k))}</td>" for k in HEADLINE)
-            + f"<td>{len(run.tasks)}</td></tr>" for href, run in runs]
-    body = f"<h1>{esc(title)}</h1>" + table(["run", *HEADLINE, "tasks"], rows)
+def sweep_index(title: str, runs: Sequence[tuple[str, RunView]],
+                board: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    """A sweep's runs, each linking to its own pages (``href`` is the run's index). With the
+    sweep's ``leaderboard.csv`` (``board``: its rows by ``run_key``) the figures are the
+    leaderboard's, on the common pool, in its order; without it each run's own, and the page
+    says so: one pool per page, never two unnamed."""
+    if not board:
+        rows = [f"<tr><td><a href='{esc(href)}'>{esc(run.name)}</a></td>"
+                + "".join(f"<td>{pct(run.metrics.get(k))}</td>" for k in HEADLINE)
+                + f"<td>{len(run.tasks)}</td></tr>" for href, run in runs]
+        note = ("Each run's figures over its own tasks (this folder has no leaderboard.csv: "
+                "the sweep did not finish)"
+                + ("; their task counts differ, so the rows are not comparable." if
+                   len({len(r.tasks) for _, r in runs}) > 1 else "."))
+        body = (f"<h1>{esc(title)}</h1><p class='note'>{note}</p>"
+                + table(["run", *HEADLINE, "tasks"], rows))
+        return page(f"monitorbench · {title}", body)
+    placed = sorted(runs, key=lambda hr: _rank(board.get(hr[1].run_dir.name)))
+    rows = [_board_row(href, run, board.get(run.run_dir.name)) for href, run in placed]
+    pools = sorted({b["pool_tasks"] for b in board.values() if b.get("pool_tasks")})
+    note = (f"Ranked on the common pool: the {'/'.join(pools)} tasks every ranked run scored, "
+            "the figures of leaderboard.csv and the console; a run's page shows its figures "
+            "over its own tasks.")
+    body = (f"<h1>{esc(title)}</h1><p class='note'>{esc(note)}</p>"
+            + table(["rank", "run", "BA_norm [95% CI]", "TPR", "TNR", "FPR_h", "pool tasks",
+                     "own tasks"], rows))
     return page(f"monitorbench · {title}", body)
+
+
+def _rank(row: Mapping[str, str] | None) -> float:
+    """A leaderboard row's rank for sorting; a run the leaderboard lacks goes last."""
+    return float(row["rank"]) if row and row.get("rank") else float("inf")
+
+
+def _board_row(href: str, run: RunView, row: Mapping[str, str] | None) -> str:
+    """One run of a sweep, with its leaderboard figures on the common pool (``—``: unranked)."""
+    def num(key: str) -> float | None:
+        return float(row[key]) if row and row.get(key) else None
+
+    ba = pct(num("ba_norm"))
+    if num("ba_norm_ci_low") is not None:
+        ba += f" [{pct(num('ba_norm_ci_low'))}, {pct(num('ba_norm_ci_high'))}]"
+    cells = [(row or {}).get("rank") or "—", None, ba, pct(num("tpr")), pct(num("tnr")),
+             pct(num("fpr_h")), (row or {}).get("pool_tasks") or "—", str(len(run.tasks))]
+    link = f"<td><a href='{esc(href)}'>{esc(run.name)}</a></td>"
+    return ("<tr>" + "".join(link if c is None else f"<td>{esc(c)}</td>" for c in cells)
+            + "</tr>")

@@ -15,6 +15,7 @@ travels as a folder and needs no process; ``serve`` hands the folder to the stan
 
 from __future__ import annotations
 
+import csv
 import functools
 import http.server
 import re
@@ -97,9 +98,19 @@ def build_site(path: Path, out: Path | None = None, *, suites_root: Path | None 
         run = load_run(run_dir)
         write_run(run, out / "r" / run_dir.name, up="../../index.html")
         listed.append((f"r/{run_dir.name}/index.html", run))
-    (out / "index.html").write_text(sweep_index(f"sweep {Path(path).name}", listed),
-                                    encoding="utf-8")
+    (out / "index.html").write_text(sweep_index(f"sweep {Path(path).name}", listed,
+                                                leaderboard(Path(path))), encoding="utf-8")
     return out / "index.html"
+
+
+def leaderboard(sweep: Path) -> dict[str, dict[str, str]]:
+    """The sweep's ``leaderboard.csv`` rows by ``run_key`` (empty when the sweep wrote none:
+    unfinished, or a single job folder was given)."""
+    path = sweep / "leaderboard.csv"
+    if not path.is_file():
+        return {}
+    with open(path, newline="", encoding="utf-8") as f:
+        return {r["run_key"]: r for r in csv.DictReader(f) if r.get("run_key")}
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
