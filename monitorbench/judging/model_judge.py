@@ -4,7 +4,11 @@ The session has the same ``judge(candidate) -> Verdict`` shape as a sandbox sess
 judging stage scores a model judge exactly like an executable verifier. The model is shown the
 task's public part and the candidate only, never the label. An answer without a clear decision
 is outcome U with reason ``malformed``; a provider failure is U with ``sandbox_error`` (the
-infrastructure failed, not the monitor's reasoning).
+infrastructure failed, not the monitor's reasoning). An endpoint that cannot be used at all
+(:class:`monitorbench.providers.base.EndpointUnreachable`: refused, DNS, TLS, the key refused,
+5xx after every retry) is no judgment of any case: it stops the job with its one line naming
+the endpoint, the cause and the fix, as it does in generation, and nothing is persisted, so the
+same command judges again.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import time
 from typing import Any, Mapping
 
 from monitorbench.config import ConditionConfig
-from monitorbench.providers.base import ChatModel, ModelError
+from monitorbench.providers.base import ChatModel, EndpointUnreachable, ModelError
 from monitorbench.generation.prompts import judge_messages
 from monitorbench.sandbox.base import MALFORMED, SANDBOX_ERROR, Verdict
 from monitorbench.suites.format import Task
@@ -58,6 +62,8 @@ class ModelJudgeSession:
             reply = self.model.complete(messages, max_tokens=c.max_tokens,
                                         temperature=c.temperature, top_p=c.top_p, seed=c.seed,
                                         effort=c.effort)
+        except EndpointUnreachable:
+            raise   # no judge at all: the job stops (a MonitorbenchError), nothing is scored
         except ModelError as e:
             return Verdict(None, reason=SANDBOX_ERROR, detail=f"model error: {e}"[:500],
                            seconds=time.monotonic() - start)

@@ -71,8 +71,11 @@ def test_a_bad_request_stays_a_task_error_not_an_endpoint_failure() -> None:
     assert endpoint_failure(str(e.value)) is None
 
 
+@pytest.mark.parametrize("access", ["raw_parsed", "model_judge"])
 def test_unreachable_endpoint_job_fails_fast_with_a_failed_run_and_no_rates(
-        tmp_path: Path, suites_dir: Path) -> None:
+        tmp_path: Path, suites_dir: Path, access: str) -> None:
+    """The model writes verifiers (raw_parsed) or is itself the judge (model_judge): either
+    way a dead endpoint stops the job, never an infrastructure count or a U per case."""
     from mlflow.tracking import MlflowClient
 
     port, out = closed_port(), tmp_path / "out"
@@ -81,7 +84,7 @@ def test_unreachable_endpoint_job_fails_fast_with_a_failed_run_and_no_rates(
     r = subprocess.run([sys.executable, "-m", "monitorbench", "generator=openai",
                         f"generator.base_url=http://127.0.0.1:{port}/v1", "generator.model=NAME",
                         "generator.api_key_env=null", "task.max_tasks_per_type=2",
-                        f"paths.suites={suites_dir}"],
+                        f"access={access}", f"paths.suites={suites_dir}"],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     seconds = time.monotonic() - t0
     said = r.stdout + r.stderr
@@ -96,6 +99,10 @@ def test_unreachable_endpoint_job_fails_fast_with_a_failed_run_and_no_rates(
     assert len(runs) == 1 and runs[0].info.status == "FAILED"
     assert "connection refused" in runs[0].data.tags["monitorbench.error"]
     assert not {"ba_norm", "tpr", "tnr", "fpr_h"} & set(runs[0].data.metrics)
+    if access == "model_judge":   # no judgment was persisted: the same command judges again
+        assert not [ln for p in out.glob("runs/*/judgments.jsonl")
+                    for ln in p.read_text().splitlines()]
+        return
     # nothing is cached as done: the same command asks the endpoint again
     gens = out / "cache" / "generations"
     assert not [p for p in gens.glob("*/result.json")]
