@@ -268,6 +268,6 @@ def _check_the_view(browser, rows: list[dict[str, str]], sweep_dir: Path, tmp_pa
         assert "calls" in case.candidate or "patch" in case.candidate, case
         source = ROOT / "monitorbench" / "generation" / "baseline_verifiers" / "grounded_check.py"
         assert case.code is not None and case.code.strip() == source.read_text().strip()
-        assert case.trace_events == 0 and case.printed == ""
+        assert case.trace == [] and case.printed == ""
     finally:
         server.shutdown()

@@ -20,7 +20,7 @@ class WrongCase:
     candidate: str
     printed: str
     code: str | None
-    trace_events: int
+    trace: list[str]          # the generation trace's event names, in order
 
 
 # The run page's task rows: (task id, wrong count), the task link being the first cell.
@@ -55,4 +55,4 @@ def read_a_wrong_case(page, run_url: str, task: str | None = None) -> WrongCase:
     return WrongCase(task, rows[task], cells.nth(3).inner_text(), cells.nth(4).inner_text(),
                      cells.nth(5).inner_text(),
                      row.locator("details", has_text="candidate").inner_text(), printed, code,
-                     page.locator("tr.event").count())
+                     page.locator("tr.event td:nth-child(2)").all_inner_texts())

@@ -216,6 +216,7 @@ def test_smollm2_experiment_runs_on_the_local_server_and_a_rerun_regenerates_not
     t0 = time.time()
     first = run_job(compose_cfg(tmp_path, suites_dir, overrides))
     _reads_what_the_run_said(caplog.records, t0, int(first["gen/model_calls"]))
+    _views_the_run(tmp_path, int(first["gen/model_calls"]))
     assert first["n_tasks"] == 1 and first["cache/generation_misses"] == 1
     assert first["gen/model_calls"] >= 1 and first["gen/completion_tokens"] > 0
     assert first["cache/response/cache_misses"] == first["gen/model_calls"]
@@ -244,3 +245,45 @@ def _reads_what_the_run_said(records: list, t0: float, model_calls: int) -> None
         assert " \u2014 " in ends[0] and re.search(
             r"limit reached|budget spent|context window|no action block|max_tokens=96|"
             r"python block|salvaged", ends[0]), ends[0]
+
+
+def _views_the_run(outputs: Path, model_calls: int) -> None:
+    """``monitorbench view`` on the SmolLM2 run, in Chromium: its task's wrong verdicts (a
+    135M model's verifier, or none, gets some wrong), a candidate, the submitted code as the
+    generation cache holds it (or the page saying there is none) and the generation trace with
+    an event per model turn and the generation's end in words."""
+    import shutil
+
+    from monitorbench.generation.base import GenerationResult
+    from monitorbench.view.site import build_site, start_server
+    from view_browser import read_a_wrong_case
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian chromium is not installed (bash scripts/install.sh test does it)")
+    from playwright.sync_api import sync_playwright
+
+    (run_dir,) = [p for p in (outputs / "runs").iterdir() if p.is_dir()]
+    (result_file,) = (outputs / "cache" / "generations").glob("*/result.json")
+    result = GenerationResult.from_json(json.loads(result_file.read_text()))
+    index = build_site(run_dir, outputs / "view")
+    server, url = start_server(index.parent)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            case = read_a_wrong_case(page, url)
+            body = page.inner_text("body")
+            browser.close()
+    finally:
+        server.shutdown()
+    assert case.outcome != {"PASS": "P", "FAIL": "F"}[case.label] and case.candidate.strip()
+    if result.verifier_dir is None:
+        assert case.code is None and "no verifier code" in body
+    else:
+        main = result_file.parent / result.verifier_dir / "main.py"
+        assert case.code is not None and case.code.strip() == main.read_text().strip()
+    assert case.trace[0] == "start" and case.trace[-1] == "end", case.trace
+    assert case.trace.count("model") == model_calls, case.trace
+    assert result.detail and result.detail[:60] in body
