@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from pipeline_helpers import ROOT, compose_cfg
+from view_browser import read_a_wrong_case
 from monitorbench.errors import InputError
 from monitorbench.launch.run import run_job
 from monitorbench.view.render import case_row, readable, render_candidate, trace_section
@@ -205,22 +206,11 @@ def test_in_chromium_a_task_page_filters_to_wrong_verdicts_and_reads_case_and_co
                                      args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page()
-            page.goto(url)
-            page.click(f"text={first}")
-            assert page.locator("tr.case:visible").count() > len(wrong)
-            page.check("#wrong-only")
-            visible = page.locator("tr.case:visible")
-            assert visible.count() == len(wrong)
-            assert page.text_content("#shown") == str(len(wrong))
-            row = visible.first
-            assert row.locator("td").nth(3).inner_text() == "PASS"
-            assert row.locator("td.out").inner_text() == "F"
-            row.locator("summary", has_text="candidate").click()
-            assert "raw" in row.locator("details", has_text="candidate").inner_text()
-            row.locator("summary", has_text="printed").click()
-            assert HOSTILE in row.locator("details.printed").inner_text()   # its output, as text
-            code = page.locator("#verifier-code + pre").inner_text()
-            assert code.rstrip("\n") == VERIFIER.rstrip("\n")    # the hostile code, as text
+            case = read_a_wrong_case(page, url, task=first)
+            assert case.n_wrong == len(wrong) and (case.label, case.outcome) == ("PASS", "F")
+            assert "raw" in case.candidate
+            assert HOSTILE in case.printed                        # its output, as text
+            assert case.code.rstrip("\n") == VERIFIER.rstrip("\n")   # the hostile code, as text
             assert page.evaluate("document.querySelectorAll('script').length") == 1
         finally:
             browser.close()
