@@ -12,6 +12,7 @@ harnesses and the model server.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -135,7 +136,11 @@ def test_harness_sees_only_workspace_and_reaches_only_the_endpoint(
 
 
 @needs_bwrap
-def test_step_budget_is_enforced_at_the_proxy(chat_server, task_dir, tmp_path: Path) -> None:
+def test_step_budget_is_enforced_at_the_proxy(chat_server, task_dir, tmp_path: Path,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    """Three calls reach the endpoint, the rest are refused at the proxy; each that reached it
+    says so in a step line (issue 48), as a scaffold's model turn does."""
+    caplog.set_level("INFO", logger="monitorbench")
     task, public = task_dir
     server = chat_server(lambda body: "ok")
     port = server.base_url.split(":")[2].split("/")[0]
@@ -159,6 +164,10 @@ def test_step_budget_is_enforced_at_the_proxy(chat_server, task_dir, tmp_path: P
     assert all(r["body"]["max_tokens"] == 64 for r in server.requests)  # condition.max_tokens
     assert result.status == NO_SUBMISSION and "step limit" in result.detail
     assert [e["event"] for e in read_trace(result.trace_path)].count("limit") == 2
+    steps = [r.getMessage() for r in caplog.records if ": step " in r.getMessage()]
+    assert [re.sub(r"reply \d+/64 tokens, \d+/\d+", "N", m) for m in steps] == [
+        f"generation {task.task_id}: step {i}/3, /v1/chat/completions HTTP 200, N tokens in all"
+        for i in (1, 2, 3)], steps
 
 
 @needs_bwrap

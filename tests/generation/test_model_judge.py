@@ -28,11 +28,20 @@ def test_judge_answers_become_verdicts(chat_server) -> None:
     assert "label" not in prompt.lower()
 
 
-def test_provider_failure_is_u_not_a_crash(chat_server) -> None:
-    srv = chat_server(lambda b: (500, "down"))
-    cfg = openai_cfg(srv.base_url)
-    v = open_model_judge(make_chat_model(cfg), TASK, cfg.condition).judge(GOOD)
-    assert v.outcome == "U" and v.reason == "sandbox_error" and "HTTP 500" in v.detail
+def test_a_refused_request_is_u_and_a_dead_endpoint_stops_the_job(chat_server) -> None:
+    """A request the endpoint refuses (400) is this case's infrastructure failure, a U never
+    charged to the judge; 5xx after every retry is no endpoint at all, which stops the job
+    (issue 45) instead of a U per case."""
+    import pytest
+
+    from monitorbench.providers.base import EndpointUnreachable
+
+    bad = openai_cfg(chat_server(lambda b: (400, "bad request")).base_url)
+    v = open_model_judge(make_chat_model(bad), TASK, bad.condition).judge(GOOD)
+    assert v.outcome == "U" and v.reason == "sandbox_error" and "HTTP 400" in v.detail
+    down = openai_cfg(chat_server(lambda b: (500, "down")).base_url)
+    with pytest.raises(EndpointUnreachable, match="HTTP 500"):
+        open_model_judge(make_chat_model(down), TASK, down.condition).judge(GOOD)
 
 
 def test_parse_decision_prefers_the_last_marked_line() -> None:

@@ -326,6 +326,8 @@ class EndpointProxy:
                 raw.decode(errors="replace"), 2000), http_status=status,
                 prompt_tokens=prompt, completion_tokens=completion, cached=False,
                 seconds=round(seconds, 4), delivered=delivered, capped=dict(changed))
+            self.ctx.step_line(f"{path} HTTP {status}", completion, self.ctx.scaffold.max_steps,
+                               step=c["model_calls"])
 
     def close(self) -> None:
         """End the generation's door: calls still waiting for the endpoint (the harness

@@ -136,7 +136,7 @@ class AgentLoop:
             except ModelError as e:
                 return ctx.fail(f"model_error: {e}")
             observation, submitted = self._act(reply.text)
-            ctx.step_line(self.last_action, reply, ctx.scaffold.max_steps)
+            ctx.step_line(self.last_action, reply.completion_tokens, ctx.scaffold.max_steps)
             if submitted:
                 return ctx.finish(SUBMITTED, "submit")
             messages = [*messages, {"role": "assistant", "content": reply.text},

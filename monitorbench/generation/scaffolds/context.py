@@ -51,6 +51,8 @@ class RunContext:
     draft: str | None = None
     cut_replies: int = 0   # replies whose completion reached condition.max_tokens
     salvaged: int = 0      # drafts kept from a reply cut inside its block
+    # the job's "k/n", read where the run is made (a harness's proxy thread logs its steps)
+    place: str = field(default_factory=GENERATION_PLACE.get)
     _sent: int = 0
 
     def __post_init__(self) -> None:
@@ -74,15 +76,17 @@ class RunContext:
             self.salvaged += 1
         self.trace.write(event, self.counters, **fields)
 
-    def step_line(self, action: str, reply: Reply, max_steps: int) -> None:
+    def step_line(self, action: str, completion_tokens: float, max_steps: int,
+                  step: float | None = None) -> None:
         """One INFO line per model turn, so a slow model run says where it is (issue 48):
         ``generation 2/3 TASK: step 4/8, write_verifier, reply 384/384 tokens, 5210/200000
-        tokens in all``."""
-        place = GENERATION_PLACE.get()
+        tokens in all``. ``step``: the scaffold's step counter unless given (a harness counts
+        its model calls)."""
         log.info("generation %s%s: step %d/%d, %s, reply %d/%d tokens, %d/%d tokens in all",
-                 f"{place} " if place else "", self.task.task_id, int(self.counters["steps"]),
-                 max_steps, action, reply.completion_tokens, self.condition.max_tokens,
-                 int(self.total_tokens()), self.scaffold.max_total_tokens)
+                 f"{self.place} " if self.place else "", self.task.task_id,
+                 int(self.counters["steps"] if step is None else step), max_steps, action,
+                 completion_tokens, self.condition.max_tokens, int(self.total_tokens()),
+                 self.scaffold.max_total_tokens)
 
     def ask(self, messages: list[Message]) -> Reply:
         """One model call under the run's condition; records the messages added since the

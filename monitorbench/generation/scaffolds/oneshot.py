@@ -22,7 +22,8 @@ def run_oneshot(ctx: RunContext) -> GenerationResult:
     except ModelError as e:
         return ctx.fail(f"model_error: {e}")
     code = python_block(reply.text)
-    ctx.step_line("python block" if code is not None else "no python block", reply, 1)
+    ctx.step_line("python block" if code is not None else "no python block",
+                  reply.completion_tokens, 1)
     if code is None:
         return ctx.finish(NO_SUBMISSION, "no ```python block in the reply")
     if code.dropped_lines:
