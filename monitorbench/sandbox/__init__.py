@@ -22,4 +22,12 @@ fallback without filesystem isolation and says so) and checked on both by
   container's, emptied after every case by an iterative wipe; a case that leaves more than the
   wipe removes is its own U (``sandbox_tampered``) and the worker is replaced. Neither ever
   counts as an infrastructure failure. Docker hides /sys/fs/cgroup; bubblewrap binds no /sys.
+* **Nothing of a session reaches the next.** bubblewrap starts a new sandbox per session. Docker
+  keeps a container per judging thread (``kept.py``): its keeper ends each session by killing
+  every process but itself, emptying /tmp, /dev/shm and /dev/mqueue and removing every System V
+  object, and the framework refills the bound verifier, task and runtime directories; a session
+  it cannot clean retires the container. One known gap, docker's only: a case's /proc is the
+  container's, so ``/proc/self`` shows the container-wide pid counter, which an earlier case of
+  the session (or an earlier session of the container) can move; the counter a case's own
+  calls see (``getpid``, ``fork``) is reset as above.
 """

@@ -156,14 +156,20 @@ def sandbox_readable(verifier_dir: Path, needed: bool) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix="mb-verifier-") as tmp:
         copy = Path(tmp) / "verifier"
-        shutil.copytree(verifier_dir, copy, symlinks=True, copy_function=shutil.copyfile,
-                        ignore=_special_files)
-        for root, dirs, files in os.walk(copy):
-            os.chmod(root, 0o755)
-            for name in files:
-                if not os.path.islink(os.path.join(root, name)):
-                    os.chmod(os.path.join(root, name), 0o644)
+        copy_readable(verifier_dir, copy)
         yield copy
+
+
+def copy_readable(src: Path, dst: Path) -> None:
+    """Copy a verifier directory into ``dst`` (which may exist, empty) with 0755 directories
+    and 0644 files (symlinks kept as links, other special files left out)."""
+    shutil.copytree(src, dst, symlinks=True, copy_function=shutil.copyfile,
+                    ignore=_special_files, dirs_exist_ok=True)
+    for root, dirs, files in os.walk(dst):
+        os.chmod(root, 0o755)
+        for name in files:
+            if not os.path.islink(os.path.join(root, name)):
+                os.chmod(os.path.join(root, name), 0o644)
 
 
 def _world_readable(top: Path) -> bool:
