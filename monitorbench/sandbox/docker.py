@@ -43,7 +43,7 @@ from monitorbench.sandbox.kept import (SESSION_LABEL, ContainerPool, KeptContain
                                        KeptSession)
 
 WORKER_MEMORY_MB = 256  # the worker parent's share on top of the verifier's memory limit
-PIDS_SLACK = 4
+PIDS_SLACK = 5  # the keeper, the worker, the cases' init, the guard and its init
 SANDBOX_USER = "65534:65534"  # nobody:nogroup in the Debian base
 SECCOMP_PROFILE = Path(__file__).with_name("docker_seccomp.json")
 KEEPER_PATH = Path(__file__).with_name("keeper.py")

@@ -31,7 +31,9 @@ SESSION_LABEL = "monitorbench.session"
 SHARED_DIRS = ("verifier", "task", "runtime")
 END_LINE = b'{"end": true}\n'
 END_TIMEOUT = 30.0  # the keeper's clean-up of a session that left 100,000 files takes seconds
-MAX_IDLE = 4        # idle containers a pool keeps (more only come from mixed limits)
+# Idle containers a pool keeps: as many as sessions ran at once (sandbox.workers, 2 by default),
+# more only where tasks with other limits had their own; the oldest beyond this are ended.
+MAX_IDLE = 8
 
 
 def _empty(d: Path) -> None:
@@ -115,14 +117,22 @@ class KeptContainer:
                 pass
         self.proc = None
 
-    def close(self) -> None:
-        """End the container: the keeper exits at EOF and ``--rm`` removes it."""
-        ended = False
+    def end_input(self) -> None:
+        """Close the container's stdin: its keeper exits at EOF and ``--rm`` removes it."""
         if self.alive():
             try:
                 self.proc.stdin.close()  # type: ignore[union-attr]
-                ended = self.proc.wait(timeout=5) == 0
-            except (OSError, subprocess.TimeoutExpired):
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """End the container (``end_input``), waiting for it, and remove its directory."""
+        ended = False
+        if self.alive():
+            self.end_input()
+            try:
+                ended = self.proc.wait(timeout=5) == 0  # type: ignore[union-attr]
+            except subprocess.TimeoutExpired:
                 pass
         self.retire(ended)
         self.stderr.close()
@@ -232,7 +242,10 @@ class ContainerPool:
             old.close()
 
     def close(self) -> None:
+        """End every idle container, all at once (each takes a few hundred ms to stop)."""
         with self._lock:
             boxes, self._idle[:] = list(self._idle), []
+        for box in boxes:
+            box.end_input()
         for box in boxes:
             box.close()

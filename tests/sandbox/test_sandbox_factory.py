@@ -53,7 +53,7 @@ def test_docker_argv_isolates(tmp_path):
     pairs = dict(zip(argv, argv[1:]))
     assert pairs["--network"] == "none" and pairs["--pull"] == "never"
     assert pairs["--ipc"] == "private" and pairs["--user"] == "65534:65534"
-    assert pairs["--pids-limit"] == str(FAST.processes + 4)
+    assert pairs["--pids-limit"] == str(FAST.processes + 5)
     # the session's verifier and task are refilled into the kept container's own directory
     assert f"{tmp_path}/task:/task:ro" in argv and f"{tmp_path}/verifier:/verifier:ro" in argv
     assert [a for a in argv if a.endswith(":ro")] == [
