@@ -26,8 +26,9 @@ fallback without filesystem isolation and says so) and checked on both by
   keeps a container per judging thread (``kept.py``): its keeper ends each session by killing
   every process but itself, emptying /tmp, /dev/shm and /dev/mqueue and removing every System V
   object, and the framework refills the bound verifier, task and runtime directories; a session
-  it cannot clean retires the container. One known gap, docker's only: a case's /proc is the
-  container's, so ``/proc/self`` shows the container-wide pid counter, which an earlier case of
-  the session (or an earlier session of the container) can move; the counter a case's own
-  calls see (``getpid``, ``fork``) is reset as above.
+  it cannot clean retires the container.
+* **Known gap, both backends:** a case's /proc is the sandbox's (bubblewrap's or the
+  container's), not its own PID namespace's, so ``readlink("/proc/self")`` shows a pid counter
+  that an earlier case of the session can move (and, in a kept container, an earlier session);
+  only the counter a case's own calls see (``getpid``, ``fork``) is reset as above.
 """
