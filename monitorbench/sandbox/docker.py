@@ -97,6 +97,7 @@ def docker_argv(shared: Path, spec: SandboxSpec, runtimes_dir: Path, image: str,
         args += ["--label", f"{SESSION_LABEL}={label}"]
     args += ["-v", f"{shared / 'verifier'}:/verifier:ro", "-v", f"{shared / 'task'}:/task:ro",
              "-v", f"{shared / 'runtime'}:{RUNTIME_ROOT}:ro",
+             "-v", f"{shared / 'io'}:/mb/io:ro",  # the keeper's socket, until it connects
              "-v", f"{WORKER_PATH}:/mb/worker.py:ro", "-v", f"{KEEPER_PATH}:/mb/keeper.py:ro",
              "-v", f"{runtimes_dir / '__init__.py'}:/mb/runtimes/__init__.py:ro"]
     args += _mask_args(spec.masked_paths)

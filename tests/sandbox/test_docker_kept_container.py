@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import threading
 import time
 
-from conftest import hostile, worker_and_init
+from conftest import hostile, worker_and_init, write_verifier
 from test_sandbox_hostile_cases import ROOMY
 
 MARK = "3141"  # the planted process's argument, to find it in /proc
@@ -121,3 +122,24 @@ def test_nothing_of_a_session_reaches_the_next_in_the_same_sandbox(isolating, tm
     assert (out["files"], out["procs"], out["marks"], out["shm"], out["mqueue"]) == (
         [], [], [], [], []), out
     assert out["verifier"] == ["main.py"], out
+
+
+def test_a_stopped_run_wakes_the_judging_thread_at_once(isolating, tmp_path, public_dir):
+    """A stopped run interrupts its open sessions from another thread (judging/judge.py); the
+    thread waiting for a hung verifier's answer must wake now, not at the wall clock, and a
+    kept container must not stay behind. Under docker the thread reads the keeper's socket,
+    which killing the client alone does not end."""
+    vdir = write_verifier(tmp_path, "import time\ndef verify(c, env):\n    time.sleep(60)\n")
+    with isolating.session(vdir, public_dir, ROOMY) as s:
+        verdicts = []
+        judging = threading.Thread(target=lambda: verdicts.append(s.judge({})))
+        judging.start()
+        time.sleep(1.0)
+        s.interrupt()
+        judging.join(timeout=5)
+        label = next((a for a in s.argv if a.startswith("monitorbench.session=")), None)
+    assert verdicts and verdicts[0].reason == "sandbox_error", verdicts
+    if label is not None:
+        left = subprocess.run(["docker", "ps", "-aq", "--filter", f"label={label}"],
+                              capture_output=True, text=True, check=True).stdout
+        assert left == ""

@@ -58,7 +58,8 @@ def test_docker_argv_isolates(tmp_path):
     assert f"{tmp_path}/task:/task:ro" in argv and f"{tmp_path}/verifier:/verifier:ro" in argv
     assert [a for a in argv if a.endswith(":ro")] == [
         f"{tmp_path}/verifier:/verifier:ro", f"{tmp_path}/task:/task:ro",
-        f"{tmp_path}/runtime:/mb/runtime:ro", f"{WORKER_PATH}:/mb/worker.py:ro",
+        f"{tmp_path}/runtime:/mb/runtime:ro", f"{tmp_path}/io:/mb/io:ro",
+        f"{WORKER_PATH}:/mb/worker.py:ro",
         f"{KEEPER_PATH}:/mb/keeper.py:ro", f"{RUNTIMES_DIR}/__init__.py:/mb/runtimes/__init__.py:ro"]
 
 
