@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.client import START_TIMEOUT, WorkerSession, copy_readable
@@ -82,15 +82,17 @@ class KeptContainer:
             self.clean = True
             path = self.shared / IO_DIR / "sock"
             with socket.socket(socket.AF_UNIX) as listener:
-                listener.bind(str(path))
-                os.chmod(path, 0o666)  # the keeper runs as the container's user
-                listener.listen(1)
-                self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, stderr=self.stderr,
-                                             env=self.env, start_new_session=True,
-                                             close_fds=True)
-                self.sock = self._accept(listener)
-                path.unlink()
+                try:
+                    listener.bind(str(path))
+                    os.chmod(path, 0o666)  # the keeper runs as the container's user
+                    listener.listen(1)
+                    self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
+                                                 stdout=subprocess.PIPE, stderr=self.stderr,
+                                                 env=self.env, start_new_session=True,
+                                                 close_fds=True)
+                    self.sock = self._accept(listener)
+                finally:
+                    path.unlink(missing_ok=True)
         assert self.proc is not None
         return self.proc
 
@@ -184,7 +186,7 @@ class KeptContainer:
         shutil.rmtree(self.shared, ignore_errors=True)
 
 
-def _tail(f) -> str:  # type: ignore[no-untyped-def]
+def _tail(f: IO[bytes]) -> str:
     try:
         f.seek(0, os.SEEK_END)
         f.seek(max(0, f.tell() - 300))
