@@ -22,4 +22,13 @@ fallback without filesystem isolation and says so) and checked on both by
   container's, emptied after every case by an iterative wipe; a case that leaves more than the
   wipe removes is its own U (``sandbox_tampered``) and the worker is replaced. Neither ever
   counts as an infrastructure failure. Docker hides /sys/fs/cgroup; bubblewrap binds no /sys.
+* **Nothing of a session reaches the next.** bubblewrap starts a new sandbox per session. Docker
+  keeps a container per judging thread (``kept.py``): its keeper ends each session by killing
+  every process but itself, emptying /tmp, /dev/shm and /dev/mqueue and removing every System V
+  object, and the framework refills the bound verifier, task and runtime directories; a session
+  it cannot clean retires the container.
+* **Known gap, both backends:** a case's /proc is the sandbox's (bubblewrap's or the
+  container's), not its own PID namespace's, so ``readlink("/proc/self")`` shows a pid counter
+  that an earlier case of the session can move (and, in a kept container, an earlier session);
+  only the counter a case's own calls see (``getpid``, ``fork``) is reset as above.
 """

@@ -156,14 +156,20 @@ def sandbox_readable(verifier_dir: Path, needed: bool) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix="mb-verifier-") as tmp:
         copy = Path(tmp) / "verifier"
-        shutil.copytree(verifier_dir, copy, symlinks=True, copy_function=shutil.copyfile,
-                        ignore=_special_files)
-        for root, dirs, files in os.walk(copy):
-            os.chmod(root, 0o755)
-            for name in files:
-                if not os.path.islink(os.path.join(root, name)):
-                    os.chmod(os.path.join(root, name), 0o644)
+        copy_readable(verifier_dir, copy)
         yield copy
+
+
+def copy_readable(src: Path, dst: Path) -> None:
+    """Copy a verifier directory into ``dst`` (which may exist, empty) with 0755 directories
+    and 0644 files (symlinks kept as links, other special files left out)."""
+    shutil.copytree(src, dst, symlinks=True, copy_function=shutil.copyfile,
+                    ignore=_special_files, dirs_exist_ok=True)
+    for root, dirs, files in os.walk(dst):
+        os.chmod(root, 0o755)
+        for name in files:
+            if not os.path.islink(os.path.join(root, name)):
+                os.chmod(os.path.join(root, name), 0o644)
 
 
 def _world_readable(top: Path) -> bool:
@@ -322,9 +328,7 @@ class WorkerSession:
             if self.proc is None or self.proc.poll() is not None:
                 self._kill()
                 self.start()
-            assert self.proc is not None and self.proc.stdin is not None
-            self.proc.stdin.write(line)
-            self.proc.stdin.flush()
+            self._send(line)
             answer = self._read_line(self.spec.limits.wall_seconds + self.answer_grace)
         except (OSError, RuntimeError, TimeoutError, ValueError) as e:
             self._kill()
@@ -347,9 +351,19 @@ class WorkerSession:
                 pass
         self._kill()
 
-    def _read_line(self, timeout: float) -> Any:
+    def _send(self, data: bytes) -> None:
+        """Write to the worker (its stdin; a kept container's socket, kept.py)."""
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def _answer_fd(self) -> int:
+        """Where the worker's answers come from (its stdout; a kept container's socket)."""
         assert self.proc is not None and self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
+        return self.proc.stdout.fileno()
+
+    def _read_line(self, timeout: float) -> Any:
+        fd = self._answer_fd()
         deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)

@@ -8,11 +8,18 @@ dropped, no new privileges, memory, PID and CPU caps, and a seccomp profile
 case cannot kill its worker). After every case the worker empties ``/tmp``, ``/dev/shm`` and
 ``/dev/mqueue`` and removes every System V IPC object, as under bubblewrap.
 
+Containers are kept (:mod:`monitorbench.sandbox.kept`): one per judging thread, whose pid 1
+(``keeper.py``) forks each session's worker and, when the session ends, kills every process of
+it and empties every writable directory, or retires the container. The verifier, the task's
+public directory and the runtime are refilled for each session into a host directory of the
+container's own, bound read-only; so a session starts in milliseconds, not in a ``docker run``.
+
 The image is monitorbench's own (:mod:`monitorbench.sandbox.image`, ``monitorbench sandbox
 build-image``; its recipe, which lists the sources' runtime distributions, comes from the caller:
-the sandbox knows no source) unless the user names one; it is never pulled (``--pull never``). Only the verifier,
-the task's public directory, the worker, the runtime loader and the task source's runtime are
-mounted, read-only; masked host paths inside the copied site-packages are covered in the image.
+the sandbox knows no source) unless the user names one; it is never pulled (``--pull never``).
+Only the verifier, the task's public directory, the worker, the keeper, the runtime loader and
+the task source's runtime are mounted, read-only; masked host paths inside the copied
+site-packages are covered in the image.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sysconfig
-import uuid
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -29,16 +36,18 @@ from monitorbench.errors import InputError
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, resolve_runtime,
-                                         sandbox_readable, sandbox_runtime_path,
-                                         worker_config)
+                                         sandbox_runtime_path, worker_config)
 from monitorbench.sandbox.image import (ImageRecipe, image_name, image_present, image_site_dir,
                                         missing_image, require_engine)
+from monitorbench.sandbox.kept import (SESSION_LABEL, ContainerPool, KeptContainer,
+                                       KeptSession)
 
 WORKER_MEMORY_MB = 256  # the worker parent's share on top of the verifier's memory limit
-PIDS_SLACK = 4
+PIDS_SLACK = 5  # the keeper, the worker, the cases' init, the guard and its init
 SANDBOX_USER = "65534:65534"  # nobody:nogroup in the Debian base
 SECCOMP_PROFILE = Path(__file__).with_name("docker_seccomp.json")
-SESSION_LABEL = "monitorbench.session"
+KEEPER_PATH = Path(__file__).with_name("keeper.py")
+RUNTIME_ROOT = "/mb/runtime"
 CLIENT_VARS = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH",
                "DOCKER_TLS_VERIFY")
 WIPE_ALSO = ("/dev/shm", "/dev/mqueue")  # writable for every user in a container's /dev
@@ -67,9 +76,12 @@ def _mask_args(masked_paths: tuple[str, ...]) -> list[str]:
     return args
 
 
-def docker_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec, runtimes_dir: Path,
-                image: str, binary: str = "docker", label: str = "") -> list[str]:
-    """The full ``docker run`` command for one session."""
+def docker_argv(shared: Path, spec: SandboxSpec, runtimes_dir: Path, image: str,
+                binary: str = "docker", label: str = "") -> list[str]:
+    """The ``docker run`` command of a kept container (``keeper.py`` as its pid 1). ``shared``:
+    the host directory whose ``verifier``, ``task`` and ``runtime`` subdirectories are bound
+    read-only at /verifier, /task and /mb/runtime and refilled for every session
+    (:class:`KeptContainer`): a bind mount cannot be added to a running container."""
     lim = spec.limits
     args = [binary, "run", "--rm", "-i", "--pull", "never", "--network", "none",
             "--ipc", "private", "--user", SANDBOX_USER,
@@ -83,24 +95,25 @@ def docker_argv(verifier_dir: Path, public_dir: Path, spec: SandboxSpec, runtime
             "--mount", "type=tmpfs,destination=/sys/fs/cgroup,readonly"]
     if label:
         args += ["--label", f"{SESSION_LABEL}={label}"]
-    if verifier_dir.is_dir():
-        args += ["-v", f"{verifier_dir}:/verifier:ro"]
-    args += ["-v", f"{public_dir}:/task:ro", "-v", f"{WORKER_PATH}:/mb/worker.py:ro",
+    args += ["-v", f"{shared / 'verifier'}:/verifier:ro", "-v", f"{shared / 'task'}:/task:ro",
+             "-v", f"{shared / 'runtime'}:{RUNTIME_ROOT}:ro",
+             "-v", f"{shared / 'io'}:/mb/io:ro",  # the keeper's socket, until it connects
+             "-v", f"{WORKER_PATH}:/mb/worker.py:ro", "-v", f"{KEEPER_PATH}:/mb/keeper.py:ro",
              "-v", f"{runtimes_dir / '__init__.py'}:/mb/runtimes/__init__.py:ro"]
-    runtime = resolve_runtime(spec.runtime, runtimes_dir)
-    if runtime is not None:
-        args += ["-v", f"{runtime}:{sandbox_runtime_path(runtime)}:ro"]
     args += _mask_args(spec.masked_paths)
     for key, value in minimal_env().items():
         args += ["-e", f"{key}={value}"]
-    args += [image, "python3", "-I", "-S", "-B", "/mb/worker.py",
-             worker_config(spec, verifier_dir="/verifier", task_dir="/task",
-                           runtimes_dir="/mb/runtimes",
-                           runtime_path=sandbox_runtime_path(runtime), scratch_root="/tmp",
-                           own_pid_namespace=True, wipe_also=WIPE_ALSO,
-                           own_ipc_namespace=True, case_pid_namespace=True,
-                           case_namespaces=True)]
-    return args
+    return [*args, image, "python3", "-I", "-S", "-B", "/mb/keeper.py"]
+
+
+def session_config(spec: SandboxSpec, runtime: Path | None) -> str:
+    """The worker's config for one session, paths as the kept container shows them."""
+    return worker_config(spec, verifier_dir="/verifier", task_dir="/task",
+                         runtimes_dir="/mb/runtimes",
+                         runtime_path=sandbox_runtime_path(runtime, RUNTIME_ROOT),
+                         scratch_root="/tmp", own_pid_namespace=True, wipe_also=WIPE_ALSO,
+                         own_ipc_namespace=True, case_pid_namespace=True,
+                         case_namespaces=True)
 
 
 def client_env() -> dict[str, str]:
@@ -109,19 +122,11 @@ def client_env() -> dict[str, str]:
     return {**minimal_env(), **{k: v for k, v in os.environ.items() if k in CLIENT_VARS}}
 
 
-def remove_containers(label: str, binary: str = "docker") -> None:
-    """Remove a session's containers: a killed ``docker run`` client leaves its container
-    running (the engine, not the client, owns it)."""
-    ids = subprocess.run([binary, "ps", "-aq", "--filter", f"label={SESSION_LABEL}={label}"],
-                         capture_output=True, text=True, timeout=60).stdout.split()
-    if ids:
-        subprocess.run([binary, "rm", "-f", *ids], capture_output=True, timeout=60)
-
-
 class DockerSandbox:
-    """One ``docker run`` per session. ``image``: the user's image, or None for the one built
-    from ``recipe``; either must be in the engine already (checked once, here: one line naming
-    the fix)."""
+    """One kept container per judging thread (:mod:`monitorbench.sandbox.kept`), one forked
+    worker per session in it. ``image``: the user's image, or None for the one built from
+    ``recipe``; either must be in the engine already (checked once, here: one line naming the
+    fix)."""
 
     name = "docker"
 
@@ -141,20 +146,31 @@ class DockerSandbox:
                              "install and start docker, or set sandbox.backend=bwrap") from None
         if not present:
             raise missing_image(self.image, recipe_image)
+        self.pool = ContainerPool()
+        weakref.finalize(self, self.pool.close)  # the containers end with the sandbox
+
+    def _container(self, spec: SandboxSpec) -> KeptContainer:
+        """An idle container started for the same limits and masks, or a new one."""
+        key = (spec.limits.memory_mb, spec.limits.processes, tuple(spec.masked_paths))
+
+        def make() -> KeptContainer:
+            return KeptContainer(key, lambda shared, label: docker_argv(
+                shared, spec, self.runtimes_dir, self.image, self.binary, label),
+                client_env(), self.binary)
+        return self.pool.take(key, make)
 
     @contextmanager
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
                 ) -> Iterator[WorkerSession]:
         check_inputs(Path(public_dir), spec, self.runtimes_dir)
-        label = uuid.uuid4().hex
-        with sandbox_readable(Path(verifier_dir).resolve(), True) as vdir:
-            argv = docker_argv(vdir, Path(public_dir).resolve(), spec, self.runtimes_dir,
-                               self.image, self.binary, label)
-
-            def cleanup() -> None:
-                if session.forced_kills:
-                    remove_containers(label, self.binary)
-
-            session = WorkerSession(argv, client_env(), spec, on_close=cleanup)
-            with session as s:
-                yield s
+        runtime = resolve_runtime(spec.runtime, self.runtimes_dir)
+        box = self._container(spec)
+        try:
+            box.load(Path(verifier_dir).resolve(), Path(public_dir).resolve(), runtime)
+        except BaseException:
+            box.close()
+            raise
+        session = KeptSession(box, session_config(spec, runtime), spec,
+                              on_close=lambda: self.pool.give_back(box))
+        with session as s:
+            yield s

@@ -979,7 +979,13 @@ def drop_privileges(uid: int | None) -> None:
 
 
 def main() -> None:
-    cfg = json.loads(sys.argv[1])
+    serve(json.loads(sys.argv[1]))
+
+
+def serve(cfg: dict) -> None:
+    """One session: judge the candidates read from stdin until EOF or an end request
+    (``{"end": true}``, sent by the docker backend, whose container outlives the session: see
+    keeper.py)."""
     try:
         drop_privileges(cfg.get("drop_to"))
     except (OSError, ImportError) as e:
@@ -1032,7 +1038,10 @@ def main() -> None:
         if not line:
             return
         try:
-            candidate = json.loads(line)["candidate"]
+            request = json.loads(line)
+            if isinstance(request, dict) and request.get("end") is True:
+                return
+            candidate = request["candidate"]
         except (ValueError, KeyError, TypeError) as e:
             answer = {"status": "u", "reason": "sandbox_error", "detail": f"bad request: {e}"}
         else:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import textwrap
 import warnings
 from pathlib import Path
@@ -97,3 +99,49 @@ def sandbox(request: pytest.FixtureRequest):
 def isolating(request: pytest.FixtureRequest):
     """The backends that isolate the filesystem too (unshare cannot: it warns so)."""
     return make_backend(request, request.param)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid``, parents before their children."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def session_root(session) -> int:
+    """The host pid the session's processes descend from: the client for the backends that
+    fork the sandbox, the container's first process (the keeper) under docker, whose processes
+    the engine starts, not the client."""
+    label = next((a for a in session.argv if a.startswith("monitorbench.session=")), None)
+    if label is None:
+        return session.proc.pid
+    ids = subprocess.run(["docker", "ps", "-q", "--filter", f"label={label}"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", *ids],
+                              capture_output=True, text=True, check=True).stdout)
+
+
+def worker_and_init(session) -> tuple[int, int]:
+    """Host pids of the session's worker and of the cases' init it forked: both run Python on
+    worker.py (bwrap's own argv names it too, as a bind mount, but bwrap is not Python); under
+    docker the container's keeper.py forked the worker."""
+    tree = [session_root(session), *descendants(session_root(session))]
+    argv = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0") for p in tree}
+    python = [p for p in tree if b"python" in os.path.basename(argv[p][0])
+              and any(a.endswith((b"worker.py", b"keeper.py")) for a in argv[p])]
+    kept = any(a.endswith(b"keeper.py") for a in argv[python[0]])
+    worker, init = python[1:3] if kept else python[:2]
+    return worker, init

@@ -14,8 +14,8 @@ from monitorbench.errors import InputError
 from monitorbench.sandbox import bwrap as bwrap_module
 from monitorbench.sandbox.base import SandboxSpec
 from monitorbench.sandbox.bwrap import BwrapSandbox
-from monitorbench.sandbox.client import WorkerSession
-from monitorbench.sandbox.docker import DockerSandbox, docker_argv
+from monitorbench.sandbox.client import WORKER_PATH, WorkerSession
+from monitorbench.sandbox.docker import KEEPER_PATH, DockerSandbox, docker_argv
 from monitorbench.sandbox.factory import make_sandbox
 from monitorbench.sandbox.image import BUILD_COMMAND, image_name, missing_image, require_engine
 from monitorbench.sandbox.runtimes import RUNTIMES_DIR
@@ -46,15 +46,21 @@ def test_auto_prefers_bwrap_and_falls_back_to_unshare_loudly(monkeypatch):
     assert isinstance(box, UnshareSandbox)
 
 
-def test_docker_argv_isolates(tmp_path, public_dir):
-    argv = docker_argv(tmp_path, public_dir, SandboxSpec(limits=FAST), RUNTIMES_DIR, "img:1")
+def test_docker_argv_isolates(tmp_path):
+    argv = docker_argv(tmp_path, SandboxSpec(limits=FAST), RUNTIMES_DIR, "img:1")
     for flag in ("--rm", "--read-only", "-i"):
         assert flag in argv
     pairs = dict(zip(argv, argv[1:]))
     assert pairs["--network"] == "none" and pairs["--pull"] == "never"
     assert pairs["--ipc"] == "private" and pairs["--user"] == "65534:65534"
-    assert pairs["--pids-limit"] == str(FAST.processes + 4)
-    assert f"{public_dir}:/task:ro" in argv and f"{tmp_path}:/verifier:ro" in argv
+    assert pairs["--pids-limit"] == str(FAST.processes + 5)
+    # the session's verifier and task are refilled into the kept container's own directory
+    assert f"{tmp_path}/task:/task:ro" in argv and f"{tmp_path}/verifier:/verifier:ro" in argv
+    assert [a for a in argv if a.endswith(":ro")] == [
+        f"{tmp_path}/verifier:/verifier:ro", f"{tmp_path}/task:/task:ro",
+        f"{tmp_path}/runtime:/mb/runtime:ro", f"{tmp_path}/io:/mb/io:ro",
+        f"{WORKER_PATH}:/mb/worker.py:ro",
+        f"{KEEPER_PATH}:/mb/keeper.py:ro", f"{RUNTIMES_DIR}/__init__.py:/mb/runtimes/__init__.py:ro"]
 
 
 def test_docker_backend_judges_in_the_recipes_image(tmp_path, public_dir, docker_image):

@@ -13,13 +13,13 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import subprocess
 import textwrap
 import warnings
 
 import pytest
 
-from conftest import BAD, GOOD, hostile, write_verifier
+from conftest import (BAD, GOOD, descendants, hostile, session_root, worker_and_init,
+                      write_verifier)
 from pipeline_helpers import compose_cfg
 from monitorbench.audit.exclusions import apply_exclusions
 from monitorbench.config import AccessConfig
@@ -160,26 +160,6 @@ def test_unshare_backend_has_its_own_ipc_namespace(tmp_path, public_dir, spec):
         libc.shmctl(host, 0, None)  # IPC_RMID
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every live descendant of ``pid``, parents before their children."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop(0)
-        try:
-            tasks = os.listdir(f"/proc/{p}/task")
-        except OSError:
-            continue
-        for t in tasks:
-            try:
-                with open(f"/proc/{p}/task/{t}/children") as f:
-                    kids = [int(x) for x in f.read().split()]
-            except OSError:
-                continue
-            out += kids
-            todo += kids
-    return out
-
-
 def _state(pid: int) -> str:
     """The process's state letter, or "gone"."""
     try:
@@ -188,19 +168,6 @@ def _state(pid: int) -> str:
     except OSError:
         return "gone"
     return stat[stat.rindex(")") + 2]
-
-
-def _session_root(session) -> int:
-    """The host pid the session's processes descend from: the client for the backends that
-    fork the sandbox, the container's first process (the worker) under docker, whose processes
-    the engine starts, not the client."""
-    label = next((a for a in session.argv if a.startswith("monitorbench.session=")), None)
-    if label is None:
-        return session.proc.pid
-    ids = subprocess.run(["docker", "ps", "-q", "--filter", f"label={label}"],
-                         capture_output=True, text=True, check=True).stdout.split()
-    return int(subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", *ids],
-                              capture_output=True, text=True, check=True).stdout)
 
 
 def test_the_cases_init_never_outlives_its_worker(sandbox, tmp_path, public_dir, spec):
@@ -215,14 +182,10 @@ def test_the_cases_init_never_outlives_its_worker(sandbox, tmp_path, public_dir,
     vdir = write_verifier(tmp_path, "def verify(candidate, env):\n    return 'PASS'\n")
     with sandbox.session(vdir, public_dir, spec) as s:
         assert s.judge(GOOD).decision == "PASS"
-        root = _session_root(s)
-        tree = [root, *_descendants(root)]
-        argv = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0") for p in tree}
-        # the worker and the init it forked run Python on worker.py (bwrap's own argv names it
-        # too, as a bind mount, but bwrap is not Python)
-        worker, init = [p for p in tree if b"python" in os.path.basename(argv[p][0])
-                        and any(a.endswith(b"worker.py") for a in argv[p])][:2]
-        assert init in _descendants(worker)
+        root = session_root(s)
+        tree = [root, *descendants(root)]
+        worker, init = worker_and_init(s)
+        assert init in descendants(worker)
         above = tree[: tree.index(worker)]
         for p in above:
             os.kill(p, signal.SIGSTOP)
