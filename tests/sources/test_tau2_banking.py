@@ -485,3 +485,54 @@ def test_a_gold_that_only_logs_the_identity_check_is_excluded_with_the_reason():
     assert task.start is not None and build.excluded_by_property(task) is None
     reason = build.excluded_reason(task, CaseBuilder(task, random.Random(0)))
     assert reason is not None and "identity-verification log" in reason
+
+
+def test_a_card_id_the_customer_passes_is_looked_up_by_the_name_the_brief_gives():
+    """Issue 47 step 3 (tasks 031, 037-041): the agent hands the customer
+    ``get_card_last_4_digits`` and the customer calls it with a card account id. The tool's
+    name is found by a search that keeps its inner ``4`` (the knowledge base spells it so), and
+    the id the customer passes is one the agent looked up first (by the name the brief
+    introduces, "**Your character:** ..."): the brief names the card, never its id."""
+    tool, card = "get_card_last_4_digits", "cc_890389b165_silver"
+    assert lookups.search_patterns(tool)[0] == "card.last.4.digits"
+    brief = ("The customer's brief:\n**Your character:** Fatima Al-Hassan, a small business "
+             "owner with a Silver Rewards Card.")
+    schemas = {t["name"]: t["parameters"] for t in src.tool_specs(BANKING)}
+    gold = [("banking_give_discoverable_user_tool", {"discoverable_tool_name": tool}),
+            (rt.customer("banking_call_discoverable_user_tool"), {
+                "discoverable_tool_name": tool,
+                "arguments": json.dumps({"credit_card_account_id": card})})]
+    calls = lookups.grounded_calls(BANKING, brief, schemas, gold)
+    names = [n for n, _ in calls]
+    assert "banking_get_user_information_by_name" in names
+    assert names.index("banking_get_credit_card_accounts_by_user") < names.index(gold[1][0])
+    outputs = rt.run(BANKING, calls)["outputs"]
+    record = [{"name": rt.side(n)[1], "by": rt.side(n)[0], "arguments": a,
+               "output": o["output"]} for (n, a), o in zip(calls, outputs)]
+    assert lookups.ungrounded(brief, schemas, record) == []
+    told = [c for c in record if c["name"] != "banking_get_credit_card_accounts_by_user"]
+    assert lookups.ungrounded(brief, schemas, told) == [
+        f"calls[{len(told) - 1}] {gold[1][0]}: {card!r}"]
+
+
+def test_an_account_or_debit_card_id_is_looked_up_with_the_discoverable_lookups():
+    """Issue 47 step 3 (tasks 065-086): an account id is told only by the knowledge base's
+    accounts lookup, a debit card id only by the account's card lookup. The gold record
+    searches, unlocks and calls them (the accounts first: it tells the account id the card
+    lookup needs), so the card it freezes is one the agent was shown."""
+    brief = "The customer's brief:\n**Your character:** You are Liang Jinhai, an investor."
+    schemas = {t["name"]: t["parameters"] for t in src.tool_specs(BANKING)}
+    freeze = "freeze_debit_card_3892"
+    gold = [("banking_get_user_information_by_name", {"customer_name": "Liang Jinhai"}),
+            (lookups.UNLOCK, {"agent_tool_name": freeze}),
+            (rt.DISCOVERABLE_CALL, {"agent_tool_name": freeze, "arguments": json.dumps(
+                {"card_id": "dbc_lj82d4f1a9_bluest"})})]
+    calls = lookups.grounded_calls(BANKING, brief, schemas, gold)
+    called = [a["agent_tool_name"] for n, a in calls if n == rt.DISCOVERABLE_CALL]
+    assert called == ["get_all_user_accounts_by_user_id_3847",
+                      "get_debit_cards_by_account_id_7823", freeze]
+    outputs = rt.run(BANKING, calls)["outputs"]
+    assert not any(o["error"] for o in outputs)
+    record = [{"name": n, "arguments": a, "output": o["output"]}
+              for (n, a), o in zip(calls, outputs)]
+    assert lookups.ungrounded(brief, schemas, record) == []
