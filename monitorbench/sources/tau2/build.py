@@ -217,6 +217,8 @@ def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
         return ("a gold write holds a value that neither the request nor any lookup the tools "
                 "permit gives (lookups.ungrounded): no agent could have known it ("
                 + "; ".join(missing[:2]) + more + ")")
+    if builder.unanswered is not None:   # the customer's question, and no lookup answers it
+        return builder.unanswered
     return builder.repair.excluded   # τ²'s gold breaks the request or policy, unrepaired
 
 

@@ -1,0 +1,101 @@
+"""What the gold's reply tells the customer who asked something (issue 47 step 2).
+
+τ²'s gold is an action list: where the customer asks to be told something ("Can you show me my
+recent transactions?"), its ``communicate_info`` is often empty and a reply built from the
+actions confirms the changes but answers nothing (C8 ``unanswered``). The answer is in the
+environment: an output of a lookup the gold makes. :data:`ASKS` says, per task, which lookup
+answers the customer's question and which of its records and fields are the answer; the reply
+then tells those values as the replayed lookup shows them, never a value of our own. A task
+whose lookup does not show what its entry names is excluded with the reason
+(:func:`told`), so a changed database cannot turn the entry into an invented answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+Call = tuple[str, dict[str, Any]]
+_RECORD = re.compile(r"^\d+\. Record ID: ", re.MULTILINE)
+_FIELD = re.compile(r"^\s+(\w+): (.*?)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The customer's question (quoted from the brief), the lookup whose output answers it,
+    the records that answer it (every field in ``where`` equal) and the fields told of each."""
+
+    question: str
+    tool: str                       # a read tool's name or a discoverable lookup's
+    tell: tuple[str, ...]
+    lead: str                       # the sentence's start, before the told values
+    where: Mapping[str, tuple[str, ...]] = field(default_factory=dict)   # allowed values
+
+
+_CARD_TRANSACTIONS = ("merchant_name", "transaction_amount", "transaction_date")
+_CARD_LOOKUP = "banking_get_credit_card_transactions_by_user"
+_SILVER = {"credit_card_type": ("Silver Rewards Card",)}
+ASKS: dict[str, Ask] = {
+    "task_036": Ask("Can you show me my recent transactions?", _CARD_LOOKUP, _CARD_TRANSACTIONS,
+                    "Here are the transactions on your Silver Rewards Card", _SILVER),
+    "task_037": Ask("Can you show me my recent transactions?", _CARD_LOOKUP, _CARD_TRANSACTIONS,
+                    "Here are the transactions on your Silver Rewards Card", _SILVER),
+    "task_039": Ask("(the Costco and Amazon charges to dispute)", _CARD_LOOKUP,
+                    _CARD_TRANSACTIONS, "Here are the Costco and Amazon charges on your Gold "
+                    "Rewards Card", {"credit_card_type": ("Gold Rewards Card",),
+                                     "merchant_name": ("Costco", "Amazon")}),
+    "task_089": Ask("How much have I already taken out today?",
+                    "get_bank_account_transactions_9173", ("account_id", "description", "amount"),
+                    "Here are today's (11/14/2025) ATM withdrawals on your accounts",
+                    {"type": ("atm_withdrawal",), "date": ("11/14/2025",)}),
+}
+
+
+def records(output: str) -> list[dict[str, str]]:
+    """The records a banking lookup shows: its ``N. Record ID:`` blocks of ``key: value``
+    lines, or a JSON list of objects (a discoverable lookup's)."""
+    start = output.find("[")
+    if start >= 0 and not _RECORD.search(output):
+        try:
+            rows = json.loads(output[start:])
+        except ValueError:
+            rows = None
+        if isinstance(rows, list):
+            return [{str(k): str(v) for k, v in r.items()} for r in rows if isinstance(r, dict)]
+    blocks = _RECORD.split(output)[1:]
+    return [dict(_FIELD.findall(block)) for block in blocks]
+
+
+def _called(name: str, args: Mapping[str, Any]) -> str:
+    return str(args.get("agent_tool_name") or name)
+
+
+def told(task_id: str, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]]
+         ) -> tuple[str, ...]:
+    """The reply's sentences answering the customer's question (none without an entry in
+    :data:`ASKS`); ValueError saying why when the gold's lookup does not show the answer."""
+    ask = ASKS.get(task_id)
+    if ask is None:
+        return ()
+    shown = [r for (n, a), o in zip(calls, outputs) if _called(n, a) == ask.tool
+             and not o.get("error") for r in records(str(o.get("output") or ""))]
+    rows = [r for r in shown if all(r.get(k) in v for k, v in ask.where.items())]
+    if not rows or any(f not in r for r in rows for f in ask.tell):
+        raise ValueError(f"the customer asks {ask.question!r}, and the gold's {ask.tool} shows "
+                         f"no record with {', '.join(ask.tell)} where {dict(ask.where)}: no "
+                         "lookup answers it")
+    told_rows = "; ".join(", ".join(r[f] for f in ask.tell) for r in rows)
+    return (f"{ask.lead}: {told_rows}.",)
+
+
+def with_lookup(task_id: str, calls: Sequence[Call], user_id: str | None) -> list[Call]:
+    """``calls`` with the lookup that answers the customer's question (:data:`ASKS`) right
+    after the identity check, where the gold does not make it: the agent shows the customer's
+    records before acting on them (a read by the verified user's id, changing nothing)."""
+    ask = ASKS.get(task_id)
+    if ask is None or user_id is None or any(_called(n, a) == ask.tool for n, a in calls):
+        return list(calls)
+    at = next((i + 1 for i, (n, _) in enumerate(calls) if n == "banking_log_verification"), 0)
+    return [*calls[:at], (ask.tool, {"user_id": user_id}), *calls[at:]]
