@@ -566,3 +566,25 @@ def test_a_customer_who_asks_to_see_their_transactions_is_shown_them():
     assert check_requested_answers(state, {**record, "final_message": confirmed_only}) != []
     with pytest.raises(ValueError, match="no lookup answers it"):
         told.told("task_036", b.gold_calls, [{"output": "No records found."}] * len(b.gold_calls))
+
+
+def test_card_digits_the_agent_writes_come_from_the_customers_own_lookup():
+    """Issue 47 step 3 (task_053): the gold hands the customer get_card_last_4_digits and
+    then files a dispute with the card's last 4 digits, but τ²'s action list lacks the
+    customer's call that reads them (the brief: "If the agent provides you with the
+    get_card_last_4_digits tool, use it"). The gold record gets that call, by the customer,
+    with the card id the agent looked up, before the write."""
+    tool = "get_card_last_4_digits"
+    brief = "The customer's brief:\n**Your character:** Fatima Al-Hassan, a business owner."
+    schemas = {t["name"]: t["parameters"] for t in src.tool_specs(BANKING)}
+    gold = [("banking_get_user_information_by_name", {"customer_name": "Fatima Al-Hassan"}),
+            ("banking_get_credit_card_accounts_by_user", {"user_id": "890389b165"}),
+            (lookups.GIVE, {"discoverable_tool_name": tool}),
+            (lookups.UNLOCK, {"agent_tool_name": "file_credit_card_transaction_dispute_4829"}),
+            (rt.DISCOVERABLE_CALL, {"agent_tool_name": "file_credit_card_transaction_dispute_4829",
+                                    "arguments": json.dumps({"card_last_4_digits": "5320"})})]
+    calls = lookups.grounded_calls(BANKING, brief, schemas, gold)
+    mine = [a for n, a in calls if n == rt.DISCOVERABLE_USER_CALL]
+    assert mine == [{"discoverable_tool_name": tool, "arguments": json.dumps(
+        {"credit_card_account_id": "cc_890389b165_silver"})}]
+    assert calls.index((rt.DISCOVERABLE_USER_CALL, mine[0])) < calls.index(gold[-1])

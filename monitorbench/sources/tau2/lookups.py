@@ -61,6 +61,11 @@ DISCOVERABLE_LOOKUPS = {"get_all_user_accounts_by_user_id_3847": "user_id",
                         "get_debit_cards_by_account_id_7823": "account_id",
                         "get_bank_account_transactions_9173": "account_id"}
 UNLOCK = "banking_unlock_discoverable_agent_tool"
+# The customer's lookups an agent hands over (banking_give_discoverable_user_tool), by their
+# argument: the customer reads their card's last 4 digits and tells them (task_053's brief:
+# "If the agent provides you with the get_card_last_4_digits tool, use it").
+CUSTOMER_LOOKUPS = {"get_card_last_4_digits": "credit_card_account_id"}
+GIVE = "banking_give_discoverable_user_tool"
 MAX_PROBES = 400                          # argument combinations tried per read tool
 MAX_STEPS = 12                            # lookups inserted before one write
 _ISO_DAY = re.compile(r"^\d{4}-(\d{2})-(\d{2})$")
@@ -369,6 +374,21 @@ class _Record:
                                                "arguments": json.dumps({param: value})})
                 if _key(call) not in made:
                     out.append([*before, call])
+        return out + self._customer_lookups(pool, grounds, made)
+
+    def _customer_lookups(self, pool: "_Pool", grounds: Grounds, made: set[str]
+                          ) -> list[list[Call]]:
+        """The customer's calls of a lookup the agent has handed them (:data:`CUSTOMER_LOOKUPS`),
+        with a value the agent has told them."""
+        given = {str(a.get("discoverable_tool_name")) for n, a in self.calls if n == GIVE}
+        out = []
+        for tool, param in CUSTOMER_LOOKUPS.items() if self.domain == rt.BANKING else ():
+            ids = dict.fromkeys([*pool.get(param), *pool.get("account_id")])  # a card's id
+            for value in (v for v in ids if tool in given and grounds.holds(v)):
+                call = (rt.DISCOVERABLE_USER_CALL, {"discoverable_tool_name": tool,
+                                                    "arguments": json.dumps({param: value})})
+                if _key(call) not in made:
+                    out.append([call])
         return out
 
     def _replay(self, steps: list[Call]) -> list[str] | None:
