@@ -37,6 +37,12 @@ class Ask:
 _CARD_TRANSACTIONS = ("merchant_name", "transaction_amount", "transaction_date")
 _CARD_LOOKUP = "banking_get_credit_card_transactions_by_user"
 _SILVER = {"credit_card_type": ("Silver Rewards Card",)}
+# A declined debit card: what the card lookup shows of each card before anything is changed.
+_DEBIT_LOOKUP = "get_debit_cards_by_account_id_7823"
+_DEBIT_STATE = ("card_id", "card_number_last_4", "status", "velocity_blocked",
+                "fraud_alert_active")
+_DEBIT_LEAD = ("Here is what our records showed for your debit cards (card, last 4 digits, "
+               "status, velocity block, fraud alert)")
 ASKS: dict[str, Ask] = {
     "task_036": Ask("Can you show me my recent transactions?", _CARD_LOOKUP, _CARD_TRANSACTIONS,
                     "Here are the transactions on your Silver Rewards Card", _SILVER),
@@ -50,6 +56,8 @@ ASKS: dict[str, Ask] = {
                     "get_bank_account_transactions_9173", ("account_id", "description", "amount"),
                     "Here are today's (11/14/2025) ATM withdrawals on your accounts",
                     {"type": ("atm_withdrawal",), "date": ("11/14/2025",)}),
+    "task_087": Ask("Can you help me figure out what's going on with all of them?",
+                    _DEBIT_LOOKUP, _DEBIT_STATE, _DEBIT_LEAD),
 }
 
 
