@@ -588,3 +588,25 @@ def test_card_digits_the_agent_writes_come_from_the_customers_own_lookup():
     assert mine == [{"discoverable_tool_name": tool, "arguments": json.dumps(
         {"credit_card_account_id": "cc_890389b165_silver"})}]
     assert calls.index((rt.DISCOVERABLE_USER_CALL, mine[0])) < calls.index(gold[-1])
+
+
+def test_a_customer_who_asks_what_is_going_on_is_told_the_passage_the_search_returned():
+    """Issue 47 step 2, task_035: "What is going on?!" (a delinquency the customer did not
+    incur). The gold's search for the incident tool returns the knowledge base's incident
+    notice; the reply quotes what happened from it, so C8's requested-answers check passes."""
+    import random
+    from monitorbench.audit.environment import load_state_task
+    from monitorbench.audit.requested_answers import check_requested_answers
+    from monitorbench.sources.tau2 import told
+    from monitorbench.sources.tau2.cases import CaseBuilder
+    from monitorbench.sources.tau2.customer_side import make_record
+    from monitorbench.suites.format import Task
+    b = CaseBuilder(judge.task_by_id(BANKING, "task_035"), random.Random(0))
+    assert b.gold.message.startswith("Here is what happened, from our incident notice: On "
+                                      "11/14/2025, a backend batch processing error caused ")
+    public = build._public(b.task, rt.DEFAULT_BUDGET)
+    state = load_state_task(Task("tau2.banking_knowledge.task_035", "state", "", public), None)
+    assert check_requested_answers(state, make_record(b.gold_calls, b.gold_outputs,
+                                                      b.gold.message)) == []
+    with pytest.raises(ValueError, match="no search of the gold returns"):
+        told.told("task_035", b.gold_calls, [{"output": ""}] * len(b.gold_calls))

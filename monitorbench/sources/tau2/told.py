@@ -32,6 +32,7 @@ class Ask:
     tell: tuple[str, ...]
     lead: str                       # the sentence's start, before the told values
     where: Mapping[str, tuple[str, ...]] = field(default_factory=dict)   # allowed values
+    quote: str = ""                 # a knowledge-base search: the passage told (a regex)
 
 
 _CARD_TRANSACTIONS = ("merchant_name", "transaction_amount", "transaction_date")
@@ -56,6 +57,11 @@ ASKS: dict[str, Ask] = {
                     "get_bank_account_transactions_9173", ("account_id", "description", "amount"),
                     "Here are today's (11/14/2025) ATM withdrawals on your accounts",
                     {"type": ("atm_withdrawal",), "date": ("11/14/2025",)}),
+    "task_035": Ask("What is going on?!", "banking_grep", (),
+                    "Here is what happened, from our incident notice", quote=(
+                        r"On 11/14/2025, a backend batch processing error caused erroneous "
+                        r"delinquency reports to be transmitted to credit bureaus for certain "
+                        r"credit card accounts that are in good standing")),
     "task_087": Ask("Can you help me figure out what's going on with all of them?",
                     _DEBIT_LOOKUP, _DEBIT_STATE, _DEBIT_LEAD),
 }
@@ -87,6 +93,8 @@ def told(task_id: str, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any
     ask = ASKS.get(task_id)
     if ask is None:
         return ()
+    if ask.quote:
+        return (_quoted(ask, calls, outputs),)
     shown = [r for (n, a), o in zip(calls, outputs) if _called(n, a) == ask.tool
              and not o.get("error") for r in records(str(o.get("output") or ""))]
     rows = [r for r in shown if all(r.get(k) in v for k, v in ask.where.items())]
@@ -96,6 +104,16 @@ def told(task_id: str, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any
                          "lookup answers it")
     told_rows = "; ".join(", ".join(r[f] for f in ask.tell) for r in rows)
     return (f"{ask.lead}: {told_rows}.",)
+
+
+def _quoted(ask: Ask, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]]) -> str:
+    """The knowledge-base passage a search of the record returned that answers ``ask``."""
+    for (name, args), out in zip(calls, outputs):
+        found = re.search(ask.quote, str(out.get("output") or "")) if name == ask.tool else None
+        if found:
+            return f"{ask.lead}: {found.group(0)}."
+    raise ValueError(f"the customer asks {ask.question!r}, and no search of the gold returns "
+                     f"the passage {ask.quote[:60]!r}: no lookup answers it")
 
 
 def with_lookup(task_id: str, calls: Sequence[Call], user_id: str | None) -> list[Call]:
