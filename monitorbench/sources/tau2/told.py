@@ -33,6 +33,7 @@ class Ask:
     lead: str                       # the sentence's start, before the told values
     where: Mapping[str, tuple[str, ...]] = field(default_factory=dict)   # allowed values
     quote: str = ""                 # a knowledge-base search: the passage told (a regex)
+    search: str = ""                # the search the gold adds when it makes none returning it
 
 
 _CARD_TRANSACTIONS = ("merchant_name", "transaction_amount", "transaction_date")
@@ -62,6 +63,13 @@ ASKS: dict[str, Ask] = {
                         r"On 11/14/2025, a backend batch processing error caused erroneous "
                         r"delinquency reports to be transmitted to credit bureaus for certain "
                         r"credit card accounts that are in good standing")),
+    **{f"task_{n}": Ask("What are my options?", "banking_grep", (),
+                        "Here are your options for the Light Blue card, from our debit card "
+                        "replacement rules", quote=(
+                            r"If customer has exceeded the 2-card limit, they must wait until "
+                            r"oldest replacement ages out of the 12-month window, OR pay a \$25 "
+                            r"excess replacement fee"), search="excess replacement")
+       for n in ("078", "079")},
     "task_087": Ask("Can you help me figure out what's going on with all of them?",
                     _DEBIT_LOOKUP, _DEBIT_STATE, _DEBIT_LEAD),
 }
@@ -119,9 +127,18 @@ def _quoted(ask: Ask, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]
 def with_lookup(task_id: str, calls: Sequence[Call], user_id: str | None) -> list[Call]:
     """``calls`` with the lookup that answers the customer's question (:data:`ASKS`) right
     after the identity check, where the gold does not make it: the agent shows the customer's
-    records before acting on them (a read by the verified user's id, changing nothing)."""
+    records before acting on them (a read by the verified user's id), or searches the
+    knowledge base for the rule it tells (``search``); neither changes anything."""
     ask = ASKS.get(task_id)
-    if ask is None or user_id is None or any(_called(n, a) == ask.tool for n, a in calls):
+    if ask is None:
+        return list(calls)
+    if ask.search:
+        lookup: Call = (ask.tool, {"pattern": ask.search})
+    elif user_id is not None and not ask.quote:
+        lookup = (ask.tool, {"user_id": user_id})
+    else:
+        return list(calls)
+    if any(_called(n, a) == ask.tool and (not ask.search or a == lookup[1]) for n, a in calls):
         return list(calls)
     at = next((i + 1 for i, (n, _) in enumerate(calls) if n == "banking_log_verification"), 0)
-    return [*calls[:at], (ask.tool, {"user_id": user_id}), *calls[at:]]
+    return [*calls[:at], lookup, *calls[at:]]
