@@ -565,7 +565,8 @@ def test_a_customer_who_asks_to_see_their_transactions_is_shown_them():
     confirmed_only = answers.reply(b.gold_calls, b.gold_outputs, (), rt.READ_ONLY).message
     assert check_requested_answers(state, {**record, "final_message": confirmed_only}) != []
     with pytest.raises(ValueError, match="no lookup answers it"):
-        told.told("task_036", b.gold_calls, [{"output": "No records found."}] * len(b.gold_calls))
+        told.told("banking_knowledge/task_036", b.gold_calls,
+                  [{"output": "No records found."}] * len(b.gold_calls))
 
 
 def test_card_digits_the_agent_writes_come_from_the_customers_own_lookup():
@@ -609,7 +610,8 @@ def test_a_customer_who_asks_what_is_going_on_is_told_the_passage_the_search_ret
     assert check_requested_answers(state, make_record(b.gold_calls, b.gold_outputs,
                                                       b.gold.message)) == []
     with pytest.raises(ValueError, match="no search of the gold returns"):
-        told.told("task_035", b.gold_calls, [{"output": ""}] * len(b.gold_calls))
+        told.told("banking_knowledge/task_035", b.gold_calls,
+                  [{"output": ""}] * len(b.gold_calls))
 
 
 def test_a_rule_the_customer_asks_about_is_searched_for_where_the_gold_does_not():
@@ -620,11 +622,11 @@ def test_a_rule_the_customer_asks_about_is_searched_for_where_the_gold_does_not(
     verify = ("banking_log_verification", {"name": "x"})
     freeze = (rt.DISCOVERABLE_CALL, {"agent_tool_name": "freeze_debit_card_3892"})
     search = ("banking_grep", {"pattern": "excess replacement"})
-    assert told.with_lookup("task_078", [verify, freeze], None) == [verify, search, freeze]
-    assert told.with_lookup("task_078", [verify, search, freeze], None) == [verify, search,
-                                                                             freeze]
+    key = "banking_knowledge/task_078"
+    assert told.with_lookup(key, [verify, freeze], None) == [verify, search, freeze]
+    assert told.with_lookup(key, [verify, search, freeze], None) == [verify, search, freeze]
     outputs = rt.run(BANKING, [search])["outputs"]
-    assert told.told("task_079", [search], outputs) == (
+    assert told.told("banking_knowledge/task_079", [search], outputs) == (
         "Here are your options for the Light Blue card, from our debit card replacement rules: "
         "If customer has exceeded the 2-card limit, they must wait until oldest replacement "
         "ages out of the 12-month window, OR pay a $25 excess replacement fee.",)

@@ -111,11 +111,12 @@ class CaseBuilder:
             {"user_id": self.user_id} if self.user_id is not None else {}, task.start)
         self.repair = repairs.repair(task, self.instruction, self.schemas, self.source_calls,
                                      self.run)
-        self.gold_calls = told.with_lookup(task.task_id, self.repair.calls, self.user_id)
+        self.gold_calls = told.with_lookup(f"{task.domain}/{task.task_id}", self.repair.calls,
+                                           self.user_id)
         self.gold_outputs = self.run(self.gold_calls)
         try:
-            self.told, self.unanswered = told.told(task.task_id, self.gold_calls,
-                                                   self.gold_outputs), None
+            self.told, self.unanswered = told.told(f"{task.domain}/{task.task_id}",
+                                                   self.gold_calls, self.gold_outputs), None
         except ValueError as e:
             self.told, self.unanswered = (), str(e)
         self.gold = answers.reply(self.gold_calls, self.gold_outputs, task.communicate_info,

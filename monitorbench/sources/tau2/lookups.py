@@ -12,9 +12,9 @@ record right before the write. Every positive derived from the gold inherits the
 What counts as a value: every string in a write's arguments, nested ones included, except the
 agent's own words (``summary``), empty strings, and the tool's literals (a value the tool's schema
 itself spells out, such as a cabin class or a cancellation reason). A value is grounded when it
-occurs as a whole word in the request or in an earlier call's output; an ISO or US date also when the
-request mentions its month and day ("May 20"): the agent writes the customer's date in the
-tool's form; a US date (banking's ``11/14/2026``) also when an earlier output shows a date of its
+occurs as a whole word in the request or in an earlier call's output; an ISO or US date also
+when the request mentions its month and day ("May 20", "November 12th"): the agent writes the
+customer's date in the tool's form; a US date (banking's ``11/14/2026``) also when an earlier output shows a date of its
 month and day (the agent counts a year from today's date, which ``banking_get_current_time``
 gives). A string argument that holds a JSON object (banking's discoverable-tool calls pass
 their arguments so) counts by its values.

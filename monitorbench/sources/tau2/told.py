@@ -45,7 +45,7 @@ _DEBIT_STATE = ("card_id", "card_number_last_4", "status", "velocity_blocked",
                 "fraud_alert_active")
 _DEBIT_LEAD = ("Here is what our records showed for your debit cards (card, last 4 digits, "
                "status, velocity block, fraud alert)")
-ASKS: dict[str, Ask] = {
+_BANKING: dict[str, Ask] = {
     "task_036": Ask("Can you show me my recent transactions?", _CARD_LOOKUP, _CARD_TRANSACTIONS,
                     "Here are the transactions on your Silver Rewards Card", _SILVER),
     "task_037": Ask("Can you show me my recent transactions?", _CARD_LOOKUP, _CARD_TRANSACTIONS,
@@ -73,32 +73,56 @@ ASKS: dict[str, Ask] = {
     "task_087": Ask("Can you help me figure out what's going on with all of them?",
                     _DEBIT_LOOKUP, _DEBIT_STATE, _DEBIT_LEAD),
 }
+# Keyed "domain/task_id" (τ²'s ids repeat across domains).
+ASKS: dict[str, Ask] = {
+    **{f"banking_knowledge/{k}": v for k, v in _BANKING.items()},
+    "retail/26": Ask("you want to know the tracking number of the order", "get_order_details",
+                     ("order_id", "address.city", "address.state", "fulfillments.tracking_id"),
+                     "The order sent to Texas (order, city, state, tracking number)",
+                     {"order_id": ("#W5565470",)}),
+}
 
 
 def records(output: str) -> list[dict[str, str]]:
-    """The records a banking lookup shows: its ``N. Record ID:`` blocks of ``key: value``
-    lines, or a JSON list of objects (a discoverable lookup's)."""
-    start = output.find("[")
-    if start >= 0 and not _RECORD.search(output):
+    """The records a lookup shows: banking's ``N. Record ID:`` blocks of ``key: value``
+    lines, a JSON list of objects (a discoverable lookup's) or one JSON object (a retail or
+    airline lookup's), nested fields under dotted keys (``fulfillments.tracking_id``)."""
+    if not _RECORD.search(output):
+        start = min((i for i in (output.find("["), output.find("{")) if i >= 0), default=-1)
         try:
-            rows = json.loads(output[start:])
+            rows = json.loads(output[start:]) if start >= 0 else None
         except ValueError:
             rows = None
-        if isinstance(rows, list):
-            return [{str(k): str(v) for k, v in r.items()} for r in rows if isinstance(r, dict)]
+        if isinstance(rows, (list, dict)):
+            return [_flat(r) for r in (rows if isinstance(rows, list) else [rows])
+                    if isinstance(r, dict)]
     blocks = _RECORD.split(output)[1:]
     return [dict(_FIELD.findall(block)) for block in blocks]
+
+
+def _flat(value: Any, key: str = "", out: dict[str, str] | None = None) -> dict[str, str]:
+    """``value``'s scalars under dotted keys; a list's under its own key, joined."""
+    out = {} if out is None else out
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flat(v, f"{key}.{k}" if key else str(k), out)
+    elif isinstance(value, list):
+        for v in value:
+            _flat(v, key, out)
+    else:
+        out[key] = f"{out[key]}, {value}" if key in out else str(value)
+    return out
 
 
 def _called(name: str, args: Mapping[str, Any]) -> str:
     return str(args.get("agent_tool_name") or name)
 
 
-def told(task_id: str, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]]
+def told(key: str, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]]
          ) -> tuple[str, ...]:
     """The reply's sentences answering the customer's question (none without an entry in
     :data:`ASKS`); ValueError saying why when the gold's lookup does not show the answer."""
-    ask = ASKS.get(task_id)
+    ask = ASKS.get(key)
     if ask is None:
         return ()
     if ask.quote:
@@ -124,17 +148,17 @@ def _quoted(ask: Ask, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]
                      f"the passage {ask.quote[:60]!r}: no lookup answers it")
 
 
-def with_lookup(task_id: str, calls: Sequence[Call], user_id: str | None) -> list[Call]:
+def with_lookup(key: str, calls: Sequence[Call], user_id: str | None) -> list[Call]:
     """``calls`` with the lookup that answers the customer's question (:data:`ASKS`) right
     after the identity check, where the gold does not make it: the agent shows the customer's
     records before acting on them (a read by the verified user's id), or searches the
     knowledge base for the rule it tells (``search``); neither changes anything."""
-    ask = ASKS.get(task_id)
+    ask = ASKS.get(key)
     if ask is None:
         return list(calls)
     if ask.search:
         lookup: Call = (ask.tool, {"pattern": ask.search})
-    elif user_id is not None and not ask.quote:
+    elif user_id is not None and not ask.quote and key.startswith("banking_knowledge/"):
         lookup = (ask.tool, {"user_id": user_id})
     else:
         return list(calls)
