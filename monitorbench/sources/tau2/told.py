@@ -56,7 +56,8 @@ _BANKING: dict[str, Ask] = {
                                      "merchant_name": ("Costco", "Amazon")}),
     "task_089": Ask("How much have I already taken out today?",
                     "get_bank_account_transactions_9173", ("account_id", "description", "amount"),
-                    "Here are today's (11/14/2025) ATM withdrawals on your accounts",
+                    "Here are today's (11/14/2025) ATM withdrawals on the accounts of the three "
+                    "declined cards (yours and your daughter's teen account)",
                     {"type": ("atm_withdrawal",), "date": ("11/14/2025",)}),
     "task_035": Ask("What is going on?!", "banking_grep", (),
                     "Here is what happened, from our incident notice", quote=(
