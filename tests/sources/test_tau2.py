@@ -253,3 +253,28 @@ def test_a_careful_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_p
     ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, task_id, program, tmp_path)
     assert ba_norm >= 95.0, wrong
     assert n_pos >= 3 and n_neg >= 2
+
+
+def test_a_retail_customer_who_wants_a_tracking_number_is_told_it():
+    """Issue 47 step 2, retail 26: "you want to know the tracking number of the order" (the
+    one sent to Texas). τ²'s gold looks the order up and returns items but tells nothing; the
+    reply now tells the order's tracking number as its get_order_details shows it (a JSON
+    object's nested field), and C8's requested-answers check passes it."""
+    import random
+    from monitorbench.audit.environment import load_state_task
+    from monitorbench.audit.requested_answers import check_requested_answers
+    from monitorbench.sources.tau2 import build, told
+    from monitorbench.sources.tau2.cases import CaseBuilder
+    from monitorbench.sources.tau2.customer_side import make_record
+    from monitorbench.suites.format import Task
+    b = CaseBuilder(judge.task_by_id("retail", "26"), random.Random(0))
+    order = next(o["output"] for (n, a), o in zip(b.gold_calls, b.gold_outputs)
+                 if n == "get_order_details" and a["order_id"] == "#W5565470")
+    tracking = json.loads(order)["fulfillments"][0]["tracking_id"][0]
+    assert told.records(order)[0]["fulfillments.tracking_id"] == tracking
+    assert b.gold.message.startswith("The order sent to Texas (order, city, state, tracking "
+                                      f"number): #W5565470, Houston, TX, {tracking}. ")
+    public = build._public(b.task, rt.DEFAULT_BUDGET)
+    state = load_state_task(Task("tau2.retail.26", "state", "", public), None)
+    assert check_requested_answers(state, make_record(b.gold_calls, b.gold_outputs,
+                                                      b.gold.message)) == []

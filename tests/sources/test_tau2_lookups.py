@@ -64,3 +64,12 @@ def test_a_gold_that_writes_a_value_nothing_gives_is_excluded_with_the_reason():
     database (profile, saved passengers, reservations) holds: no agent could know it."""
     b = _builder("airline", "35")
     assert "no agent could have known it" in (excluded_reason(b.task, b) or "")
+
+
+def test_an_ungrounded_value_is_excluded_with_where_it_was_traced():
+    """Issue 47 step 3: airline 35's gold books the customer with a birth date no lookup
+    shows; the exclusion says what was found (the profile's date, and none stated)."""
+    b = _builder("airline", "35")
+    reason = excluded_reason(b.task, b)
+    assert reason is not None and "'1985-04-04'" in reason
+    assert "found: " in reason and "1981-05-26" in reason

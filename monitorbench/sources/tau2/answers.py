@@ -135,9 +135,12 @@ def _banking_confirmation(name: str, args: Mapping[str, Any]) -> tuple[str, tupl
 
 
 def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapping[str, Any]],
-          communicate_info: Sequence[str], read_only: frozenset[str], *, style: int = 0) -> Reply:
+          communicate_info: Sequence[str], read_only: frozenset[str], *, style: int = 0,
+          told: Sequence[str] = ()) -> Reply:
     """The final message for ``calls`` (already replayed: ``outputs``). ``style`` 1 words the
-    same content differently (a valid paraphrase)."""
+    same content differently (a valid paraphrase). ``told``: sentences answering what the
+    customer asked, from the record's lookups (:mod:`monitorbench.sources.tau2.told`): they
+    come first, as an agent answers before it confirms."""
     sentences: list[str] = []
     facts: list[str] = list(communicate_info)
     for (name, args), out in zip(calls, outputs):
@@ -157,6 +160,7 @@ def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapp
         info = "; ".join(communicate_info)
         sentences.insert(0, f"Here is what you asked about: {info}." if style == 0
                          else f"To answer your question: {info}.")
+    sentences[:0] = told
     if not sentences:
         sentences.append(REFUSAL)
     if style == 1:

@@ -39,6 +39,28 @@ TODAY = {"airline": "2024-05-15", rt.BANKING: "2025-11-14"}
 masked_paths = src.masked_paths
 # Writes that only record the customer's identity check, never what the customer asked for.
 IDENTITY_CHECKS = frozenset({"banking_log_verification"})
+# Where an ungrounded gold value comes from, as far as it was traced (issue 47 step 3): the
+# task stays excluded and its reason says so. Keys are "domain/task_id".
+_RECOMMENDED = ("the product is the agent's recommendation among the knowledge base's "
+                "products; no search the build makes (the tools' names, the request's product "
+                "phrases) returns it, and which search in the customer's words an agent would "
+                "make is not decided here")
+UNGROUNDED_FINDINGS = {
+    "airline/35": ("the passenger is the customer, whose profile (get_user_details) gives the "
+                   "birth date 1981-05-26 and who states none: τ²'s gold books 1985-04-04, a "
+                   "date no lookup shows"),
+    "banking_knowledge/task_005": (
+        "the user id would come from a lookup by the customer's name, but the gold's "
+        "verification log holds the customer's 'bypass code' in every field (name, user id, "
+        "address, email, phone, date of birth): it verifies no one, and the email change "
+        "rests on it"),
+    **{f"banking_knowledge/task_{n}": _RECOMMENDED for n in ("006", "007", "024", "025", "056",
+                                                              "070")},
+    **{f"banking_knowledge/task_{n}": (
+        "the new rewards are the agent's computation (each transaction's amount at the card's "
+        "rate in the knowledge base); a computed value is not one a lookup shows, and the "
+        "build does not check computations") for n in ("026", "028")},
+}
 # An nl_assertion that says what the agent must not do ("Agent should not cancel ...").
 _REFUSAL = re.compile(r"\b(not|no|never|refuses?)\b|n't", re.IGNORECASE)
 
@@ -214,9 +236,12 @@ def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
         builder.gold_calls, builder.gold_outputs, "")["calls"])
     if missing:
         more = f" and {len(missing) - 2} more" if len(missing) > 2 else ""
+        finding = UNGROUNDED_FINDINGS.get(f"{task.domain}/{task.task_id}")
         return ("a gold write holds a value that neither the request nor any lookup the tools "
                 "permit gives (lookups.ungrounded): no agent could have known it ("
-                + "; ".join(missing[:2]) + more + ")")
+                + "; ".join(missing[:2]) + more + ")" + (f"; found: {finding}" if finding else ""))
+    if builder.unanswered is not None:   # the customer's question, and no lookup answers it
+        return builder.unanswered
     return builder.repair.excluded   # τ²'s gold breaks the request or policy, unrepaired
 
 

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 from monitorbench.hashing import canonical_json
 from monitorbench.sources.agentdojo.cases import (VERIFIER_DIRECTIVE, Draft, argument_variants,
                                                   perturb_value)
-from monitorbench.sources.tau2 import answers, customer_side, lookups, repairs
+from monitorbench.sources.tau2 import answers, customer_side, lookups, repairs, told
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 
@@ -111,10 +111,16 @@ class CaseBuilder:
             {"user_id": self.user_id} if self.user_id is not None else {}, task.start)
         self.repair = repairs.repair(task, self.instruction, self.schemas, self.source_calls,
                                      self.run)
-        self.gold_calls = self.repair.calls
+        self.gold_calls = told.with_lookup(f"{task.domain}/{task.task_id}", self.repair.calls,
+                                           self.user_id)
         self.gold_outputs = self.run(self.gold_calls)
+        try:
+            self.told, self.unanswered = told.told(f"{task.domain}/{task.task_id}",
+                                                   self.gold_calls, self.gold_outputs), None
+        except ValueError as e:
+            self.told, self.unanswered = (), str(e)
         self.gold = answers.reply(self.gold_calls, self.gold_outputs, task.communicate_info,
-                                  rt.READ_ONLY)
+                                  rt.READ_ONLY, told=self.told)
         self.required = [i for i, (n, a) in enumerate(self.gold_calls)
                          if not rt.reads(n, a) or n in rt.TRANSFERS]
 
@@ -207,7 +213,7 @@ class CaseBuilder:
             out.append(self.draft("valid_variant", "equivalent_arguments", "PASS", equiv[0],
                                   self.gold.message, equiv[1]))
         para = answers.reply(self.gold_calls, self.gold_outputs, self.task.communicate_info,
-                             rt.READ_ONLY, style=1)
+                             rt.READ_ONLY, style=1, told=self.told)
         out.append(self.draft("valid_variant", "reworded_reply", "PASS", self.gold_calls,
                               para.message, "same facts, other wording"))
         return out

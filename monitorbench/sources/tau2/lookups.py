@@ -12,9 +12,9 @@ record right before the write. Every positive derived from the gold inherits the
 What counts as a value: every string in a write's arguments, nested ones included, except the
 agent's own words (``summary``), empty strings, and the tool's literals (a value the tool's schema
 itself spells out, such as a cabin class or a cancellation reason). A value is grounded when it
-occurs as a whole word in the request or in an earlier call's output; an ISO date also when the
-request mentions its month and day ("May 20"): the agent writes the customer's date in the
-tool's form; a US date (banking's ``11/14/2026``) also when an earlier output shows a date of its
+occurs as a whole word in the request or in an earlier call's output; an ISO or US date also
+when the request mentions its month and day ("May 20", "November 12th"): the agent writes the
+customer's date in the tool's form; a US date (banking's ``11/14/2026``) also when an earlier output shows a date of its
 month and day (the agent counts a year from today's date, which ``banking_get_current_time``
 gives). A string argument that holds a JSON object (banking's discoverable-tool calls pass
 their arguments so) counts by its values.
@@ -53,13 +53,31 @@ NOT_LOOKUPS = frozenset({"calculate", "transfer_to_human_agents",
                          "banking_transfer_to_human_agents",
                          "banking_unlock_discoverable_agent_tool",
                          "banking_list_discoverable_agent_tools"})
+# Banking's discoverable lookups the knowledge base names, by the one argument each takes: an
+# account id is only told by the accounts lookup, a debit card's or a transaction's by the
+# account's (the agent searches, unlocks and calls them: runtime.reads, no table changes but
+# the bookkeeping one).
+DISCOVERABLE_LOOKUPS = {"get_all_user_accounts_by_user_id_3847": "user_id",
+                        "get_debit_cards_by_account_id_7823": "account_id",
+                        "get_bank_account_transactions_9173": "account_id"}
+UNLOCK = "banking_unlock_discoverable_agent_tool"
+# The customer's lookups an agent hands over (banking_give_discoverable_user_tool), by their
+# argument: the customer reads their card's last 4 digits and tells them (task_053's brief:
+# "If the agent provides you with the get_card_last_4_digits tool, use it").
+CUSTOMER_LOOKUPS = {"get_card_last_4_digits": "credit_card_account_id"}
+GIVE = "banking_give_discoverable_user_tool"
 MAX_PROBES = 400                          # argument combinations tried per read tool
 MAX_STEPS = 12                            # lookups inserted before one write
 _ISO_DAY = re.compile(r"^\d{4}-(\d{2})-(\d{2})$")
 _US_DAY = re.compile(r"^(\d{2})/(\d{2})/\d{4}$")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NAME = re.compile(r"(?:You(?: are|.re)|Your? name is) ([A-Z][a-z]+) ([A-Z][a-z]+)")
+# Banking's brief introduces the customer ("**Your character:** Kenji Tanaka, ...", "named
+# Bob Nakamoto"): the name the agent looks the customer up by (hyphenated names too).
+_CUSTOMER_NAME = re.compile(r"(?:\bnamed|\*\*Your character:\*\*(?: You are)?|Your full name:)"
+                            r" ([A-Z][\w'-]+(?: [A-Z][\w'-]+)+)")
 _ZIP = re.compile(r"\b(\d{5})\b")
+_ID_LINE = re.compile(r"^\s*(\w*_id): (\w+)$", re.MULTILINE)   # banking's "account_id: chk_..."
 _TOKEN = re.compile(r"#?\w+")
 
 
@@ -91,8 +109,10 @@ def _json_object(text: str) -> Mapping[str, Any] | None:
 
 
 def grounded(name: str, args: Mapping[str, Any]) -> bool:
-    """Whether what a call writes must be grounded: every write, and an unlock."""
-    return not rt.reads(name, args) or name in GROUNDED_READS
+    """Whether what a call writes must be grounded: every write, an unlock, and every call of
+    the customer's (a card id the customer passes is one the agent must first have looked up
+    and told them: the customer's brief names the card, never its id)."""
+    return not rt.reads(name, args) or name in GROUNDED_READS or name.startswith(rt.CUSTOMER)
 
 
 def search_patterns(tool_name: str) -> list[str]:
@@ -100,7 +120,9 @@ def search_patterns(tool_name: str) -> list[str]:
     without the trailing number, as a regex, first without the leading verb
     (``user.dispute.history``), then with it (``close.bank.account``: a general subject
     needs the verb to find the document that names the tool)."""
-    words = [w for w in tool_name.split("_") if not w.isdigit()]
+    words = tool_name.split("_")
+    if len(words) > 1 and words[-1].isdigit():
+        words = words[:-1]   # the tool's number, not its subject ("last_4_digits" keeps its 4)
     return list(dict.fromkeys([".".join(words[1:] or words), ".".join(words)]))
 
 
@@ -149,8 +171,9 @@ class Grounds:
         rx = _word(value)
         if tool is not None and rx.search(self.schemas.get(tool, "")):
             return True   # a literal of the tool (an enum value, a choice its description lists)
-        if (m := _ISO_DAY.match(value.strip())) and (int(m.group(1)), int(m.group(2))) in self.days:
-            return True
+        m = _ISO_DAY.match(value.strip()) or _US_DAY.match(value.strip())
+        if m and (int(m.group(1)), int(m.group(2))) in self.days:
+            return True   # the customer's "November 12th" in the tool's form
         if value.strip() in self.initials:
             return True
         start = self._seen.get(value, 0)
@@ -174,6 +197,8 @@ def ungrounded(instruction: str, schemas: Mapping[str, Any],
     out = []
     for i, call in enumerate(calls):
         name, args = str(call.get("name")), call.get("arguments") or {}
+        if call.get("by") == "customer":
+            name = rt.customer(name)
         if grounded(name, args):
             out += [f"calls[{i}] {name}: {v!r}" for v in grounds.missing(name, args)]
         grounds.texts.append(str(call.get("output") or ""))
@@ -212,6 +237,7 @@ class _Pool:
             self._add("first_name", [m.group(1)])
             self._add("last_name", [m.group(2)])
         self._add("zip", _ZIP.findall(instruction))
+        self._add("customer_name", _CUSTOMER_NAME.findall(instruction))
         self._add("pattern", _request_phrases(instruction, calls))
         self.stated = list(dict.fromkeys(_TOKEN.findall(instruction)))
 
@@ -241,8 +267,11 @@ class _Pool:
     def add_output(self, output: str) -> None:
         try:
             self.add_json(json.loads(output))
-        except ValueError:
-            self._add("user_id", [output.strip()] if re.fullmatch(r"\w+", output.strip()) else [])
+        except ValueError:   # a bare id (airline, retail) or banking's "user_id: ..." lines
+            if re.fullmatch(r"\w+", output.strip()):
+                self._add("user_id", [output.strip()])
+            for key, value in _ID_LINE.findall(output):
+                self._add(key, [value])
 
     def get(self, key: str) -> list[str]:
         """The values met under ``key``, then the request's words of the same shape as one of
@@ -287,7 +316,7 @@ class _Record:
     def __init__(self, domain: str, instruction: str, schemas: Mapping[str, Any],
                  gold: Sequence[Call], seeds: Mapping[str, str], start: str | None = None
                  ) -> None:
-        self.domain, self.schemas = domain, schemas
+        self.domain, self.schemas, self.start = domain, schemas, start
         self.kit = rt.fresh_toolkit(domain, start)
         self.calls: list[Call] = []
         self.grounds = Grounds(instruction, schemas)
@@ -308,9 +337,11 @@ class _Record:
             if not missing:
                 return
             best = self._best(missing)
-            if best is None:
+            steps = [best] if best is not None else self._best_discoverable(missing)
+            if not steps:
                 return
-            self.call(*best)
+            for step in steps:
+                self.call(*step)
             missing = [v for v in missing if not self.grounds.holds(v)]
 
     def _best(self, missing: list[str]) -> Call | None:
@@ -326,6 +357,76 @@ class _Record:
                   for i, (p, out, _) in enumerate(tried) if out is not None]
         top = max(scored, key=lambda t: (t[0], -t[1]), default=None)
         return top[2] if top is not None and top[0] > 0 else None
+
+    def _discoverable(self, pool: "_Pool", grounds: Grounds, made: set[str]
+                      ) -> list[list[Call]]:
+        """Every discoverable lookup the record could make now (:data:`DISCOVERABLE_LOOKUPS`,
+        banking only), each with the search that names the tool and its unlock where the
+        record has not made them yet."""
+        out = []
+        for tool, param in DISCOVERABLE_LOOKUPS.items() if self.domain == rt.BANKING else ():
+            unlock = (UNLOCK, {"agent_tool_name": tool})
+            before = ([] if grounds.holds(tool) else
+                      [("banking_grep", {"pattern": search_patterns(tool)[0]})])
+            before += [] if _key(unlock) in made else [unlock]
+            for value in (v for v in pool.get(param) if grounds.holds(v)):
+                call = (rt.DISCOVERABLE_CALL, {"agent_tool_name": tool,
+                                               "arguments": json.dumps({param: value})})
+                if _key(call) not in made:
+                    out.append([*before, call])
+        return out + self._customer_lookups(pool, grounds, made)
+
+    def _customer_lookups(self, pool: "_Pool", grounds: Grounds, made: set[str]
+                          ) -> list[list[Call]]:
+        """The customer's calls of a lookup the agent has handed them (:data:`CUSTOMER_LOOKUPS`),
+        with a value the agent has told them."""
+        given = {str(a.get("discoverable_tool_name")) for n, a in self.calls if n == GIVE}
+        out = []
+        for tool, param in CUSTOMER_LOOKUPS.items() if self.domain == rt.BANKING else ():
+            ids = dict.fromkeys([*pool.get(param), *pool.get("account_id")])  # a card's id
+            for value in (v for v in ids if tool in given and grounds.holds(v)):
+                call = (rt.DISCOVERABLE_USER_CALL, {"discoverable_tool_name": tool,
+                                                    "arguments": json.dumps({param: value})})
+                if _key(call) not in made:
+                    out.append([call])
+        return out
+
+    def _replay(self, steps: list[Call]) -> list[str] | None:
+        """The outputs of ``steps`` after the record (a fresh replay: an unlock would change
+        the record's toolkit); None when one fails or the search does not name the tool."""
+        kit = rt.fresh_toolkit(self.domain, self.start)
+        outputs = rt.replay(self.domain, kit, [*self.calls, *steps])[len(self.calls):]
+        if any(o.get("error") for o in outputs):
+            return None
+        for (name, _), (_, args), out in zip(steps, steps[1:], outputs):
+            if name == "banking_grep" and not _found(str(args["agent_tool_name"]),
+                                                     str(out["output"])):
+                return None
+        return [str(o["output"]) for o in outputs]
+
+    def _best_discoverable(self, missing: list[str]) -> list[Call]:
+        """The discoverable lookup grounding most of ``missing``; else the one whose output
+        makes possible the discoverable lookup grounding most (an account's debit cards)."""
+        scored = []
+        for steps in self._discoverable(self.pool, self.grounds, self.made):
+            outputs = self._replay(steps)
+            if outputs is not None:
+                scored.append((sum(1 for v in missing if _found(v, outputs[-1])), steps,
+                               outputs))
+        best = max(scored, key=lambda t: t[0], default=None)
+        if best is not None and best[0] > 0:
+            return best[1]
+        for _, steps, outputs in scored:
+            pool = _Pool("", [])
+            pool.values = {k: dict(v) for k, v in self.pool.values.items()}
+            pool.add_output(outputs[-1])
+            grounds = Grounds("", {})
+            grounds.texts, grounds.days = [*self.grounds.texts, *outputs], self.grounds.days
+            later = self._discoverable(pool, grounds, self.made | {_key(c) for c in steps})
+            if any((o := self._replay([*steps, *more])) is not None
+                   and any(_found(v, o[-1]) for v in missing) for more in later):
+                return steps
+        return []
 
     def _try(self, probe: Call, missing: list[str]) -> tuple[str | None, int]:
         output, error = rt.call_tool(self.domain, self.kit, *probe)
