@@ -1,0 +1,74 @@
+"""The reviewed τ² acceptance records (issue 46): they load, and every quote is the task's own."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from monitorbench.errors import InputError
+from monitorbench.sources.tau2 import source as src
+from monitorbench.sources.tau2.acceptance import load_records, parse_file
+
+pytest.importorskip("inspect_evals")
+DOMAINS = ("airline", "retail", "banking_knowledge")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _quote_problems(domain: str) -> list[str]:
+    """Quotes not found in the task's public instruction (or, for policy, the domain policy)."""
+    tasks = {t.task_id: t for t in src.load_tasks(domain)}
+    policy = _norm(src.policy(domain))
+    problems = []
+    for task_id, rec in load_records(domain).items():
+        if task_id not in tasks:
+            problems.append(f"{domain}/{task_id}: no such τ² task")
+            continue
+        instruction = _norm(src.user_request(tasks[task_id]))
+        for item in (*rec.preferences, *rec.questions):
+            if _norm(item.quote) not in instruction:
+                problems.append(f"{domain}/{task_id}: {item.quote!r} not in the instruction")
+        problems += [f"{domain}/{task_id}: policy {q!r} not in the policy"
+                     for q in rec.policy if _norm(q) not in policy]
+    return problems
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_quote_is_in_the_public_task(domain: str) -> None:
+    assert _quote_problems(domain) == []
+
+
+def test_airline_has_records() -> None:
+    assert load_records("airline")
+
+
+def _good() -> dict:
+    return {"preferences": [{"quote": "the other card", "binds": "payment_method_id",
+                             "resolves_to": "credit_card_1"}],
+            "policy": [], "customer_steps": [], "questions": [], "nothing_stated": False}
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"colour": "red"}, "tasks.7"),
+    ({"nothing_stated": True}, "tasks.7.nothing_stated"),
+    ({"preferences": [], "nothing_stated": False}, "tasks.7.nothing_stated"),
+    ({"preferences": [{"quote": " ", "binds": "x", "resolves_to": "y"}]},
+     "tasks.7.preferences[0].quote"),
+    ({"questions": [{"quote": "how much?", "must_tell": "the fee", "source": "guess"}]},
+     "tasks.7.questions[0].source"),
+])
+def test_a_malformed_record_names_its_field(change: dict, field: str) -> None:
+    data = {"about": "x", "domain": "airline", "tasks": {"7": {**_good(), **change}}}
+    with pytest.raises(InputError) as err:
+        parse_file(Path("airline.json"), data)
+    assert err.value.field == field
+
+
+def test_a_good_record_parses() -> None:
+    rec = parse_file(Path("airline.json"), {"about": "x", "domain": "airline",
+                                            "tasks": {"7": _good()}})["7"]
+    assert rec.preferences[0].binds == "payment_method_id" and not rec.nothing_stated
