@@ -42,10 +42,6 @@ def test_every_quote_is_in_the_public_task(domain: str) -> None:
     assert _quote_problems(domain) == []
 
 
-def test_airline_has_records() -> None:
-    assert load_records("airline")
-
-
 def _good() -> dict:
     return {"preferences": [{"quote": "the other card", "binds": "payment_method_id",
                              "resolves_to": "credit_card_1"}],
@@ -72,3 +68,9 @@ def test_a_good_record_parses() -> None:
     rec = parse_file(Path("airline.json"), {"about": "x", "domain": "airline",
                                             "tasks": {"7": _good()}})["7"]
     assert rec.preferences[0].binds == "payment_method_id" and not rec.nothing_stated
+
+
+def test_every_airline_task_has_a_record() -> None:
+    """Shipped or excluded (25 and 35 are excluded today), every airline task is reviewed, so
+    a build change that ships another task finds its record already written."""
+    assert sorted(load_records("airline")) == sorted(t.task_id for t in src.load_tasks("airline"))
