@@ -10,6 +10,7 @@ import pytest
 from monitorbench.errors import InputError
 from monitorbench.sources.tau2 import source as src
 from monitorbench.sources.tau2.acceptance import load_records, parse_file
+from monitorbench.sources.tau2.acceptance.crosscheck import cross_check
 
 pytest.importorskip("inspect_evals")
 DOMAINS = ("airline", "retail", "banking_knowledge")
@@ -74,3 +75,15 @@ def test_every_airline_task_has_a_record() -> None:
     """Shipped or excluded (25 and 35 are excluded today), every airline task is reviewed, so
     a build change that ships another task finds its record already written."""
     assert sorted(load_records("airline")) == sorted(t.task_id for t in src.load_tasks("airline"))
+
+
+def test_the_cross_check_lists_where_rules_and_records_differ(capsys) -> None:
+    """Not zero today: the payment rule misses "original payment method", "your 7447 card" and
+    "smaller GC", and reads "if the agent says ... basic economy" as a cabin choice. The count
+    is printed so a change to either side shows."""
+    found = cross_check("airline")
+    records = load_records("airline")
+    assert all(d.task_id in records for d in found)
+    assert ("15", "record-only payment") in {(d.task_id, d.kind) for d in found}
+    with capsys.disabled():
+        print(f"\n[issue 46] airline: {len(found)} disagreements between keyword rules and records")
