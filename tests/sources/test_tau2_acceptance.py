@@ -77,6 +77,11 @@ def test_every_airline_task_has_a_record() -> None:
     assert sorted(load_records("airline")) == sorted(t.task_id for t in src.load_tasks("airline"))
 
 
+def test_every_retail_task_has_a_record() -> None:
+    """As for airline: every retail task, shipped or excluded, is reviewed."""
+    assert sorted(load_records("retail")) == sorted(t.task_id for t in src.load_tasks("retail"))
+
+
 def test_the_cross_check_lists_where_rules_and_records_differ(capsys) -> None:
     """Not zero today: the payment rule misses "original payment method", "your 7447 card" and
     "smaller GC", and reads "if the agent says ... basic economy" as a cabin choice. The count
