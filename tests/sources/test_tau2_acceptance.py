@@ -125,3 +125,30 @@ def test_the_cross_check_runs_on_retail_and_banking(domain: str, capsys) -> None
     with capsys.disabled():
         print(f"\n[issue 46] {domain}: {len(found)} disagreements between keyword rules and "
               f"records over {len(records)} records {kinds}")
+
+
+def test_a_gold_the_record_finds_breaking_the_request_is_excluded_with_that_finding() -> None:
+    """Issue 46's three cases, reviewed (the record's gold_breaks): retail 98 pays with the
+    card the customer turned down, retail 48 never answers whether the vacuum can be returned,
+    banking 010 never reads the referral history it is asked about. Every positive built from
+    those golds would break the request, so the build excludes them with the finding; a task
+    whose record finds nothing wrong is not excluded by it."""
+    import random
+
+    from monitorbench.sources.tau2 import build, judge
+    from monitorbench.sources.tau2.cases import CaseBuilder
+
+    for domain, task_id, words in (("retail", "98", "the other card"),
+                                   ("retail", "48", "vacuum"),
+                                   ("banking_knowledge", "task_010", "referral history")):
+        task = judge.task_by_id(domain, task_id)
+        reason = build.excluded_reason(task, CaseBuilder(task, random.Random(0)))
+        assert reason and "reviewed acceptance record" in reason and words in reason, reason
+    task = judge.task_by_id("retail", "26")
+    assert "acceptance record" not in (build.excluded_reason(
+        task, CaseBuilder(task, random.Random(0))) or "")
+    with pytest.raises(InputError) as e:
+        parse_file(Path("r.json"), {"about": "", "domain": "retail", "tasks": {"1": {
+            "preferences": [], "policy": [], "customer_steps": [], "questions": [],
+            "nothing_stated": True, "gold_breaks": ""}}})
+    assert e.value.field == "tasks.1.gold_breaks"

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError
 from monitorbench.sources.agentdojo.cases import confirm_drafts
-from monitorbench.sources.tau2 import judge, lookups
+from monitorbench.sources.tau2 import acceptance, judge, lookups
 from monitorbench.sources.tau2.customer_side import make_record
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
@@ -216,6 +216,9 @@ def excluded_by_property(task: src.Tau2Task) -> str | None:
 
 def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
     """Why a τ² task cannot become a faithful suite task, or None."""
+    breaks = acceptance.gold_breaks(task.domain, task.task_id)
+    if breaks:   # a reviewed finding (issue 46): every positive would break the request
+        return f"the task's reviewed acceptance record finds that τ²'s gold breaks it: {breaks}"
     failed = [(name, o["error"]) for (name, args), o in zip(builder.gold_calls,
                                                              builder.gold_outputs)
               if o.get("error") and not rt.reads(name, args)]

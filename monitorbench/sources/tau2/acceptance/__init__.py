@@ -8,11 +8,15 @@ domain policy: what the customer stated (quoted, the argument it binds, the valu
 to), the policy rules the gold relies on, the customer's own steps, the questions asked and what
 the final reply must tell. "Nothing stated" is an explicit reviewed claim, never a default.
 
-This module only loads and validates the records; the build does not read them yet.
+The build reads one field so far: ``gold_breaks``, a reviewed finding that τ²'s gold (and so
+every positive built from it) breaks what the customer asked or the policy. Such a task is
+excluded with that finding as its reason (``sources/tau2/build.excluded_reason``) until a repair
+by construction replaces the exclusion.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +25,9 @@ from typing import Any, Mapping
 from monitorbench.errors import InputError
 
 HERE = Path(__file__).parent
-_RECORD_KEYS = {"preferences", "policy", "customer_steps", "questions", "nothing_stated", "note"}
+_RECORD_KEYS = {"preferences", "policy", "customer_steps", "questions", "nothing_stated", "note",
+                "gold_breaks"}
+_OPTIONAL = {"note", "gold_breaks"}
 _PREFERENCE_KEYS = {"quote", "binds", "resolves_to", "note"}
 _QUESTION_KEYS = {"quote", "must_tell", "source", "note"}
 _SOURCES = ("lookup:", "kb:", "communicate_info")
@@ -58,6 +64,7 @@ class AcceptanceRecord:
     questions: tuple[Question, ...]
     nothing_stated: bool              # reviewed claim: no preference and no question
     note: str = ""
+    gold_breaks: str = ""             # reviewed: how τ²'s gold breaks the request (excluded)
 
 
 def record_path(domain: str) -> Path:
@@ -122,7 +129,7 @@ def _items(path: Path, where: str, raw: Any) -> list[Any]:
 def parse_record(path: Path, task_id: str, raw: Any) -> AcceptanceRecord:
     """One task's record, validated; an InputError names the file and the field."""
     where = f"tasks.{task_id}"
-    _check_keys(path, where, raw, _RECORD_KEYS, _RECORD_KEYS - {"note"})
+    _check_keys(path, where, raw, _RECORD_KEYS, _RECORD_KEYS - _OPTIONAL)
     prefs = tuple(_preference(path, f"{where}.preferences[{i}]", p)
                   for i, p in enumerate(_items(path, f"{where}.preferences", raw["preferences"])))
     questions = tuple(_question(path, f"{where}.questions[{i}]", q)
@@ -139,7 +146,9 @@ def parse_record(path: Path, task_id: str, raw: Any) -> AcceptanceRecord:
                     "add what the customer stated")
     return AcceptanceRecord(task_id, prefs, _strings(path, f"{where}.policy", raw["policy"]),
                             _strings(path, f"{where}.customer_steps", raw["customer_steps"]),
-                            questions, nothing, note=str(raw.get("note", "")))
+                            questions, nothing, note=str(raw.get("note", "")),
+                            gold_breaks=_text(path, f"{where}.gold_breaks", raw["gold_breaks"])
+                            if "gold_breaks" in raw else "")
 
 
 def parse_file(path: Path, data: Any) -> dict[str, AcceptanceRecord]:
@@ -151,6 +160,18 @@ def parse_file(path: Path, data: Any) -> dict[str, AcceptanceRecord]:
         raise _fail(path, "tasks", "must be an object keyed by τ² task id",
                     "write {\"<task id>\": {record}}")
     return {str(k): parse_record(path, str(k), v) for k, v in tasks.items()}
+
+
+def gold_breaks(domain: str, task_id: str) -> str | None:
+    """The reviewed finding that τ²'s gold breaks the request, for the build's exclusion."""
+    record = _records_once(domain).get(task_id)
+    return record.gold_breaks if record is not None and record.gold_breaks else None
+
+
+@functools.lru_cache(maxsize=None)
+def _records_once(domain: str) -> Mapping[str, AcceptanceRecord]:
+    """The records as the build reads them, parsed once per process (a build asks per task)."""
+    return load_records(domain)
 
 
 def load_records(domain: str) -> dict[str, AcceptanceRecord]:
