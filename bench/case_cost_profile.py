@@ -64,7 +64,9 @@ def timed(name, fn, child=False):
 
 for name in ("_prepare_case", "_mount_case_tmpfs", "_case_selector", "_watch_case",
              "_clean_after_case", "_kill_strays", "_other_pids", "_reap", "_wipe",
-             "_unmount_case", "_classify", "_judge"):
+             "_unmount_case", "_classify", "_judge", "drop_privileges", "_add_site_packages",
+             "_start_case_namespace", "_usable_pid_reset", "_session_state", "_confinement",
+             "_load_runtime"):
     setattr(worker, name, timed(name, getattr(worker, name)))
 for name in ("_enter_case", "_set_limits", "_confine", "_make_env"):
     setattr(worker, name, timed(name, getattr(worker, name), child=True))

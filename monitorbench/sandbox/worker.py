@@ -82,7 +82,10 @@ def _no_ptrace() -> None:
 # ------------------------------------------------------------------------------------ the child
 
 
-def _set_limits(limits: dict) -> None:
+def _rlimits(limits: dict) -> list[tuple[int, tuple[int, int]]]:
+    """The per-case resource limits as ``setrlimit`` arguments, computed once per session in the
+    parent (a case's children inherit the parent's current limits, which never change), so each
+    case only makes the six ``setrlimit`` calls."""
     mb = 1024 * 1024
     cpu = int(limits["cpu_seconds"])
     pairs = [
@@ -93,12 +96,19 @@ def _set_limits(limits: dict) -> None:
         (resource.RLIMIT_NOFILE, (int(limits["open_files"]),) * 2),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
+    out = []
     for which, (soft, hard) in pairs:
-        cur_soft, cur_hard = resource.getrlimit(which)
+        cur_hard = resource.getrlimit(which)[1]
         if cur_hard != resource.RLIM_INFINITY:  # cannot raise a hard limit: keep the lower one
             hard = min(hard, cur_hard)
             soft = min(soft, hard)
-        resource.setrlimit(which, (soft, hard))
+        out.append((which, (soft, hard)))
+    return out
+
+
+def _set_limits(rlimits: list[tuple[int, tuple[int, int]]]) -> None:
+    for which, pair in rlimits:
+        resource.setrlimit(which, pair)
 
 
 def _send(obj: dict, me: int, env: object, res_w: int) -> None:
@@ -143,7 +153,7 @@ def _enter_case(state: dict, scratch: str, out_w: int, res_w: int) -> None:
     os.environ["TMPDIR"] = scratch
     if "tempfile" in sys.modules:  # a runtime imported it in the parent: its cached dir is stale
         sys.modules["tempfile"].tempdir = scratch
-    _set_limits(state["limits"])
+    _set_limits(state["rlimits"])
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError instead
     sys.dont_write_bytecode = True
@@ -158,8 +168,11 @@ CAPS_VERSION_3 = 0x20080522
 
 
 def _confinement(program_hex: str | None):
-    """What ``_confine`` needs, built once per session: libc and the framework's compiled
-    seccomp filter (``monitorbench/sandbox/seccomp.py``) as a ``struct sock_fprog``."""
+    """What ``_confine`` needs, built once per session in the parent: libc's ``capset`` and
+    ``prctl``, the capability header and the empty capability sets, and the framework's
+    compiled seccomp filter (``monitorbench/sandbox/seccomp.py``) as a ``struct sock_fprog``.
+    Built here because each case child is a fresh fork: ctypes array types, buffers and libc
+    symbol lookups made in the child would cost every case ~0.25 ms of CPU (issue 49)."""
     if not program_hex:
         return None
     import ctypes
@@ -171,21 +184,26 @@ def _confinement(program_hex: str | None):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
     fprog = SockFprog(len(program) // 8, ctypes.addressof(buf))
-    return _libc(), fprog, buf
+    header = (ctypes.c_uint32 * 2)(CAPS_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable x 2: all empty
+    libc = _libc()
+    return libc.capset, libc.prctl, header, data, ctypes.byref(fprog), (fprog, buf)
 
 
-def _confine(libc, fprog, _buf) -> None:
+def _confine(capset, prctl, header, data, fprog_ref, _keep) -> None:
     """Drop every capability the case holds (in the worker's user namespace it has them all,
     which would let it write ns_last_pid or mount) and load the deny list. Irreversible, and the
     last step before untrusted code; a failure is the sandbox's (``sandbox_error``)."""
+    if capset(header, data) != 0:
+        _raise_errno("capset")
+    if prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog_ref, 0, 0) != 0:
+        _raise_errno("seccomp filter")
+
+
+def _raise_errno(what: str) -> None:
     import ctypes
 
-    header = (ctypes.c_uint32 * 2)(CAPS_VERSION_3, 0)
-    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable x 2: all empty
-    if libc.capset(header, data) != 0:
-        raise OSError(ctypes.get_errno(), "capset")
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "seccomp filter")
+    raise OSError(ctypes.get_errno(), what)
 
 
 def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int) -> None:
@@ -923,7 +941,7 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
     clean it between cases."""
     return {
         "pid_reset": pid_reset,
-        "limits": cfg["limits"], "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
+        "limits": cfg["limits"], "rlimits": _rlimits(cfg["limits"]), "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
         "task": task, "task_dir": cfg["task_dir"], "scratch_root": cfg["scratch_root"],
         "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
         "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),
