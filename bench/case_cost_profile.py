@@ -62,7 +62,7 @@ def timed(name, fn, child=False):
     return wrapper
 
 
-for name in ("_prepare_case", "_mount_case_tmpfs", "_case_selector", "_watch_case",
+for name in ("_prepare_case", "_mount_case_tmpfs", "_case_poller", "_watch_case",
              "_clean_after_case", "_kill_strays", "_other_pids", "_reap", "_wipe",
              "_unmount_case", "_classify", "_judge", "drop_privileges", "_add_site_packages",
              "_start_case_namespace", "_usable_pid_reset", "_session_state", "_confinement",
@@ -92,7 +92,7 @@ def send(obj, me, env, res_w):
 
 os.fork, worker._send = fork, send
 for name in SKIP:  # measurement only: what a step costs, by leaving it out
-    setattr(worker, name, lambda *a, **k: None)
+    setattr(worker, name, () if name == "PRELOAD" else lambda *a, **k: None)
 os.pipe = timed("os.pipe x2", real_pipe)
 real_wait4 = os.wait4
 child_cpu = [0.0]
@@ -150,22 +150,24 @@ def profiled_session(vdir: Path, public_dir: Path, spec: SandboxSpec, script: Pa
     return WorkerSession(argv, minimal_env(), spec)
 
 
-def summarize(prof_dir: Path) -> tuple[int, dict[str, float], dict[str, float]]:
-    """(cases, parent step -> CPU ms per case, child step / process -> CPU ms per case)."""
-    n, parent, child = 0, defaultdict(float), defaultdict(float)
+def summarize(prof_dir: Path) -> tuple[int, dict[str, list[float]], dict[str, float]]:
+    """(cases, parent step -> [CPU, wall] ms per case, child step / process -> CPU ms per
+    case)."""
+    n, parent, child = 0, defaultdict(lambda: [0.0, 0.0]), defaultdict(float)
     for f in prof_dir.glob("*.json"):
         got = json.loads(f.read_text())
         n += got["cases"]
-        for name, (c, _w, _calls) in got["parent"].items():
-            parent[name] += c
+        for name, (c, w, _calls) in got["parent"].items():
+            parent[name][0] += c
+            parent[name][1] += w
         for case in got["child"]:
             for name, c in case.items():
                 child[name] += c
-        parent["worker total (session, start included)"] += got["worker_cpu"]
+        parent["worker total (session, start included)"][0] += got["worker_cpu"]
         child["case children, whole (wait4)"] += got["child_cpu"]
         child["cases' init (reaps, pid counter)"] += got["init_cpu"]
     scale = 1e3 / max(n, 1)
-    return (n, {k: v * scale for k, v in parent.items()},
+    return (n, {k: [v[0] * scale, v[1] * scale] for k, v in parent.items()},
             {k: v * scale for k, v in child.items()})
 
 
@@ -175,8 +177,9 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=20)
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--skip", nargs="*", default=[],
-                    help="worker steps replaced by no-ops, to see what they cost (weakens the "
-                         "isolation: a measurement, never a setting)")
+                    help="worker steps replaced by no-ops (PRELOAD: no stdlib preloaded), to see "
+                         "what they cost (may weaken the isolation: a measurement, never a "
+                         "setting)")
     args = ap.parse_args()
 
     source, tasks, cases = load(args.suite, args.tasks)
@@ -189,10 +192,12 @@ def main() -> None:
                                            prof_dir), tasks, cases, args.parallel)
     n, parent, child = summarize(prof_dir)
     print(f"source: {source}; {len(tasks)} tasks, {n} cases profiled; whole tree "
-          f"{m.cpu_per_case * 1e3:.2f} CPU ms/case (framework + bwrap + everything inside)")
-    print("worker (parent) steps, CPU ms per case (nested steps are inside their callers):")
-    for name, ms in sorted(parent.items(), key=lambda kv: -kv[1]):
-        print(f"  {name:<44}{ms:>8.3f}")
+          f"{m.cpu_per_case * 1e3:.2f} CPU ms/case (framework + bwrap + everything inside); "
+          f"session start p50 {sorted(m.starts)[len(m.starts) // 2] * 1e3:.1f} ms")
+    print("worker (parent) steps, ms per case (nested steps are inside their callers):")
+    print(f"  {'step':<44}{'CPU':>8}{'wall':>8}")
+    for name, (cpu, wall) in sorted(parent.items(), key=lambda kv: -kv[1][0]):
+        print(f"  {name:<44}{cpu:>8.3f}{wall:>8.3f}")
     print("case child and init, CPU ms per case:")
     for name, ms in sorted(child.items(), key=lambda kv: -kv[1]):
         print(f"  {name:<44}{ms:>8.3f}")

@@ -35,7 +35,9 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from monitorbench.errors import InputError  # noqa: E402
 from monitorbench.sandbox.base import Limits, SandboxSpec  # noqa: E402
+from monitorbench.sandbox import bwrap as bwrap_module  # noqa: E402
 from monitorbench.sandbox.bwrap import bwrap_argv  # noqa: E402
 from monitorbench.sandbox.client import WorkerSession, minimal_env  # noqa: E402
 from monitorbench.sandbox.factory import make_sandbox  # noqa: E402
@@ -121,14 +124,16 @@ def worker_at(rev: str, work: Path) -> Path:
     return path
 
 
-def worker_session(vdir: Path, public_dir: Path, spec: SandboxSpec, worker: Path
-                   ) -> WorkerSession:
-    """A session on the bwrap argv of a real one, with ``worker`` bound as /mb/worker.py."""
-    argv = bwrap_argv(vdir.resolve(), public_dir.resolve(), spec, RUNTIMES_DIR)
-    at = argv.index("/mb/worker.py") - 1
-    assert argv[at - 1] == "--ro-bind"
-    argv[at] = str(worker)
-    return WorkerSession(argv, minimal_env(), spec)
+@contextmanager
+def bound_worker(worker: Path) -> Iterator[None]:
+    """Real bwrap sessions (argv, pids cgroup and all) with ``worker`` bound as /mb/worker.py
+    while the block runs. The paths of one run take turns, never overlap, so this is safe."""
+    saved = bwrap_module.WORKER_PATH
+    bwrap_module.WORKER_PATH = worker
+    try:
+        yield
+    finally:
+        bwrap_module.WORKER_PATH = saved
 
 
 def synthetic(n_tasks: int, cases_per_task: int = 21) -> tuple[list[tuple[str, dict]],
@@ -360,6 +365,8 @@ def main() -> None:
     if beside is not None:
         runs["bwrap"] = []
     before = worker_at(args.before, work) if args.before else None
+    if before is not None and box.name != "bwrap":
+        ap.error("--before compares bwrap workers: use it with --backend bwrap")
     if before is not None:
         runs["before"] = []
     for _ in range(max(1, args.repeat)):  # alternated, so drifting load hits both paths alike
@@ -369,9 +376,9 @@ def main() -> None:
             runs["bwrap"].append(measure(lambda t: beside.session(vdir, publics[t], spec),
                                          tasks, cases, args.parallel))
         if before is not None:
-            runs["before"].append(measure(
-                lambda t: worker_session(vdir, publics[t], spec, before), tasks, cases,
-                args.parallel))
+            with bound_worker(before):
+                runs["before"].append(measure(lambda t: box.session(vdir, publics[t], spec),
+                                              tasks, cases, args.parallel))
         runs["floor"].append(measure(
             lambda t: floor_session(vdir, publics[t], spec, work / "floor.py"), tasks, cases,
             args.parallel))

@@ -32,6 +32,7 @@ import gc
 import json
 import os
 import resource
+import select
 import selectors
 import signal
 import stat
@@ -631,24 +632,27 @@ class _CaseOutput:
             pass
 
 
-def _case_selector(pid: int, out_r: int, res_r: int):
-    """A selector over the case's output and result pipes and, where the kernel has pidfds, the
-    child's exit (so the parent wakes the moment it exits instead of polling). Returns the
-    selector and the pidfd (None without pidfd support)."""
+def _case_poller(pid: int, out_r: int, res_r: int) -> tuple[select.poll, int | None, dict]:
+    """A poll object over the case's output and result pipes and, where the kernel has pidfds,
+    the child's exit (so the parent wakes the moment it exits instead of polling). Returns it,
+    the pidfd (None without pidfd support) and each fd's name. ``poll`` rather than a
+    ``selectors`` selector: no epoll descriptor to make and close and no key objects per case,
+    which cost every case ~0.2 ms of the worker's CPU (issue 49)."""
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
-    sel = selectors.DefaultSelector()
-    sel.register(out_r, selectors.EVENT_READ, "out")
-    sel.register(res_r, selectors.EVENT_READ, "res")
+    names = {out_r: "out", res_r: "res"}
     if pidfd is not None:
-        sel.register(pidfd, selectors.EVENT_READ, "exit")
-    return sel, pidfd
+        names[pidfd] = "exit"
+    poller = select.poll()
+    for fd in names:
+        poller.register(fd, select.POLLIN)
+    return poller, pidfd, names
 
 
-def _watch_case(pid: int, sel, polling: bool, deadline: float, limits: dict,
-                out: _CaseOutput) -> tuple:
+def _watch_case(pid: int, poller: select.poll, names: dict, polling: bool, deadline: float,
+                limits: dict, out: _CaseOutput) -> tuple:
     """Read the case's pipes until it exits, its wall clock runs out or it crosses a limit.
     Returns ``(status, rusage)`` of the exited child, or ``(None, None)`` when it must be killed
     (``out.killed_for`` says why). ``polling``: no pidfd, so wake every 50 ms to check for exit."""
@@ -657,15 +661,16 @@ def _watch_case(pid: int, sel, polling: bool, deadline: float, limits: dict,
         if remaining <= 0:
             out.killed_for = "timeout"
             return None, None
-        events = sel.select(min(remaining, 0.05) if polling else remaining)
-        for key, _ in events:
-            if key.data == "exit":
+        wait_ms = int(min(remaining, 0.05) * 1000 if polling else remaining * 1000) + 1
+        for fd, _ in poller.poll(wait_ms):
+            name = names[fd]
+            if name == "exit":
                 continue
-            chunk = os.read(key.fd, 65536)
+            chunk = os.read(fd, 65536)
             if not chunk:
-                sel.unregister(key.fd)
-                out.open_streams.discard(key.data)
-            elif key.data == "out":
+                poller.unregister(fd)
+                out.open_streams.discard(name)
+            elif name == "out":
                 out.take_output(chunk, limits["output_bytes"])
             else:
                 out.take_result(chunk)
@@ -691,13 +696,12 @@ def _kill_case(pid: int) -> tuple:
     return status, rusage
 
 
-def _clean_after_case(state: dict, pid: int, sel, fds: tuple) -> bool:
+def _clean_after_case(state: dict, pid: int, fds: tuple) -> bool:
     """Leave nothing of the case for the next one: kill every stray process it left, close its
     pipes and pidfd, wipe the scratch (and other writable) roots and, where the sandbox has its
     own IPC namespace, remove the System V IPC objects it created. False: a root could not be
     emptied (what the case left there defeats the clean-up)."""
     _kill_strays(state["own_pid_namespace"], pid, state["keep"])
-    sel.close()
     for fd in fds:
         if fd is not None:
             os.close(fd)
@@ -855,16 +859,16 @@ def _judge(code, candidate: dict, state: dict) -> dict:
             os._exit(70)
     os.close(out_w)
     os.close(res_w)
-    sel, pidfd = _case_selector(pid, out_r, res_r)
+    poller, pidfd, names = _case_poller(pid, out_r, res_r)
     out = _CaseOutput()
     deadline = t0 + float(limits["wall_seconds"])
-    status, rusage = _watch_case(pid, sel, pidfd is None, deadline, limits, out)
+    status, rusage = _watch_case(pid, poller, names, pidfd is None, deadline, limits, out)
     if status is None:
         status, rusage = _kill_case(pid)
     elif "res" in out.open_streams:
         out.drain_result(res_r)  # the child has exited: everything it wrote sits in the pipe
     seconds = time.monotonic() - t0
-    if _clean_after_case(state, pid, sel, (out_r, res_r, pidfd)):
+    if _clean_after_case(state, pid, (out_r, res_r, pidfd)):
         answer = _classify(out.killed_for, status, rusage, bytes(out.result),
                            bytes(out.out_head), limits)
     else:
