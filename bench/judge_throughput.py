@@ -17,6 +17,10 @@ directory, no output capture, no wall clock, no clean-up. What the worker costs 
 the price of its per-case isolation. On a shared machine wall-clock rates move with the load, so
 the CPU per case of each path (framework + bwrap + everything inside) is printed too, and each
 path runs ``--repeat`` times, alternating, with its median run in the table and the spread below.
+
+``--before REV``: one more path, the same bwrap sessions with the worker.py of git revision REV
+bound in place of this checkout's, alternated with the others: a change to the worker measured
+side by side with what it replaced, in one run (issue 49).
 """
 
 from __future__ import annotations
@@ -26,11 +30,14 @@ import importlib.util
 import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from monitorbench.errors import InputError  # noqa: E402
 from monitorbench.sandbox.base import Limits, SandboxSpec  # noqa: E402
+from monitorbench.sandbox import bwrap as bwrap_module  # noqa: E402
 from monitorbench.sandbox.bwrap import bwrap_argv  # noqa: E402
 from monitorbench.sandbox.client import WorkerSession, minimal_env  # noqa: E402
 from monitorbench.sandbox.factory import make_sandbox  # noqa: E402
@@ -105,6 +113,27 @@ def floor_session(vdir: Path, public_dir: Path, spec: SandboxSpec, script: Path)
     argv[at:at] = ["--ro-bind", str(script), "/mb/floor.py"]
     assert argv[-2] == "/mb/worker.py"  # ... python -I -S -B /mb/worker.py CONFIG
     return WorkerSession([*argv[:-2], "/mb/floor.py"], minimal_env(), spec)
+
+
+def worker_at(rev: str, work: Path) -> Path:
+    """This repository's monitorbench/sandbox/worker.py as of git revision ``rev``, in ``work``."""
+    path = work / f"worker-{rev.replace('/', '_')}.py"
+    path.write_bytes(subprocess.run(
+        ["git", "show", f"{rev}:monitorbench/sandbox/worker.py"], check=True,
+        capture_output=True, cwd=Path(__file__).resolve().parents[1]).stdout)
+    return path
+
+
+@contextmanager
+def bound_worker(worker: Path) -> Iterator[None]:
+    """Real bwrap sessions (argv, pids cgroup and all) with ``worker`` bound as /mb/worker.py
+    while the block runs. The paths of one run take turns, never overlap, so this is safe."""
+    saved = bwrap_module.WORKER_PATH
+    bwrap_module.WORKER_PATH = worker
+    try:
+        yield
+    finally:
+        bwrap_module.WORKER_PATH = saved
 
 
 def synthetic(n_tasks: int, cases_per_task: int = 21) -> tuple[list[tuple[str, dict]],
@@ -319,6 +348,8 @@ def main() -> None:
     ap.add_argument("--backend", default="bwrap")
     ap.add_argument("--repeat", type=int, default=5,
                     help="runs of each path; the rows show each path's median run")
+    ap.add_argument("--before", metavar="REV",
+                    help="also run the bwrap worker.py of this git revision, side by side")
     args = ap.parse_args()
 
     source, tasks, cases = load(args.suite, args.tasks)
@@ -333,12 +364,21 @@ def main() -> None:
     beside = make_sandbox("bwrap") if box.name == "docker" else None  # docker vs bwrap, one run
     if beside is not None:
         runs["bwrap"] = []
+    before = worker_at(args.before, work) if args.before else None
+    if before is not None and box.name != "bwrap":
+        ap.error("--before compares bwrap workers: use it with --backend bwrap")
+    if before is not None:
+        runs["before"] = []
     for _ in range(max(1, args.repeat)):  # alternated, so drifting load hits both paths alike
         runs["sandboxed"].append(measure(lambda t: box.session(vdir, publics[t], spec), tasks,
                                          cases, args.parallel, docker=box.name == "docker"))
         if beside is not None:
             runs["bwrap"].append(measure(lambda t: beside.session(vdir, publics[t], spec),
                                          tasks, cases, args.parallel))
+        if before is not None:
+            with bound_worker(before):
+                runs["before"].append(measure(lambda t: box.session(vdir, publics[t], spec),
+                                              tasks, cases, args.parallel))
         runs["floor"].append(measure(
             lambda t: floor_session(vdir, publics[t], spec, work / "floor.py"), tasks, cases,
             args.parallel))
@@ -358,6 +398,13 @@ def main() -> None:
         print(f"docker / bwrap: {bw_rate / sb_rate:.2f}x the wall time per case (target <= 1.5x); "
               "docker's CPU column counts the engine (dockerd, containerd, shims) and the kept "
               "containers too")
+    if before is not None:
+        old = median_run(runs["before"])
+        bf_rate = report(f"sandboxed (worker {args.before})"[:29], old, n_cases)
+        print(f"this worker / {args.before}: {sb_rate / bf_rate:.2f}x in cases/s, "
+              f"{sandboxed.cpu_per_case / old.cpu_per_case:.2f}x in CPU per case; "
+              f"sandboxed / floor rate: {sb_rate / fl_rate:.0%} now, {bf_rate / fl_rate:.0%} "
+              f"at {args.before}")
     print(f"{'in-process (no isolation)':<30}{ip_rate:>10.1f}")
     for k, ms in runs.items():
         rates = sorted(n_cases / m.seconds for m in ms)

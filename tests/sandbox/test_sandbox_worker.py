@@ -283,3 +283,21 @@ def test_verifier_killing_its_worker_costs_one_case_only(sandbox, tmp_path, publ
         # the case's own process group; the worker lives on (see test_sandbox_worker_kill.py).
         assert v.reason == "crash" and "SIGKILL" in v.detail, v
         assert s.judge(GOOD).outcome == "P" and s.judge(BAD).outcome == "F"
+
+
+def test_stdlib_a_verifier_imports_is_preloaded_for_later_cases(sandbox, tmp_path, public_dir,
+                                                                spec):
+    """The worker imports a PRELOAD module in the parent once a case has imported it (issue 49:
+    no session pays for modules its verifier never uses), so later cases inherit it."""
+    vdir = write_verifier(tmp_path, """
+        import sys
+        INHERITED = "typing" in sys.modules
+        import typing
+        def verify(candidate, env):
+            return "PASS" if INHERITED else "FAIL"
+        """)
+    with sandbox.session(vdir, public_dir, spec) as s:
+        decisions = [s.judge({}).decision for _ in range(3)]
+    assert decisions[1:] == ["PASS", "PASS"], decisions
+    if sandbox.name != "docker":  # docker's kept container imports them once for all sessions
+        assert decisions[0] == "FAIL", "a new session should not import unused stdlib"
