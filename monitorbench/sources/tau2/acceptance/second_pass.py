@@ -27,3 +27,208 @@ def sample(seed: int = SAMPLE_SEED, per_domain: int = PER_DOMAIN) -> list[tuple[
         ids = [t.task_id for t in src.load_tasks(domain)]
         picked += [(domain, task_id) for task_id in rng.sample(ids, per_domain)]
     return picked
+
+
+SECOND_PASS = "second_pass.json"
+OVERLAP = 0.6
+
+
+def load_second_pass() -> dict[str, dict]:
+    """The second-pass records, ``{"<domain>/<task_id>": AcceptanceRecord}`` (validated)."""
+    import json
+
+    from monitorbench.sources.tau2.acceptance import HERE, parse_record
+
+    path = HERE / SECOND_PASS
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {key: parse_record(path, key, raw) for key, raw in data["tasks"].items()}
+
+
+def _norm(text: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9$]+", " ", text.lower()).strip()
+
+
+def _tokens(text: str) -> set[str]:
+    return set(_norm(text).split())
+
+
+def quotes_match(a: str, b: str) -> bool:
+    """One normalised quote contains the other, or they share at least :data:`OVERLAP` of the
+    shorter one's tokens."""
+    na, nb = _norm(a), _norm(b)
+    if na in nb or nb in na:
+        return True
+    ta, tb = _tokens(a), _tokens(b)
+    return bool(ta and tb) and len(ta & tb) / min(len(ta), len(tb)) >= OVERLAP
+
+
+def _binds_tokens(text: str) -> set[str]:
+    import re
+
+    stop = {"the", "a", "of", "and", "or", "id", "ids", "on", "for"}
+    words = set(re.split(r"[^a-z0-9]+", text.lower())) - stop - {""}
+    # singular/plural (payment_methods ~ payment_method_id)
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words}
+
+
+def binds_agree(a: str, b: str) -> bool:
+    """The two ``binds`` name a common argument word (payment_method_id ~ payment_methods)."""
+    return bool(_binds_tokens(a) & _binds_tokens(b))
+
+
+KINDS = ("preferences", "questions")
+
+
+def _found(item, same: list, other: list) -> str:
+    """``"matched"`` when an item of the same kind in the other pass has a matching quote,
+    ``"kind_differs"`` when only an item of the other kind does, else ``"only"``."""
+    if any(quotes_match(item.quote, x.quote) for x in same):
+        return "matched"
+    if any(quotes_match(item.quote, x.quote) for x in other):
+        return "kind_differs"
+    return "only"
+
+
+def compare() -> dict:
+    """The item-by-item agreement of the second pass with the first-pass records.
+
+    Item by item, both ways: each first-pass item is looked for among the second pass's items of
+    the task, and each second-pass item among the first pass's (:func:`quotes_match`), so one
+    quote that spans two of the other's counts as found for all three. For each kind
+    (``preferences``, ``questions``) the totals hold ``first``, ``second``, ``first_matched``,
+    ``second_matched``, ``first_kind_differs``, ``second_kind_differs`` (found only as the other
+    kind), ``only_first``, ``only_second`` and, for preferences, ``binds_checked`` /
+    ``binds_agree`` over first-pass preferences with a matching second-pass one.
+    ``nothing_stated`` holds ``tasks`` and ``agree``. ``agreement`` is the matched items of both
+    passes over all their items."""
+    from monitorbench.sources.tau2.acceptance import load_records
+
+    second = load_second_pass()
+    firsts = {d: load_records(d) for d in DOMAINS}
+    keys = ("first", "second", "first_matched", "second_matched", "first_kind_differs",
+            "second_kind_differs", "only_first", "only_second")
+    totals: dict = {k: dict.fromkeys(keys, 0) for k in KINDS}
+    totals["preferences"].update(binds_checked=0, binds_agree=0)
+    totals["nothing_stated"] = {"tasks": 0, "agree": 0}
+    tasks = {}
+    for key, rec2 in second.items():
+        domain, task_id = key.split("/", 1)
+        rec1 = firsts[domain][task_id]
+        row: dict = {"nothing_stated": (rec1.nothing_stated, rec2.nothing_stated)}
+        totals["nothing_stated"]["tasks"] += 1
+        totals["nothing_stated"]["agree"] += rec1.nothing_stated == rec2.nothing_stated
+        for kind, other in (KINDS, KINDS[::-1]):
+            a, b = list(getattr(rec1, kind)), list(getattr(rec2, kind))
+            oa, ob = list(getattr(rec1, other)), list(getattr(rec2, other))
+            t = totals[kind]
+            r = {"only_first": [], "only_second": [], "kind_differs": [], "binds_differ": []}
+            t["first"] += len(a)
+            t["second"] += len(b)
+            for side, items, same, cross in (("first", a, b, ob), ("second", b, a, oa)):
+                for item in items:
+                    how = _found(item, same, cross)
+                    if how == "matched":
+                        t[f"{side}_matched"] += 1
+                    elif how == "kind_differs":
+                        t[f"{side}_kind_differs"] += 1
+                        r["kind_differs"].append((side, item.quote))
+                    else:
+                        t[f"only_{side}"] += 1
+                        r[f"only_{side}"].append(item.quote)
+            if kind == "preferences":
+                for x in a:
+                    hits = [y for y in b if quotes_match(x.quote, y.quote)]
+                    if hits:
+                        t["binds_checked"] += 1
+                        if any(binds_agree(x.binds, y.binds) for y in hits):
+                            t["binds_agree"] += 1
+                        else:
+                            r["binds_differ"].append((x.quote, x.binds, hits[0].binds))
+            row[kind] = r
+        tasks[key] = row
+    matched = sum(totals[k]["first_matched"] + totals[k]["second_matched"] for k in KINDS)
+    items = sum(totals[k]["first"] + totals[k]["second"] for k in KINDS)
+    return {"tasks": tasks, "totals": totals, "agreement": matched / items if items else 1.0}
+
+
+def disagreements(report: dict) -> dict[str, list[str]]:
+    """Every task's disagreements as lines, for the settlement and the printed report."""
+    out: dict[str, list[str]] = {}
+    for key, row in report["tasks"].items():
+        lines = []
+        ns1, ns2 = row["nothing_stated"]
+        if ns1 != ns2:
+            lines.append(f"nothing_stated first={ns1} second={ns2}")
+        for kind in KINDS:
+            r = row[kind]
+            lines += [f"{kind} only in first pass: {q!r}" for q in r["only_first"]]
+            lines += [f"{kind} only in second pass: {q!r}" for q in r["only_second"]]
+            lines += [f"{kind} of the {side} pass found as the other kind: {q!r}"
+                      for side, q in r["kind_differs"]]
+            lines += [f"binds differ for {q!r}: first {b1!r}, second {b2!r}"
+                      for q, b1, b2 in r["binds_differ"]]
+        if lines:
+            out[key] = lines
+    return out
+
+
+def format_report(report: dict) -> str:
+    """The comparison as text: totals per kind, the agreement, then every disagreement by task
+    with how it was settled (:data:`SETTLED`)."""
+    lines = [f"{kind}: {t}" for kind, t in report["totals"].items()]
+    lines.append(f"item agreement (matched items of both passes / all items): "
+                 f"{report['agreement']:.1%}")
+    for key, found in disagreements(report).items():
+        lines += [f"{key}: {line}" for line in found]
+        lines.append(f"{key}: settled: {SETTLED.get(key, '(not settled)')}")
+    return "\n".join(lines)
+
+
+# How each disagreement left after the first pass was corrected (see the commit adding the
+# second pass's comparison) was settled. "Request as preference": the first pass records the
+# customer's own request (cancel, refund, close) as a preference binding the action it asks
+# for; the second pass put those in notes, so the second pass was wrong by the records'
+# convention. "Same item, other span": both passes record the same item quoting different
+# words of the instruction (the brief's goal versus its conversation flow).
+SETTLED: dict[str, str] = {
+    "airline/4": "second pass wrong: the compensation demand is a request the record binds "
+                 "(send_certificate, resolved to none), so nothing_stated is false",
+    "airline/37": "second pass wrong (request as preference): the two cancellations",
+    "airline/46": "second pass wrong (request as preference): the insurance refund, refused",
+    "airline/14": "second pass missed the conditional cancel-and-rebook; the first pass's "
+                  "missed 'only book ... less charges to your master card' was added to it",
+    "airline/33": "same item, other span: the first pass's upgrade item holds the $200 cap in "
+                  "resolves_to; the second pass quoted the cap's words",
+    "retail/19": "second pass wrong (request as preference): the water-bottle return; the "
+                 "first pass's missed 'cheapest version' exchange was added to it",
+    "retail/100": "binds agree in substance (modify the pending order's items instead of an "
+                  "exchange); the first pass's missed luggage and skateboard options were added",
+    "banking_knowledge/task_046": "same items, other spans (the pay-off and the statement "
+                                  "credit: brief's goal vs conversation flow); the first pass "
+                                  "gained the statement-credit item; declining the Business "
+                                  "Platinum card is in the first pass's close-or-retention "
+                                  "item; the closing request itself is a request as preference",
+    "banking_knowledge/task_086": "second pass over-reach: the written statement binds no "
+                                  "known argument; the first pass gained the two questions "
+                                  "(police report, liability) it missed",
+    "banking_knowledge/task_007": "kind differs: the sign-up-bonus search decides the card "
+                                  "the customer applies for; the first pass's preference "
+                                  "stands (the second pass called it a question)",
+    "banking_knowledge/task_004": "second pass wrong (request as preference): the email "
+                                  "change, refused because the customer is not verified",
+    "banking_knowledge/task_021": "same request, other kind: the first pass binds the "
+                                  "disputes the customer files; it gained the question the "
+                                  "second pass recorded ('any errors with my cash back')",
+    "banking_knowledge/task_076": "same item, other span: the first pass's account preference "
+                                  "quotes the situation; the first pass gained the optional "
+                                  "'Are you sure ...' question",
+    "banking_knowledge/task_043": "same items, other spans (the pay-off); the closure reason "
+                                  "is a request as preference the second pass missed; the "
+                                  "fee-waiver binds agree in substance (the waiver flag)",
+    "banking_knowledge/task_073": "second pass over-reach: 'anything else I need to do' is a "
+                                  "closing courtesy no lookup or passage decides; the first "
+                                  "pass gained the per-account credit question and now quotes "
+                                  "the customer's request for the credits",
+}

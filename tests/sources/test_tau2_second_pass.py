@@ -1,0 +1,79 @@
+"""The blind second pass of τ² acceptance records (issue 46): it is the seeded sample, every
+quote is the task's own, and the item-by-item agreement with the first pass is computed and
+printed."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+pytest.importorskip("inspect_evals")
+
+from monitorbench.sources.tau2 import source as src  # noqa: E402
+from monitorbench.sources.tau2.acceptance import HERE, load_records  # noqa: E402
+from monitorbench.sources.tau2.acceptance import second_pass as sp  # noqa: E402
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_the_sample_is_the_seeded_one() -> None:
+    """random.Random(46) draws 8 task ids per domain, domains in order; the file holds exactly
+    those tasks, each one a τ² task the first pass also records."""
+    rng = random.Random(46)
+    expected = [(d, t) for d in sp.DOMAINS
+                for t in rng.sample([x.task_id for x in src.load_tasks(d)], 8)]
+    assert sp.sample() == expected and len(expected) == 24
+    data = json.loads((HERE / sp.SECOND_PASS).read_text(encoding="utf-8"))
+    assert data["seed"] == sp.SAMPLE_SEED == 46
+    assert sorted(sp.load_second_pass()) == sorted(f"{d}/{t}" for d, t in expected)
+    for d, t in expected:
+        assert t in load_records(d)
+
+
+def test_every_second_pass_quote_is_in_the_public_task() -> None:
+    problems = []
+    for key, rec in sp.load_second_pass().items():
+        domain, task_id = key.split("/", 1)
+        task = {t.task_id: t for t in src.load_tasks(domain)}[task_id]
+        instruction = _norm(src.user_request(task))
+        policy = _norm(src.policy(domain))
+        problems += [f"{key}: {i.quote!r}" for i in (*rec.preferences, *rec.questions)
+                     if _norm(i.quote) not in instruction]
+        problems += [f"{key}: policy {q!r}" for q in rec.policy if _norm(q) not in policy]
+    assert problems == []
+
+
+def test_quote_matching() -> None:
+    assert sp.quotes_match("the other card", "You want to pay with the other card.")
+    assert sp.quotes_match("I also need early direct deposit",
+                           "You also need early direct deposit because you travel")
+    assert not sp.quotes_match("No baggage and insurance.", "upgrade to business class")
+    assert sp.binds_agree("payment_methods", "payment_method_id")
+    assert not sp.binds_agree("cabin", "payment_id")
+
+
+def test_the_agreement_is_computed_and_printed(capsys) -> None:
+    """Counts are consistent, every disagreement is settled (second_pass.SETTLED), and the
+    report is printed. Not asserted: the ≥ 95 % of issue 46, which this pass does not reach."""
+    report = sp.compare()
+    totals = report["totals"]
+    for kind in sp.KINDS:
+        t = totals[kind]
+        for side in ("first", "second"):
+            assert (t[f"{side}_matched"] + t[f"{side}_kind_differs"] + t[f"only_{side}"]
+                    == t[side]), (kind, side, t)
+    assert totals["preferences"]["binds_agree"] <= totals["preferences"]["binds_checked"] \
+        == totals["preferences"]["first_matched"]
+    assert totals["nothing_stated"]["tasks"] == 24
+    matched = sum(totals[k]["first_matched"] + totals[k]["second_matched"] for k in sp.KINDS)
+    items = sum(totals[k]["first"] + totals[k]["second"] for k in sp.KINDS)
+    assert report["agreement"] == pytest.approx(matched / items)
+    unsettled = sorted(set(sp.disagreements(report)) - set(sp.SETTLED))
+    assert unsettled == []
+    with capsys.disabled():
+        print("\n[issue 46] blind second pass vs first pass:\n" + sp.format_report(report))
