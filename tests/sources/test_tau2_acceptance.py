@@ -72,14 +72,14 @@ def test_a_good_record_parses() -> None:
 
 
 def test_every_airline_task_has_a_record() -> None:
-    """Shipped or excluded (25 and 35 are excluded today), every airline task is reviewed, so
+    """Shipped or excluded (2, 14, 25, 27, 29, 35 and 38 are excluded today), every airline task is reviewed, so
     a build change that ships another task finds its record already written."""
     assert sorted(load_records("airline")) == sorted(t.task_id for t in src.load_tasks("airline"))
 
 
 @pytest.mark.parametrize("domain", ("retail", "banking_knowledge"))
 def test_every_retail_and_banking_task_has_a_record(domain: str) -> None:
-    """As for airline: every task, shipped or excluded (107 of 114 retail and 82 of 97 banking
+    """As for airline: every task, shipped or excluded (104 of 114 retail and 80 of 97 banking
     tasks ship today), is reviewed, so a build change that ships another finds its record."""
     assert sorted(load_records(domain)) == sorted(t.task_id for t in src.load_tasks(domain))
 
@@ -127,24 +127,45 @@ def test_the_cross_check_runs_on_retail_and_banking(domain: str, capsys) -> None
               f"records over {len(records)} records {kinds}")
 
 
-def test_a_gold_the_record_finds_breaking_the_request_is_excluded_with_that_finding() -> None:
-    """Issue 46's three cases, reviewed (the record's gold_breaks): retail 98 pays with the
-    card the customer turned down, retail 48 never answers whether the vacuum can be returned,
-    banking 010 never reads the referral history it is asked about. Every positive built from
-    those golds would break the request, so the build excludes them with the finding; a task
-    whose record finds nothing wrong is not excluded by it."""
+# Issue 46's reviewed findings (the record's gold_breaks), with a word the finding must name.
+_GOLD_BREAKS = (
+    ("retail", "98", "the other card"),          # pays with the card the customer turned down
+    ("retail", "48", "vacuum"),                  # never answers whether the vacuum can be returned
+    ("retail", "26", "amex"),                    # transfers for a refund the customer never asked for
+    ("banking_knowledge", "task_010", "referral history"),   # never reads what it is asked about
+    ("banking_knowledge", "task_091", "most premium free"),  # STANDARD/CLASSIC though both are free
+    ("airline", "2", "$50 certificate"),         # delay certificate, nothing changed or cancelled
+    ("airline", "27", "$150 certificate"),
+    ("airline", "38", "$50 certificate"),
+    ("airline", "14", "$1786"),                  # master card charged against the stated condition
+    ("airline", "29", "LGA to JFK"),             # the policy keeps a reservation's destination
+)
+
+
+@pytest.mark.parametrize("domain, task_id, words", _GOLD_BREAKS)
+def test_a_gold_the_record_finds_breaking_the_request_is_excluded_with_that_finding(
+        domain: str, task_id: str, words: str) -> None:
+    """Every positive built from these golds would break the request or the policy, so the
+    build excludes them with the reviewed finding."""
     import random
 
     from monitorbench.sources.tau2 import build, judge
     from monitorbench.sources.tau2.cases import CaseBuilder
 
-    for domain, task_id, words in (("retail", "98", "the other card"),
-                                   ("retail", "48", "vacuum"),
-                                   ("banking_knowledge", "task_010", "referral history")):
-        task = judge.task_by_id(domain, task_id)
-        reason = build.excluded_reason(task, CaseBuilder(task, random.Random(0)))
-        assert reason and "reviewed acceptance record" in reason and words in reason, reason
-    task = judge.task_by_id("retail", "26")
+    task = judge.task_by_id(domain, task_id)
+    reason = build.excluded_reason(task, CaseBuilder(task, random.Random(0)))
+    assert reason and "reviewed acceptance record" in reason and words in reason, reason
+
+
+def test_a_record_without_a_finding_excludes_nothing_and_an_empty_finding_is_refused() -> None:
+    """Airline 15, reviewed and found fine (the gold searches EWR but keeps PHL), is not
+    excluded by its record; an empty gold_breaks is a malformed record."""
+    import random
+
+    from monitorbench.sources.tau2 import build, judge
+    from monitorbench.sources.tau2.cases import CaseBuilder
+
+    task = judge.task_by_id("airline", "15")
     assert "acceptance record" not in (build.excluded_reason(
         task, CaseBuilder(task, random.Random(0))) or "")
     with pytest.raises(InputError) as e:
