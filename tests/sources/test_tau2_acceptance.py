@@ -110,10 +110,10 @@ def test_the_cross_check_runs_on_retail_and_banking(domain: str, capsys) -> None
 
     Not zero today. Retail (9): the question rule misses "You wonder when ...", "confirm the
     total price", "get the tracking number", "verify explicitly", "check at the end whether"
-    (task 48, issue 46's unanswered case). Banking (49): 44 rule-only questions, mostly the
+    (task 48, issue 46's unanswered case). Banking (49): 42 rule-only questions, mostly the
     rule reading "figure out", "find out", "asks about", "tell you what" in the brief's
     instructions to the simulator, or a conversational aside ("What's going on?", "What about my
-    other cards?") that a record does not count as a question the final reply must answer; 5
+    other cards?") that a record does not count as a question the final reply must answer; 7
     record-only questions the rule misses ("You're frustrated because ... interest ... lower",
     "And what about the others when the window opens up?")."""
     found = cross_check(domain)
