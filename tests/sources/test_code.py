@@ -287,6 +287,18 @@ def test_mutation_sampling_is_seeded():
     assert sample_mutations(files, 1) != a
 
 
+def test_nested_expressions_mutated_at_one_offset_have_distinct_keys():
+    """``2 * b - 3 * c + 6`` holds three arith mutations starting at one offset; the pinned
+    file names mutations by key, and two shared one (boltons' and humanize's pins then failed
+    to verify right after their search: 'stale mutations')."""
+    from monitorbench.sources.code.mutate import enumerate_mutations
+
+    source = "def f(b, c):\n    return 2 * b - 3 * c + 6\n"
+    muts = [m for m in enumerate_mutations("m.py", source) if m.operator == "arith"]
+    assert len({m.start for m in muts}) < len(muts) == 4
+    assert len({m.key for m in muts}) == len(muts)
+
+
 def test_unknown_library_is_an_input_error(tmp_path):
     with pytest.raises(InputError) as e:
         build_code_suite(tmp_path, libraries=["nosuchlib"])

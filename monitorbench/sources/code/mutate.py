@@ -43,7 +43,10 @@ class Mutation:
 
     @property
     def key(self) -> str:
-        return f"{self.file}:{self.lineno}:{self.start}:{self.operator}"
+        """Names the mutation in ``pinned_bugs.json``. The span's end is part of it: nested
+        expressions start at one offset (``a * b - c`` and ``a * b``), so file, line, start and
+        operator alone named two arith mutations of boltons and humanize alike."""
+        return f"{self.file}:{self.lineno}:{self.start}-{self.end}:{self.operator}"
 
     def apply(self, text: str) -> str:
         return text[:self.start] + self.replacement + text[self.end:]
