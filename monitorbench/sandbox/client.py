@@ -256,13 +256,22 @@ class WorkerSession:
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self._stderr, env=self.env, start_new_session=True,
                                      close_fds=True)
+        self._await_ready(t0, self._kill)
+
+    def _await_ready(self, t0: float, abandon: Callable[[], None],
+                     launch: Callable[[], None] | None = None) -> None:
+        """Wait for the worker's ready line, after ``launch`` (whose failure counts as the
+        worker's) when given; unless it comes, ``abandon`` the worker and raise RuntimeError,
+        else record the start's seconds. The one start check of every backend's session."""
         try:
+            if launch is not None:
+                launch()
             hello = self._read_line(START_TIMEOUT)
         except (OSError, RuntimeError, TimeoutError, ValueError) as e:
             hello = {"error": f"{e}; {self._stderr_tail()}"}
         if not isinstance(hello, dict) or not hello.get("ready"):
             why = hello.get("error") if isinstance(hello, dict) else repr(hello)
-            self._kill()
+            abandon()
             raise RuntimeError(f"sandbox worker did not start: {why}")
         self.start_seconds.append(time.monotonic() - t0)
 

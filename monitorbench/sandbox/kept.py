@@ -221,18 +221,13 @@ class KeptSession(WorkerSession):
     def start(self) -> None:
         t0 = time.monotonic()
         self._buf = b""
-        try:
-            self.proc = self.box.ensure_started()
-            self._send(self._start_line)
-            self._worker_up = True
-            hello = self._read_line(START_TIMEOUT)
-        except (OSError, RuntimeError, TimeoutError, ValueError) as e:
-            hello = {"error": f"{e}; {self._stderr_tail()}"}
-        if not isinstance(hello, dict) or not hello.get("ready"):
-            why = hello.get("error") if isinstance(hello, dict) else repr(hello)
-            self._retire()
-            raise RuntimeError(f"sandbox worker did not start: {why}")
-        self.start_seconds.append(time.monotonic() - t0)
+        self._await_ready(t0, self._retire, launch=self._launch)
+
+    def _launch(self) -> None:
+        """Ask the container's keeper (started if need be) to fork this session's worker."""
+        self.proc = self.box.ensure_started()
+        self._send(self._start_line)
+        self._worker_up = True
 
     def _send(self, data: bytes) -> None:
         if self.box.sock is None:
