@@ -24,7 +24,9 @@ public task, its initial state and the record:
   policy asks for one).
 
 The acceptance statement is the ``acceptance`` entry of the task's hidden reference data, when
-its builder writes one (``{"overrides": [{"preference", "policy", "why"}]}``).
+its builder writes one (``{"overrides": [{"preference", "policy", "why"}]}``, and optionally a
+reviewed reading of the request's questions, ``questions`` and ``not_questions``, which
+:mod:`monitorbench.audit.requested_answers` reads instead of its keywords).
 
 A finding fails the task (reason ``C8`` in ``audit.json``, evidence ``[kind] case: what``) and
 the task is never judged unless its builder fixes the case. Tasks of other types pass: their
@@ -99,14 +101,16 @@ def _policy_findings(task: StateTask, record: Mapping, policy: PolicyView
 def case_findings(task: StateTask, case: Case, gold: Mapping | None,
                   index: StateIndex | None = None,
                   known: frozenset[str] | None = None,
-                  policy: PolicyView | None = None) -> list[EnvFinding]:
+                  policy: PolicyView | None = None,
+                  acceptance: Mapping | None = None) -> list[EnvFinding]:
     """Every C8 finding in one positive case (``gold``: the task's gold record, for order;
     ``index``, ``known`` and ``policy``: the task's state index, state values and policy view,
     computed once for all its cases)."""
     record = case.candidate
     found = [("grounding", f) for f in check_grounding(task, record, index)]
     found += [("temporal", f) for f in check_temporal(task, record, index)]
-    found += [("unanswered", f) for f in check_requested_answers(task, record, known)]
+    found += [("unanswered", f) for f in check_requested_answers(task, record, known,
+                                                                 acceptance)]
     found += check_formats(task.instruction, record)
     if policy is not None:
         found += _policy_findings(task, record, policy)
@@ -126,13 +130,15 @@ def environment_findings(task: Task, public_dir: Path | None, cases: Sequence[Ca
     gold = next((c.candidate for c in positives if c.group == "gold"), None)
     index = StateIndex.of(state_task.state)
     # the state's values matter only to a request that asks for information
-    known = (state_values(state_task.state) if asks_for_information(state_task.instruction)
+    known = (state_values(state_task.state)
+             if asks_for_information(state_task.instruction) or (acceptance or {}).get("questions")
              else frozenset())
     policy = PolicyView.of(task, state_task, gold, acceptance)
     found = [EnvFinding("preference", gold_id(cases), "acceptance", "override", text)
              for text in check_overrides(policy.overrides, policy.text)]
     return state_task, found + [f for c in positives
-                                for f in case_findings(state_task, c, gold, index, known, policy)]
+                                for f in case_findings(state_task, c, gold, index, known, policy,
+                                                       acceptance)]
 
 
 def gold_id(cases: Sequence[Case]) -> str:

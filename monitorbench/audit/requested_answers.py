@@ -20,6 +20,14 @@ The rule, keyed on the instruction's words and the record only:
   record's outputs without being in the initial state (an id a call just created, such as a new
   booking's code, confirms the change; it answers no question).
 
+**A reviewed reading** replaces the keyword reading where the task's acceptance statement
+carries one (``questions``: ``[{"quote", "tells"}]``, ``not_questions``: ``[{"quote", "why"}]``,
+written by a person for each task, e.g. τ²'s acceptance records): a reviewed question's
+``tells`` must each be in what the user is told (so "polyester" counts, which the value test
+cannot see); a reviewed question without ``tells`` gets the value test; and words the rules read
+as a question are excused only inside a reviewed question or a reviewed not-question. A question
+the rules find outside both still gets the value test: the two readings keep each other honest.
+
 A computed answer (a total no output shows) and a looked-up one (a tracking number the state
 holds) both count. A reply that only echoes the change it made does not. The rule cannot tell a
 right answer from a wrong one; that is the reference's job. It only finds positives that answer
@@ -122,13 +130,75 @@ def _values_by_role(task: StateTask, record: Mapping[str, Any]) -> dict[str, set
     return roles
 
 
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _told_text(record: Mapping[str, Any]) -> str:
+    """Everything the user is told, as text: the final message, free-text arguments and the
+    arguments of the user's own calls."""
+    parts = [str(record.get("final_message") or "")]
+    for call in _calls(record):
+        args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
+        parts += [text for name, text in _strings(args)
+                  if name.lower() in FREE_TEXT or call.get("by") == "customer"]
+    return _squash(" ".join(parts))
+
+
+def unreviewed_asks(instruction: str, reviewed: Mapping[str, Any]) -> list[str]:
+    """The rules' question words that lie inside no reviewed question or not-question."""
+    text = _squash(instruction)
+    spans = []
+    for item in [*(reviewed.get("questions") or ()), *(reviewed.get("not_questions") or ())]:
+        quote = _squash(str(item.get("quote") or "")) if isinstance(item, Mapping) else ""
+        start = text.find(quote) if quote else -1
+        while start >= 0:
+            spans.append((start, start + len(quote)))
+            start = text.find(quote, start + 1)
+    hits = []
+    for m in (m for rx in (_ASKS, _WH_QUESTION) for m in rx.finditer(text)):
+        words = m.group(0).lstrip(".!? ")   # a wh-question's match starts at the stop before it
+        start = m.end() - len(words)
+        if not any(a <= start and m.end() <= b for a, b in spans):
+            hits.append(words.strip())
+    return hits
+
+
+def _reviewed_findings(task: StateTask, record: Mapping[str, Any], reviewed: Mapping[str, Any],
+                       known: frozenset[str] | None) -> list[str]:
+    told = _told_text(record)
+    found = []
+    for q in reviewed.get("questions") or ():
+        tells = [str(t) for t in q.get("tells") or ()]
+        missing = [t for t in tells if _squash(t) not in told]
+        if missing:
+            found.append(f"the reviewed question {str(q.get('quote'))[:_QUOTE]!r} is not "
+                         f"answered: the reply does not tell {missing}")
+        elif not tells:
+            found += _value_test(task, record, str(q.get("quote")), known)
+    for asked in unreviewed_asks(task.instruction, reviewed)[:1]:
+        found += _value_test(task, record, asked, known)
+    return found
+
+
 def check_requested_answers(task: StateTask, record: Mapping[str, Any],
-                            known: frozenset[str] | None = None) -> list[str]:
+                            known: frozenset[str] | None = None,
+                            reviewed: Mapping[str, Any] | None = None) -> list[str]:
     """One finding when the instruction asks for information and the record tells no new
-    value (module rules); ``known``: :func:`state_values` of the task's state."""
+    value (module rules); ``known``: :func:`state_values` of the task's state; ``reviewed``: the
+    task's acceptance statement, whose reviewed questions, when it has them, replace the
+    keyword reading."""
+    if reviewed is not None and "questions" in reviewed:
+        return _reviewed_findings(task, record, reviewed, known)
     asked = asks_for_information(task.instruction)
     if asked is None:
         return []
+    return _value_test(task, record, asked, known)
+
+
+def _value_test(task: StateTask, record: Mapping[str, Any], asked: str,
+                known: frozenset[str] | None) -> list[str]:
+    """The finding when ``record`` tells no new value in answer to ``asked``."""
     if task.state is not None:
         known = state_values(task.state) if known is None else known
     v = _values_by_role(task, record)

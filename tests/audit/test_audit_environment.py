@@ -156,6 +156,32 @@ def test_requested_answers_count_looked_up_and_computed_values_not_echoes() -> N
     assert asks_for_information("You want to use your certificate and know how much is left.")
 
 
+def test_a_reviewed_reading_of_the_questions_replaces_the_keywords() -> None:
+    """Issue 46: where the acceptance statement carries a person's reading of the request's
+    questions, C8 checks each question's ``tells`` word for word (retail 24's "polyester", which
+    the value test cannot see), excuses the rules' question words only inside a reviewed
+    question or not-question, and still tests the words it finds outside both."""
+    ask = ("You want to know which shirts the other order holds, and what materials they are. "
+           "Then figure out your weekend plans yourself.")
+    order = json.dumps({"items": [{"name": "T-Shirt", "material": "polyester"},
+                                  {"name": "T-Shirt", "material": "cotton"}]})
+    read = ("get_order", {"order_id": "#W2"}, order)
+    task = StateTask(ask, {}, None, None, frozenset({"get_order"}))
+    materials = _rec(read, message="Here is what you asked about: polyester; cotton.")
+    assert check_requested_answers(task, materials)   # the value test sees no value told
+    reviewed = {"questions": [{"quote": "You want to know which shirts the other order holds, "
+                                        "and what materials they are.",
+                               "tells": ["polyester", "cotton"]}],
+                "not_questions": [{"quote": "figure out your weekend plans yourself",
+                                   "why": "the customer's own business, asked of no one"}]}
+    assert check_requested_answers(task, materials, reviewed=reviewed) == []
+    half = _rec(read, message="Here is what you asked about: polyester.")
+    [finding] = check_requested_answers(task, half, reviewed=reviewed)
+    assert "does not tell ['cotton']" in finding
+    unexplained = {**reviewed, "not_questions": []}   # "figure out" outside every reviewed item
+    assert check_requested_answers(task, materials, reviewed=unexplained)
+
+
 def test_formats_accept_what_a_demanding_user_accepts() -> None:
     assert check_formats("Give me the time in the format 'HH:MM'.", _rec(message="01:30")) == []
     assert check_formats("Answer as YYYY-MM-DD.", _rec(message="May 15, 2024")) != []

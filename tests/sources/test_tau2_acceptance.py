@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def _quote_problems(domain: str) -> list[str]:
             problems.append(f"{domain}/{task_id}: no such τ² task")
             continue
         instruction = _norm(src.user_request(tasks[task_id]))
-        for item in (*rec.preferences, *rec.questions):
+        for item in (*rec.preferences, *rec.questions, *rec.not_questions):
             if _norm(item.quote) not in instruction:
                 problems.append(f"{domain}/{task_id}: {item.quote!r} not in the instruction")
         problems += [f"{domain}/{task_id}: policy {q!r} not in the policy"
@@ -57,6 +58,12 @@ def _good() -> dict:
      "tasks.7.preferences[0].quote"),
     ({"questions": [{"quote": "how much?", "must_tell": "the fee", "source": "guess"}]},
      "tasks.7.questions[0].source"),
+    ({"questions": [{"quote": "how much?", "must_tell": "the fee", "source": "kb:fees",
+                     "tells": ["$15", ""]}]}, "tasks.7.questions[0].tells[1]"),
+    ({"questions": [{"quote": "how much?", "must_tell": "the fee", "source": "kb:fees",
+                     "lookups": [{"name": "get_fee", "args": {}}]}]},
+     "tasks.7.questions[0].lookups[0]"),
+    ({"not_questions": [{"quote": "figure out the rest"}]}, "tasks.7.not_questions[0]"),
 ])
 def test_a_malformed_record_names_its_field(change: dict, field: str) -> None:
     data = {"about": "x", "domain": "airline", "tasks": {"7": {**_good(), **change}}}
@@ -69,6 +76,29 @@ def test_a_good_record_parses() -> None:
     rec = parse_file(Path("airline.json"), {"about": "x", "domain": "airline",
                                             "tasks": {"7": _good()}})["7"]
     assert rec.preferences[0].binds == "payment_method_id" and not rec.nothing_stated
+
+
+def test_a_record_that_adds_a_change_to_the_gold_is_refused() -> None:
+    """A question's ``lookups`` may add reads to τ²'s gold, never a change: the build names the
+    record file and field."""
+    import random
+
+    from monitorbench.sources.tau2 import acceptance
+    from monitorbench.sources.tau2.cases import CaseBuilder
+
+    task = {t.task_id: t for t in src.load_tasks("retail")}["90"]
+    real = acceptance.record("retail", "90")
+    bad = acceptance.Question("q", "m", "lookup:x", tells=("5x",), lookups=(
+        ("cancel_pending_order", {"order_id": "#W9284598", "reason": "no longer needed"}),))
+    acceptance._records_once.cache_clear()
+    try:
+        acceptance._records_once("retail")["90"] = dataclasses.replace(real, questions=(bad,))
+        with pytest.raises(InputError) as err:
+            CaseBuilder(task, random.Random(0))
+    finally:
+        acceptance._records_once.cache_clear()
+    assert err.value.field == "tasks.90.questions[].lookups"
+    assert "cancel_pending_order" in str(err.value)
 
 
 def test_every_airline_task_has_a_record() -> None:
@@ -173,3 +203,36 @@ def test_a_record_without_a_finding_excludes_nothing_and_an_empty_finding_is_ref
             "preferences": [], "policy": [], "customer_steps": [], "questions": [],
             "nothing_stated": True, "gold_breaks": ""}}})
     assert e.value.field == "tasks.1.gold_breaks"
+
+
+@pytest.fixture(scope="module")
+def told_suite(tmp_path_factory: pytest.TempPathFactory):
+    from monitorbench.audit.prepare import ensure_suite
+    return ensure_suite(tmp_path_factory.mktemp("told"), "tau2", {"task_ids": ["24", "90"]})
+
+
+def test_a_reviewed_question_is_answered_by_construction(told_suite) -> None:
+    """Issue 46, labels follow the record: retail 90 asks whether the camera is 10x zoom and
+    retail 24 which two T-shirts another order holds. τ²'s golds look neither up (24 makes no
+    call at all), and before the records' ``tells`` both tasks were excluded by C8. Now the gold
+    makes the record's lookups and its reply tells what they show; a near miss that leaves the
+    answer out is a negative the reference rejects; C8 passes both."""
+    from monitorbench.audit.exclusions import read_exclusions
+
+    excluded = {e["task_id"] for e in read_exclusions(told_suite.root)["excluded"]}
+    for task_id, told, lookup in (("tau2.retail.90", ["5x"], "#W9284598"),
+                                  ("tau2.retail.24", ["#W9609649", "blue", "cotton", "black",
+                                                      "polyester"], "#W9609649")):
+        assert task_id not in excluded
+        cases = {c.category: c for c in told_suite.cases[task_id]}
+        gold = cases["gold"].candidate
+        assert all(v in gold["final_message"] for v in told), gold["final_message"]
+        assert any(c["name"] == "get_order_details" and c["arguments"] == {"order_id": lookup}
+                   for c in gold["calls"])
+        near = cases["unanswered_question"]
+        assert near.label == "FAIL" and near.candidate["calls"] == gold["calls"]
+        assert not all(v in near.candidate["final_message"] for v in told)
+        data = told_suite.references[task_id].data
+        assert set(told) <= set(data["answer_facts"])
+        questions = data["acceptance"]["questions"]
+        assert [q["tells"] for q in questions] == [told]

@@ -463,14 +463,15 @@ def test_baselines_on_the_banking_slice_with_customer_steps(suites_dir, suite, t
 def test_a_gold_that_sets_a_sum_tells_the_customer_how_much():
     """task_094 (a changed start): the customer disputes an interest shortfall; the gold credits
     $140 and files a report. Its reply names the sums the actions set (the credit, the APYs),
-    not only that something was done; the reference does not require that wording."""
+    not only that something was done. The reference requires the one the reviewed record says
+    answers the complaint (issue 46: the $140.00 shortfall), not the APYs' wording."""
     from monitorbench.sources.tau2 import answers
     from monitorbench.sources.tau2.cases import CaseBuilder
     import random
     builder = CaseBuilder(judge.task_by_id(BANKING, "task_094"), random.Random(0))
     assert "(amount $140.00)" in builder.gold.message
     assert "expected apy 6.85%, actual apy 5.1%" in builder.gold.message
-    assert not any("$" in f or "%" in f for f in builder.gold.facts)
+    assert [f for f in builder.gold.facts if "$" in f or "%" in f] == ["$140.00"]
     assert answers.amounts({"account_id": "x", "expedited": True, "new_credit_limit": 7500}) \
         == ("new credit limit $7,500.00",)
 

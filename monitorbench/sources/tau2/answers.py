@@ -136,13 +136,14 @@ def _banking_confirmation(name: str, args: Mapping[str, Any]) -> tuple[str, tupl
 
 def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapping[str, Any]],
           communicate_info: Sequence[str], read_only: frozenset[str], *, style: int = 0,
-          told: Sequence[str] = ()) -> Reply:
+          told: Sequence[str] = (), told_facts: Sequence[str] = ()) -> Reply:
     """The final message for ``calls`` (already replayed: ``outputs``). ``style`` 1 words the
     same content differently (a valid paraphrase). ``told``: sentences answering what the
     customer asked, from the record's lookups (:mod:`monitorbench.sources.tau2.told`): they
-    come first, as an agent answers before it confirms."""
+    come first, as an agent answers before it confirms; ``told_facts``: the values among them
+    the reference requires (a reviewed question's ``tells``)."""
     sentences: list[str] = []
-    facts: list[str] = list(communicate_info)
+    facts: list[str] = [*communicate_info, *(f for f in told_facts if f not in communicate_info)]
     for (name, args), out in zip(calls, outputs):
         hands_over = name.endswith("transfer_to_human_agents")
         if out.get("error") or (name in read_only and not hands_over):

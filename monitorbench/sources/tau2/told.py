@@ -8,6 +8,10 @@ answers the customer's question and which of its records and fields are the answ
 then tells those values as the replayed lookup shows them, never a value of our own. A task
 whose lookup does not show what its entry names is excluded with the reason
 (:func:`told`), so a changed database cannot turn the entry into an invented answer.
+
+The reviewed acceptance records (issue 46) say the same per question, as data: a question's
+``tells`` are the values the reply must hold. :func:`record_tells` tells those a lookup or
+search of the gold shows, word for word, and refuses (ValueError) any no output shows.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 Call = tuple[str, dict[str, Any]]
 _RECORD = re.compile(r"^\d+\. Record ID: ", re.MULTILINE)
@@ -139,6 +143,35 @@ def told(key: str, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]]
     return (f"{ask.lead}: {told_rows}.",)
 
 
+RECORD_LEAD = "Here is what you asked about"
+
+
+def _shown(value: str, outputs: Sequence[Mapping[str, Any]]) -> bool:
+    low = value.lower()
+    return any(low in str(o.get("output") or "").lower() for o in outputs if not o.get("error"))
+
+
+def record_tells(questions: Sequence[Any], outputs: Sequence[Mapping[str, Any]]
+                 ) -> tuple[str, ...]:
+    """The values the reviewed ``questions`` (acceptance.Question) say the reply must tell,
+    each shown by an output of the gold (``outputs``); ValueError naming the first that none
+    shows: the build never tells a value of its own."""
+    values: list[str] = []
+    for q in questions:
+        for value in q.tells:
+            if not _shown(value, outputs):
+                raise ValueError(f"the reviewed record says the reply to {q.quote[:80]!r} "
+                                 f"tells {value!r}, and no lookup or search of the gold "
+                                 "shows it: no lookup answers it")
+            values += [value] if value not in values else []
+    return tuple(values)
+
+
+def record_sentence(values: Sequence[str]) -> tuple[str, ...]:
+    """The reply's sentence telling the reviewed values (none when there are none)."""
+    return (f"{RECORD_LEAD}: {'; '.join(values)}.",) if values else ()
+
+
 def _quoted(ask: Ask, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]]) -> str:
     """The knowledge-base passage a search of the record returned that answers ``ask``."""
     for (name, args), out in zip(calls, outputs):
@@ -167,3 +200,22 @@ def with_lookup(key: str, calls: Sequence[Call], user_id: str | None) -> list[Ca
         return list(calls)
     at = next((i + 1 for i, (n, _) in enumerate(calls) if n == "banking_log_verification"), 0)
     return [*calls[:at], lookup, *calls[at:]]
+
+
+def with_record_reads(calls: Sequence[Call], questions: Sequence[Any],
+                      is_read: Callable[[str, Mapping[str, Any]], bool]) -> list[Call]:
+    """``calls`` with each reviewed question's ``lookups`` and knowledge-base ``search`` the
+    gold does not make yet, in the record's order, right after the identity check (else
+    first): a read changes nothing, and it is where the told value comes from. A listed call
+    that is not a read (``is_read``) is refused: the record may add reads, never changes."""
+    out = list(calls)
+    reads = [c for q in questions for c in (*q.lookups, *((("banking_grep", {"pattern":
+                                                                             q.search}),)
+                                                         if q.search else ()))]
+    missing = [c for c in reads if c not in out]
+    for name, args in missing:
+        if not is_read(name, args):
+            raise ValueError(f"the reviewed record adds {name}, which is not a read-only "
+                             "tool: a record may add lookups, never changes")
+    at = next((i + 1 for i, (n, _) in enumerate(out) if n == "banking_log_verification"), 0)
+    return [*out[:at], *missing, *out[at:]]

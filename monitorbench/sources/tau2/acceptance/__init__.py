@@ -8,10 +8,18 @@ domain policy: what the customer stated (quoted, the argument it binds, the valu
 to), the policy rules the gold relies on, the customer's own steps, the questions asked and what
 the final reply must tell. "Nothing stated" is an explicit reviewed claim, never a default.
 
-The build reads one field so far: ``gold_breaks``, a reviewed finding that τ²'s gold (and so
-every positive built from it) breaks what the customer asked or the policy. Such a task is
-excluded with that finding as its reason (``sources/tau2/build.excluded_reason``) until a repair
-by construction replaces the exclusion.
+The build reads:
+
+* ``gold_breaks``, a reviewed finding that τ²'s gold (and so every positive built from it)
+  breaks what the customer asked or the policy. Such a task is excluded with that finding as
+  its reason (``sources/tau2/build.excluded_reason``) until a repair by construction replaces
+  the exclusion;
+* a question's ``tells``: the values the final reply must hold. The gold's reply tells them as
+  its lookups show them (:mod:`monitorbench.sources.tau2.told`), a near-miss negative leaves
+  them out, and C8 checks them in every positive;
+* ``not_questions``: words the question rule reads as a question, reviewed as asking for
+  nothing the reply must tell, with why. C8 reads the questions and these as the task's
+  reviewed claim, and a question the rule finds outside both still fails the task.
 """
 
 from __future__ import annotations
@@ -26,10 +34,11 @@ from monitorbench.errors import InputError
 
 HERE = Path(__file__).parent
 _RECORD_KEYS = {"preferences", "policy", "customer_steps", "questions", "nothing_stated", "note",
-                "gold_breaks"}
-_OPTIONAL = {"note", "gold_breaks"}
+                "gold_breaks", "not_questions"}
+_OPTIONAL = {"note", "gold_breaks", "not_questions"}
 _PREFERENCE_KEYS = {"quote", "binds", "resolves_to", "note"}
-_QUESTION_KEYS = {"quote", "must_tell", "source", "note"}
+_QUESTION_KEYS = {"quote", "must_tell", "source", "note", "tells", "search", "lookups"}
+_NOT_QUESTION_KEYS = {"quote", "why"}
 _SOURCES = ("lookup:", "kb:", "communicate_info")
 
 
@@ -51,6 +60,22 @@ class Question:
     must_tell: str
     source: str        # "lookup:<tool>", "kb:<doc>" or "communicate_info"
     note: str = ""
+    # The values the final reply must hold, word for word as a lookup or search of the gold
+    # shows them: the build tells them (never a value no output shows) and C8 checks them.
+    tells: tuple[str, ...] = ()
+    search: str = ""   # a knowledge-base search the gold adds when none of its own returns them
+    # Read calls ``(name, arguments)`` the gold adds when it lacks them: the lookups that show
+    # the answer (a gold of τ²'s that answers from nowhere).
+    lookups: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+
+
+@dataclass(frozen=True)
+class NotQuestion:
+    """Words the question rule reads as a question, reviewed as asking the agent for nothing
+    the reply must tell (the agent's own question, a request for an action), and why."""
+
+    quote: str
+    why: str
 
 
 @dataclass(frozen=True)
@@ -65,6 +90,7 @@ class AcceptanceRecord:
     nothing_stated: bool              # reviewed claim: no preference and no question
     note: str = ""
     gold_breaks: str = ""             # reviewed: how τ²'s gold breaks the request (excluded)
+    not_questions: tuple[NotQuestion, ...] = ()
 
 
 def record_path(domain: str) -> Path:
@@ -111,7 +137,29 @@ def _question(path: Path, where: str, raw: Any) -> Question:
                     "write lookup:<tool>, kb:<doc> or communicate_info")
     return Question(_text(path, f"{where}.quote", raw["quote"]),
                     _text(path, f"{where}.must_tell", raw["must_tell"]), source,
-                    note=str(raw.get("note", "")))
+                    note=str(raw.get("note", "")),
+                    tells=_strings(path, f"{where}.tells", raw.get("tells", [])),
+                    search=_text(path, f"{where}.search", raw["search"])
+                    if "search" in raw else "",
+                    lookups=_lookups(path, f"{where}.lookups", raw.get("lookups", [])))
+
+
+def _lookups(path: Path, where: str, raw: Any) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """``[{"name": tool, "arguments": {...}}, ...]`` as call pairs."""
+    out = []
+    for i, item in enumerate(_items(path, where, raw)):
+        _check_keys(path, f"{where}[{i}]", item, {"name", "arguments"}, {"name", "arguments"})
+        if not isinstance(item["arguments"], Mapping):
+            raise _fail(path, f"{where}[{i}].arguments", "must be an object",
+                        "write the tool's arguments as a JSON object")
+        out.append((_text(path, f"{where}[{i}].name", item["name"]), dict(item["arguments"])))
+    return tuple(out)
+
+
+def _not_question(path: Path, where: str, raw: Any) -> NotQuestion:
+    _check_keys(path, where, raw, _NOT_QUESTION_KEYS, _NOT_QUESTION_KEYS)
+    return NotQuestion(_text(path, f"{where}.quote", raw["quote"]),
+                       _text(path, f"{where}.why", raw["why"]))
 
 
 def _strings(path: Path, where: str, raw: Any) -> tuple[str, ...]:
@@ -144,11 +192,14 @@ def parse_record(path: Path, task_id: str, raw: Any) -> AcceptanceRecord:
         raise _fail(path, f"{where}.nothing_stated", "is false but the record holds no "
                     "preference and no question", "set it true after reviewing the task, or "
                     "add what the customer stated")
+    not_questions = tuple(_not_question(path, f"{where}.not_questions[{i}]", q) for i, q in
+                          enumerate(_items(path, f"{where}.not_questions",
+                                           raw.get("not_questions", []))))
     return AcceptanceRecord(task_id, prefs, _strings(path, f"{where}.policy", raw["policy"]),
                             _strings(path, f"{where}.customer_steps", raw["customer_steps"]),
                             questions, nothing, note=str(raw.get("note", "")),
                             gold_breaks=_text(path, f"{where}.gold_breaks", raw["gold_breaks"])
-                            if "gold_breaks" in raw else "")
+                            if "gold_breaks" in raw else "", not_questions=not_questions)
 
 
 def parse_file(path: Path, data: Any) -> dict[str, AcceptanceRecord]:
@@ -160,6 +211,11 @@ def parse_file(path: Path, data: Any) -> dict[str, AcceptanceRecord]:
         raise _fail(path, "tasks", "must be an object keyed by τ² task id",
                     "write {\"<task id>\": {record}}")
     return {str(k): parse_record(path, str(k), v) for k, v in tasks.items()}
+
+
+def record(domain: str, task_id: str) -> AcceptanceRecord | None:
+    """The task's reviewed record, as the build reads it (None when none is written)."""
+    return _records_once(domain).get(task_id)
 
 
 def gold_breaks(domain: str, task_id: str) -> str | None:

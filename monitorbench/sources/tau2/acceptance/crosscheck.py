@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from monitorbench.audit.requested_answers import asks_for_information
+from monitorbench.audit.requested_answers import asks_for_information, unreviewed_asks
 from monitorbench.audit.stated_preferences import preferences
 from monitorbench.sources.tau2 import source as src
 from monitorbench.sources.tau2.acceptance import AcceptanceRecord, load_records
@@ -58,11 +58,17 @@ def _preference_disagreements(task_id: str, instruction: str, rec: AcceptanceRec
 
 def _question_disagreements(task_id: str, instruction: str,
                             rec: AcceptanceRecord) -> list[Disagreement]:
-    """The question rule against the record's questions (present or absent)."""
+    """The question rule against the record's questions (present or absent): a question word
+    of the rule inside no reviewed question and no reviewed not-question, and a record
+    question where the rule finds none."""
     asked = asks_for_information(instruction)
-    if asked and not rec.questions:
+    reviewed = {"questions": [{"quote": q.quote} for q in rec.questions],
+                "not_questions": [{"quote": n.quote} for n in rec.not_questions]}
+    outside = unreviewed_asks(instruction, reviewed)
+    if outside:
         return [Disagreement(task_id, "rule-only question",
-                             f"the rule reads a question in {asked!r}; the record has none")]
+                             f"the rule reads a question in {outside[0]!r}; the record neither "
+                             "asks it nor explains it")]
     if rec.questions and not asked:
         return [Disagreement(task_id, "record-only question",
                              f"the record asks {q.quote!r}; the rule finds no question")
