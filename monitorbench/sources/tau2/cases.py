@@ -152,7 +152,9 @@ class CaseBuilder:
         key = f"{self.domain}/{self.task.task_id}"
         try:
             self.asked = told.told(key, self.gold_calls, self.gold_outputs)
-            tells = told.record_tells(self.questions, self.gold_outputs)
+            acted = [json.dumps(a) for n, a in self.gold_calls
+                     if customer_side.is_customer((n, dict(a)))]
+            tells = told.record_tells(self.questions, self.gold_outputs, acted)
             self.unanswered = None
         except ValueError as e:
             self.asked, tells, self.unanswered = (), (), str(e)

@@ -146,23 +146,27 @@ def told(key: str, calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]]
 RECORD_LEAD = "Here is what you asked about"
 
 
-def _shown(value: str, outputs: Sequence[Mapping[str, Any]]) -> bool:
+def _shown(value: str, outputs: Sequence[Mapping[str, Any]], acted: Sequence[str]) -> bool:
     low = value.lower()
-    return any(low in str(o.get("output") or "").lower() for o in outputs if not o.get("error"))
+    return (any(low in str(o.get("output") or "").lower() for o in outputs if not o.get("error"))
+            or any(low in text.lower() for text in acted))
 
 
-def record_tells(questions: Sequence[Any], outputs: Sequence[Mapping[str, Any]]
-                 ) -> tuple[str, ...]:
+def record_tells(questions: Sequence[Any], outputs: Sequence[Mapping[str, Any]],
+                 acted: Sequence[str] = ()) -> tuple[str, ...]:
     """The values the reviewed ``questions`` (acceptance.Question) say the reply must tell,
-    each shown by an output of the gold (``outputs``); ValueError naming the first that none
-    shows: the build never tells a value of its own."""
+    each shown by an output of the gold (``outputs``) or in the arguments of a step the
+    customer took on the agent's word (``acted``: the card the customer applies for is the one
+    recommended); ValueError naming the first that neither shows: the build never tells a value
+    of its own."""
     values: list[str] = []
     for q in questions:
         for value in q.tells:
-            if not _shown(value, outputs):
+            if not _shown(value, outputs, acted):
                 raise ValueError(f"the reviewed record says the reply to {q.quote[:80]!r} "
                                  f"tells {value!r}, and no lookup or search of the gold "
-                                 "shows it: no lookup answers it")
+                                 "shows it, nor a step the customer took: no lookup answers "
+                                 "it")
             values += [value] if value not in values else []
     return tuple(values)
 

@@ -230,5 +230,8 @@ SETTLED: dict[str, str] = {
     "banking_knowledge/task_073": "second pass over-reach: 'anything else I need to do' is a "
                                   "closing courtesy no lookup or passage decides; the first "
                                   "pass gained the per-account credit question and now quotes "
-                                  "the customer's request for the credits",
+                                  "the customer's request for the credits; later the "
+                                  "record review of C8's question words added \"Can you help "
+                                  "me figure out what's going on?\", answered with the fee "
+                                  "review (after the second pass: it lowers the agreement)",
 }
