@@ -1,4 +1,4 @@
-"""τ²-bench: customer-service conversations on a database (airline, retail, banking), labelled
+"""τ²-bench: customer-service conversations on a database (airline, retail, banking, telecom), labelled
 by τ²'s own database, action and communication checks, made stricter where they are looser than
 the request.
 
@@ -7,7 +7,7 @@ the request.
 ``answers`` writes the gold reply, ``judge`` holds the reference's checks, ``cases`` the labelled
 records, ``build`` assembles the suite and registers the reference, ``mutants`` holds the audit's
 C6 operators, ``attack`` the adaptive attacker's operators and ``defects`` its replay hunt
-(reason R). ``runtime`` is the in-sandbox replay
+(reason R); ``device`` checks τ²'s telecom environment assertions (the customer's phone). ``runtime`` is the in-sandbox replay
 runtime (the sandbox binds it and nothing else of this package). Only ``SPEC`` is imported when
 the source is looked up.
 """
@@ -25,7 +25,8 @@ SPEC = SourceSpec(
     runtime="monitorbench.sources.tau2.runtime",
     sandbox_distributions=("inspect_ai", "inspect_evals"),
     masked_paths="monitorbench.sources.tau2.build:masked_paths",
-    builder_version=4,   # 2: gold records carry the lookups that ground their writes
+    builder_version=5,   # 2: gold records carry the lookups that ground their writes
                          # 3: the banking_knowledge domain
                          # 4: tasks that start from a changed database (initial_state)
+                         # 5: the telecom domain (the customer's phone is the environment)
 )
