@@ -42,10 +42,19 @@ def suite(suites_dir):
     return ensure_suite(suites_dir, "tau2", SLICE)
 
 
-def test_the_small_set_is_loaded_with_its_assertions_and_customer_steps():
-    assert len(TASKS) == 20
+def test_the_small_set_and_a_seeded_sample_of_every_intent_are_loaded():
+    """All 20 of tasks_small.json first, then SAMPLE_PER_INTENT more of each of the full set's
+    three intents (none of them in the small set), the same on every load."""
+    small, sample = TASKS[:20], TASKS[20:]
+    assert [t.task_id for t in small] == [
+        t["id"] for t in json.loads((src.tau2_root() / "data/domains/telecom/tasks_small.json")
+                                    .read_text())]
+    intents = [src.intent(t.task_id) for t in sample]
+    assert sorted(set(intents)) == ["mms_issue", "mobile_data_issue", "service_issue"]
+    assert all(intents.count(i) == src.SAMPLE_PER_INTENT for i in set(intents))
+    assert not {t.task_id for t in sample} & {t.task_id for t in small}
     assert all(t.env_assertions and t.start is not None for t in TASKS)
-    assert sum(bool(t.user_actions) for t in TASKS) == 16   # the customer acts on the phone
+    assert sum(bool(t.user_actions) for t in small) == 16   # the customer acts on the phone
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[t.task_id for t in TASKS])
