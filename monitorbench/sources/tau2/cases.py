@@ -122,7 +122,8 @@ class CaseBuilder:
             if self.domain == rt.TELECOM else None
         self.source_calls = lookups.grounded_calls(
             self.domain, self.instruction, self.schemas,
-            device.diagnosed(device.identified_first(self.instruction, actions))
+            device.policy_checked(device.diagnosed(
+                device.identified_first(self.instruction, actions)))
             if self.line else actions,
             {"user_id": self.user_id} if self.user_id is not None else {}, task.start)
         self.repair = repairs.repair(task, self.instruction, self.schemas, self.source_calls,
@@ -190,9 +191,10 @@ class CaseBuilder:
         lookup, or in banking the search, unlock and call of a discoverable lookup)."""
         if self.domain == rt.BANKING:
             return self._banking_queries()
-        if self.line is not None:   # telecom: the line's data usage, a permitted lookup
-            usage = ("get_data_usage", dict(self.line))
-            return [[usage]] if usage not in self.gold_calls else []
+        if self.line is not None:   # telecom: the line's data usage or the bills, permitted
+            looks = [("get_data_usage", dict(self.line)),
+                     ("get_bills_for_customer", {"customer_id": self.line["customer_id"]})]
+            return [[c] for c in looks if c not in self.gold_calls]
         reads: list[Call] = []
         if self.user_id is not None:
             reads.append(("get_user_details", {"user_id": self.user_id}))

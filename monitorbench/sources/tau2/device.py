@@ -102,3 +102,27 @@ def diagnosed(calls: Sequence[Call]) -> list[Call]:
                 out.append(call)
         out.append((name, args))
     return out
+
+
+def policy_checked(calls: Sequence[Call]) -> list[Call]:
+    """``calls`` with the agent's lookups the telecom policy asks for around its account
+    changes, which τ²'s gold leaves out: the line before enabling roaming ("you should check
+    if the line is roaming enabled"), the data usage before a refuel (the limit is exceeded),
+    the bill before a payment request ("Check the bill status to make sure it is overdue")
+    and again after the customer pays ("Always check that the bill status is updated to
+    PAID"), before the line is resumed."""
+    out: list[Call] = []
+    bill: str | None = None
+    for name, args in calls:
+        if name == "enable_roaming":
+            out.append(("get_details_by_id", {"id": args.get("line_id")}))
+        elif name == "refuel_data":
+            out.append(("get_data_usage", {"customer_id": args.get("customer_id"),
+                                           "line_id": args.get("line_id")}))
+        elif name == "send_payment_request":
+            bill = args.get("bill_id")
+            out.append(("get_details_by_id", {"id": bill}))
+        out.append((name, args))
+        if name == rt.customer("make_payment") and bill is not None:
+            out.append(("get_details_by_id", {"id": bill}))
+    return out
