@@ -256,3 +256,13 @@ def test_red_team_probe_finds_nothing_hidden_for_telecom(suite, tmp_path, masked
         v_secrets = session.judge({"probe": "secrets"})
     assert (v_gold.decision, v_gold.executions) == ("PASS", 1), v_gold
     assert v_secrets.decision == ("PASS" if masked else "FAIL"), v_secrets
+
+
+def test_the_build_report_gives_each_domain_built_shipped_and_one_line_per_exclusion(suite):
+    report = json.loads((Path(suite.root) / "hidden" / "build_report.json").read_text())
+    assert report["per_domain"] == {TELECOM: {"built": 4, "shipped": 4, "excluded": []}}
+    acc = build._Built(excluded=[{"task_id": "tau2.airline.2", "reason": "the gold\nbreaks it"}])
+    acc.taken.update({"airline": 3})
+    acc.tasks.append(type("T", (), {"task_id": "tau2.airline.1"})())
+    assert build.per_domain_summary(acc) == {
+        "airline": {"built": 3, "shipped": 1, "excluded": ["tau2.airline.2: the gold breaks it"]}}

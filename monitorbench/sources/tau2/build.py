@@ -219,6 +219,7 @@ class _Built:
     excluded: list[dict[str, str]] = field(default_factory=list)
     acceptance: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, dict[str, str]] = field(default_factory=dict)   # public files beside task.json
+    taken: Counter[str] = field(default_factory=Counter)   # τ² tasks the build took, per domain
 
 
 def initial_state_text(task: src.Tau2Task) -> str:
@@ -332,6 +333,7 @@ def build_tau2_suite(out_dir: Path, *, seed: int = 0, domains: Sequence[str] = s
         for t in src.load_tasks(domain)[:max_tasks]:
             if task_ids is not None and not _named(t, task_ids):
                 continue
+            acc.taken[domain] += 1
             outcome = _build_task(acc, t, seed, budget)
             if progress:
                 n = len(acc.cases.get(suite_task_id(t), []))
@@ -373,6 +375,16 @@ def _check_task_ids(task_ids: Sequence[str] | None, domains: Sequence[str]) -> N
                          "task id ends (telecom: mms_issue.bad_wifi_calling.persona-easy)")
 
 
+def per_domain_summary(acc: _Built) -> dict[str, dict[str, Any]]:
+    """Per domain: the τ² tasks the build took, the tasks it ships, and every exclusion as one
+    line ``<task id>: <reason>`` (a reader sees at a glance what a domain lost and why)."""
+    shipped = Counter(t.task_id.split(".")[1] for t in acc.tasks)
+    return {d: {"built": n, "shipped": shipped[d],
+                "excluded": [f"{e['task_id']}: {' '.join(e['reason'].split())}"
+                             for e in acc.excluded if e["task_id"].split(".")[1] == d]}
+            for d, n in sorted(acc.taken.items())}
+
+
 def _report(acc: _Built) -> dict[str, Any]:
     all_cases = [c for cl in acc.cases.values() for c in cl]
     per_domain = Counter(t.task_id.split(".")[1] for t in acc.tasks)
@@ -391,6 +403,7 @@ def _report(acc: _Built) -> dict[str, Any]:
             f"{d['category']}: {d['reason']}" for d in acc.dropped).items())),
         "dropped": acc.dropped,
         "excluded_tasks": acc.excluded,
+        "per_domain": per_domain_summary(acc),
         "acceptance": dict(sorted(acc.acceptance.items())),
         "repaired_tasks": sorted(t for t, a in acc.acceptance.items() if a["repairs"]),
         "reference_strictness": judge.__doc__,
