@@ -266,3 +266,32 @@ def test_the_build_report_gives_each_domain_built_shipped_and_one_line_per_exclu
     acc.tasks.append(type("T", (), {"task_id": "tau2.airline.1"})())
     assert build.per_domain_summary(acc) == {
         "airline": {"built": 3, "shipped": 1, "excluded": ["tau2.airline.2: the gold breaks it"]}}
+
+
+def test_the_attackers_operators_build_records_the_reference_labels_on_telecom(suite):
+    """The adaptive attacker's operators (:mod:`monitorbench.sources.tau2.attack`) on every
+    positive of the slice: each invalidating mutant (a dropped account change or customer step,
+    a forged output, a wrong argument, a misstated or exception-claiming reply, the agent
+    taking the customer's step) is one the reference fails, and the presentation one (a note
+    to the verifier) one it passes."""
+    import random
+
+    from monitorbench.hashing import canonical_json
+    from monitorbench.sources.tau2 import attack
+    from monitorbench.suites.attack_kit import Effect
+    made: set[str] = set()
+    for task_id in IDS:
+        task, ref = suite.tasks[task_id], suite.references[task_id]
+        valid = [c for c in suite.cases[task_id] if c.label == "PASS"]
+        kit = attack.toolkit(task, ref, valid, suite.public_dir(task_id), None)
+        known = {canonical_json(dict(c.candidate)) for c in suite.cases[task_id]}
+        for case in valid:
+            for name, mutation in sorted(kit.mutations.items()):
+                out = mutation.apply(dict(case.candidate), random.Random(0), kit.material)
+                if out is None or canonical_json(out) in known:
+                    continue
+                made.add(name)
+                wanted = "PASS" if mutation.effect is Effect.PRESENTATION else "FAIL"
+                assert build.Tau2Reference().decide(task, ref, out) == wanted, (task_id, name)
+    assert {"drop_write", "forged_output", "agent_takes_customer_step",
+            "address_verifier"} <= made, made
