@@ -5,7 +5,9 @@ and its final message to the customer). Recorded outputs are the agent's word; t
 against the environment the verifier calls ``env.run_public(calls)``: the calls are replayed
 through τ²'s own tool implementations (``inspect_evals.tau2.<domain>.<Domain>AgentTools``) on a
 fresh copy of the domain's initial database, and the real outputs come back with what the calls
-changed in the database.
+changed in the database. In telecom the customer's phone is part of that state: the customer's
+calls run τ²'s user tools on it, and τ²'s environment keeps account and phone in step (the
+telecom section below; it stays in this file because the sandbox binds this file alone).
 
 Why the database is not copied into the task: the airline database is 5 MB of JSON, the same for
 all of a domain's tasks, and it already ships (``data/domains/<domain>/db.json.gz``) next to the
@@ -494,23 +496,19 @@ def _banking_tool(kit: Any, name: str, args: Mapping[str, Any]) -> tuple[str, st
 
 def _customer_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]
                    ) -> tuple[str, str | None]:
-    """A call of the customer's tool ``name``: τ²'s user toolkit over the agent toolkit's
-    database (the user toolkit holds no other state, so a fresh one per call is the same)."""
+    """A call of the customer's tool ``name``: banking's user toolkit over the agent toolkit's
+    database (the user toolkit holds no other state, so a fresh one per call is the same);
+    telecom's user tool in the replay's own store (the phone, :class:`TelecomKit`)."""
     if name not in USER_TOOLS.get(domain, ()):
         return "", f"Tool {name!r} not found among the customer's tools"
     from inspect_ai.tool import ToolError
-    if domain == TELECOM:
-        try:
-            return kit.call(name, args, by_customer=True), None
-        except ToolError as e:
-            return "", f"Error: {e}"
-        except Exception as e:  # noqa: BLE001 - a wrong argument is the caller's error
-            return "", f"Error: {type(e).__name__}: {e}"
-    module, cls = _USER_TOOLKITS[domain]
-    user = getattr(importlib.import_module(module), cls)(instance=f"mb_user_{uuid.uuid4().hex}")
-    user.db = kit.db
-    user.initialized = True
     try:
+        if domain == TELECOM:
+            return kit.call(name, args, by_customer=True), None
+        module, cls = _USER_TOOLKITS[domain]
+        user = getattr(importlib.import_module(module), cls)(
+            instance=f"mb_user_{uuid.uuid4().hex}")
+        user.db, user.initialized = kit.db, True
         output = _render(getattr(user, name.removeprefix("banking_"))(**dict(args)))
     except ToolError as e:
         return "", f"Error: {e}"
