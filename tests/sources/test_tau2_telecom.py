@@ -295,3 +295,16 @@ def test_the_attackers_operators_build_records_the_reference_labels_on_telecom(s
                 assert build.Tau2Reference().decide(task, ref, out) == wanted, (task_id, name)
     assert {"drop_write", "forged_output", "agent_takes_customer_step",
             "address_verifier"} <= made, made
+
+
+def test_arguments_are_converted_to_the_declared_types_as_inspect_does():
+    """A model's ``2`` for refuel_data's float ``gb_amount`` reaches τ²'s tool as ``2.0``
+    (inspect converts a tool call's arguments to the declared types): the same bill line, the
+    same account; a value that cannot convert reaches the tool, which reports it."""
+    task = next(t for t in TASKS if "]data_usage_exceeded[" in t.task_id)
+    line = {"customer_id": "C1001", "line_id": "L1002"}
+    runs = [rt.run(TELECOM, [("refuel_data", {**line, "gb_amount": v})], task.start)
+            for v in (2, 2.0)]
+    assert runs[0] == runs[1] and "2.0 GB" in runs[0]["outputs"][0]["output"]
+    bad = rt.run(TELECOM, [("refuel_data", {**line, "gb_amount": "two"})], task.start)
+    assert bad["outputs"][0]["error"] and bad["db_diff"] == {}

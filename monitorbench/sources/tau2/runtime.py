@@ -683,8 +683,28 @@ class TelecomKit:
         """Run τ²'s tool function ``name`` (the customer's or the agent's), as a model's call."""
         module = importlib.import_module("inspect_evals.tau2.telecom." + (
             "user_tools" if by_customer else "tools"))
+        execute = getattr(module, name)()
         with self.current():
-            return _render(asyncio.run(getattr(module, name)()(**dict(args))))
+            return _render(asyncio.run(execute(**_as_declared(execute, args))))
+
+
+def _as_declared(execute: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments converted to the tool function's declared types, as inspect converts a
+    model's tool call before running it (``2`` for a ``float`` becomes ``2.0``: τ²'s refuel
+    writes "2.0 GB" on the bill either way); a value that does not convert is passed as given
+    and the tool reports it."""
+    import typing
+
+    from pydantic import TypeAdapter, ValidationError
+    hints = typing.get_type_hints(execute)
+    out = dict(args)
+    for key, value in args.items():
+        if key in hints:
+            try:
+                out[key] = TypeAdapter(hints[key]).validate_python(value)
+            except ValidationError:
+                pass
+    return out
 
 
 def _telecom_start(start: str | None) -> tuple[Any, Any]:
