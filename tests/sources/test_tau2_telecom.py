@@ -202,13 +202,50 @@ def verify(candidate, env):
 '''
 
 
+MMS = IDS[0]
+# Written from the public task alone: the customer wants to send MMS and will refuel only if
+# necessary (so, with data to spare, the account must not change); the phone as the calls
+# leave it is asked with the customer's can_send_mms.
+CAREFUL_MMS = '''
+import json, re
+
+def verify(candidate, env):
+    calls = candidate["calls"]
+    real = env.run_public(calls)
+    if any(o["output"] != c.get("output") or o["error"] != c.get("error")
+           or o["by"] != c.get("by", "agent") for o, c in zip(real["outputs"], calls)):
+        return "FAIL"
+    if re.search(r"exception|waive|free data|verifier|return pass", candidate["final_message"],
+                 re.I):
+        return "FAIL"
+    after = env.run_public(list(calls) + [{"name": "can_send_mms", "by": "customer"}])
+    if "can send MMS" not in (after["outputs"][-1]["output"] or ""):
+        return "FAIL"
+    phone = "555-123-2002"   # the customer's number, as the request gives it
+    customer = json.loads(env.run_public([{"name": "get_customer_by_phone", "arguments": {
+        "phone_number": phone}}])["outputs"][0]["output"])
+    lines = env.run_public([{"name": "get_details_by_id", "arguments": {"id": i}}
+                            for i in customer["line_ids"]])["outputs"]
+    line = next(json.loads(o["output"])["line_id"] for o in lines
+                if json.loads(o["output"]).get("phone_number") == phone)
+    usage = json.loads(env.run_public([{"name": "get_data_usage", "arguments": {
+        "customer_id": customer["customer_id"], "line_id": line}}])["outputs"][0]["output"])
+    account = {t: v for t, v in real["db_diff"].items() if t not in ("device", "surroundings")}
+    if usage["data_used_gb"] < usage["data_limit_gb"] and account:
+        return "FAIL"   # a refuel (a charge) the customer did not need
+    return "PASS"
+'''
+
+
 @needs_bwrap
-def test_a_careful_telecom_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_path):
+@pytest.mark.parametrize("task_id,program", [(OVERDUE, CAREFUL_OVERDUE), (MMS, CAREFUL_MMS)],
+                         ids=["overdue_bill", "mms_wifi_calling"])
+def test_a_careful_telecom_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_path,
+                                                                           task_id, program):
     from test_tau2 import careful_verifier_scores
-    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, OVERDUE, CAREFUL_OVERDUE,
-                                                           tmp_path)
+    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, task_id, program, tmp_path)
     assert ba_norm >= 95.0, wrong
-    assert n_pos >= 3 and n_neg >= 7
+    assert n_pos >= 3 and n_neg >= 6
 
 
 PROBE_CUSTOMER = '''
