@@ -1,6 +1,6 @@
-"""τ²-bench: customer-service conversations on a database (airline, retail, banking, telecom), labelled
-by τ²'s own database, action and communication checks, made stricter where they are looser than
-the request.
+"""τ²-bench: customer-service conversations on a database (airline, retail, banking, telecom),
+labelled by τ²'s own database, action and communication checks (telecom: its environment
+assertions on the customer's phone), made stricter where they are looser than the request.
 
 ``source`` reads the τ² tasks, policies and tool schemas from the pinned inspect-evals wheel,
 ``lookups`` puts before each gold write the read-only lookups that tell an agent what it writes,
