@@ -122,8 +122,14 @@ def test_the_telecom_slice_builds_audits_and_hides_the_criteria(suite):
         assert task.public["environment"]["today"] == "2025-02-25"
         customer = {t["name"] for t in task.public["tools"] if t["by"] == "customer"}
         assert customer == set(rt.USER_TOOLS[TELECOM])
-        gold = next(c for c in suite.cases[task_id] if c.group == "gold").candidate
-        assert gold["calls"][0]["name"] == "get_customer_by_phone"   # identified first
+        for case in suite.cases[task_id]:   # every positive identifies the customer first
+            if case.label == "PASS":
+                assert case.candidate["calls"][0]["name"] == "get_customer_by_phone", case.case_id
+    lock = next(c for c in suite.cases[IDS[3]] if c.group == "gold").candidate["calls"]
+    names = [(c["by"], c["name"]) for c in lock]   # the hand-over follows what shows it is due
+    assert names.index(("customer", "check_sim_status")) < names.index(
+        ("agent", "transfer_to_human_agents"))
+    assert "locked" in lock[names.index(("customer", "check_sim_status"))]["output"]
 
 
 def test_every_case_is_labelled_by_the_phone_and_the_account_as_the_reference_says(suite):

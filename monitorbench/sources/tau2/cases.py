@@ -123,7 +123,7 @@ class CaseBuilder:
         self.source_calls = lookups.grounded_calls(
             self.domain, self.instruction, self.schemas,
             device.policy_checked(device.diagnosed(
-                device.identified_first(self.instruction, actions)))
+                device.identified_first(self.instruction, actions)), self.line)
             if self.line else actions,
             {"user_id": self.user_id} if self.user_id is not None else {}, task.start)
         self.repair = repairs.repair(task, self.instruction, self.schemas, self.source_calls,
@@ -242,8 +242,11 @@ class CaseBuilder:
 
     def _independent_reads(self) -> int | None:
         """An adjacent pair of reads before the first write where the second uses nothing the
-        first returned (so either order is possible for an agent)."""
-        for i in range(min(self._first_write(), len(self.gold_calls)) - 1):
+        first returned (so either order is possible for an agent). Telecom's identification
+        stays first: its policy's technical support starts "You must first identify the
+        customer"."""
+        first = 1 if self.line is not None else 0
+        for i in range(first, min(self._first_write(), len(self.gold_calls)) - 1):
             (a, _), (b, bargs) = self.gold_calls[i], self.gold_calls[i + 1]
             both_read = (rt.reads(*self.gold_calls[i]) and rt.reads(*self.gold_calls[i + 1])
                          and rt.DISCOVERABLE_CALL not in (a, b))   # a call needs its unlock

@@ -104,17 +104,23 @@ def diagnosed(calls: Sequence[Call]) -> list[Call]:
     return out
 
 
-def policy_checked(calls: Sequence[Call]) -> list[Call]:
-    """``calls`` with the agent's lookups the telecom policy asks for around its account
-    changes, which τ²'s gold leaves out: the line before enabling roaming ("you should check
+def policy_checked(calls: Sequence[Call], line: Mapping[str, str]) -> list[Call]:
+    """``calls`` with the lookups the telecom policy asks for around account changes and
+    hand-overs, which τ²'s gold leaves out: the line before enabling roaming ("you should check
     if the line is roaming enabled"), the data usage before a refuel (the limit is exceeded),
     the bill before a payment request ("Check the bill status to make sure it is overdue")
     and again after the customer pays ("Always check that the bill status is updated to
-    PAID"), before the line is resumed."""
+    PAID"), before the line is resumed; before a hand-over, the customer's SIM check and the
+    line (a SIM locked by PIN/PUK, a suspension past the contract's end: what no agent can fix,
+    "Make sure you try all the possible ways to resolve the user's issue before
+    transferring"). ``line``: the customer's ``customer_id`` and ``line_id``."""
     out: list[Call] = []
     bill: str | None = None
     for name, args in calls:
-        if name == "enable_roaming":
+        if name == "transfer_to_human_agents":
+            out += [(rt.customer("check_sim_status"), {}),
+                    ("get_details_by_id", {"id": line["line_id"]})]
+        elif name == "enable_roaming":
             out.append(("get_details_by_id", {"id": args.get("line_id")}))
         elif name == "refuel_data":
             out.append(("get_data_usage", {"customer_id": args.get("customer_id"),
