@@ -64,6 +64,8 @@ def confirmation(name: str, args: Mapping[str, Any], output: str) -> tuple[str, 
         return f"Reservation {rid} is now on flights {numbers}.", (str(rid),)
     if name == "update_reservation_passengers":
         return f"The passenger details on reservation {rid} are updated.", (str(rid),)
+    if name in TELECOM_CHANGES:
+        return TELECOM_CHANGES[name](args)
     if name in ("transfer_to_human_agents", "banking_transfer_to_human_agents"):
         return "I am transferring you to a human agent now.", ()
     if name.startswith("banking_"):
@@ -85,6 +87,26 @@ def confirmation(name: str, args: Mapping[str, Any], output: str) -> tuple[str, 
         return (f"Your default address is now {args.get('address1')}.",
                 (str(args.get("address1")),))
     raise ValueError(f"no confirmation written for τ² tool {name!r}")
+
+
+# telecom's account changes; a hand-over ends with the message the telecom policy prescribes
+# ("first make a tool call to transfer_to_human_agents, and then send the message ...").
+TELECOM_TRANSFER = "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."
+TELECOM_CHANGES: dict[str, Any] = {
+    "enable_roaming": lambda a: (f"Roaming is now enabled on line {a.get('line_id')}, at no "
+                                 "cost.", (str(a.get("line_id")),)),
+    "disable_roaming": lambda a: (f"Roaming is now disabled on line {a.get('line_id')}.",
+                                  (str(a.get("line_id")),)),
+    "refuel_data": lambda a: (f"I added {a.get('gb_amount')} GB of data to line "
+                              f"{a.get('line_id')}.", (f"{a.get('gb_amount')} GB",
+                                                       str(a.get("line_id")))),
+    "send_payment_request": lambda a: (f"I have sent you a payment request for bill "
+                                       f"{a.get('bill_id')}.", (str(a.get("bill_id")),)),
+    "resume_line": lambda a: (f"Line {a.get('line_id')} is active again; please reboot your "
+                              "phone to get service.", (str(a.get("line_id")),)),
+    "suspend_line": lambda a: (f"Line {a.get('line_id')} is now suspended.",
+                               (str(a.get("line_id")),)),
+}
 
 
 _AMOUNT_KEYS = ("amount", "limit", "apy", "fee", "balance", "rate")
@@ -136,12 +158,15 @@ def _banking_confirmation(name: str, args: Mapping[str, Any]) -> tuple[str, tupl
 
 def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapping[str, Any]],
           communicate_info: Sequence[str], read_only: frozenset[str], *, style: int = 0,
-          told: Sequence[str] = (), told_facts: Sequence[str] = ()) -> Reply:
+          told: Sequence[str] = (), told_facts: Sequence[str] = (),
+          transfer_message: str | None = None) -> Reply:
     """The final message for ``calls`` (already replayed: ``outputs``). ``style`` 1 words the
     same content differently (a valid paraphrase). ``told``: sentences answering what the
     customer asked, from the record's lookups (:mod:`monitorbench.sources.tau2.told`): they
     come first, as an agent answers before it confirms; ``told_facts``: the values among them
-    the reference requires (a reviewed question's ``tells``)."""
+    the reference requires (a reviewed question's ``tells``). ``transfer_message``: the words a
+    domain's policy prescribes for a hand-over (telecom: :data:`TELECOM_TRANSFER`), said in
+    place of the usual sentence and required."""
     sentences: list[str] = []
     facts: list[str] = [*communicate_info, *(f for f in told_facts if f not in communicate_info)]
     for (name, args), out in zip(calls, outputs):
@@ -155,6 +180,8 @@ def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], outputs: Sequence[Mapp
                 str(args.get("agent_tool_name", "")).startswith("get_"):
             continue   # a lookup (runtime.reads), nothing changed to confirm
         sentence, ids = confirmation(name, args, str(out.get("output", "")))
+        if hands_over and transfer_message:
+            sentence, ids = transfer_message, (transfer_message,)
         sentences.append(sentence)
         facts += [i for i in ids if i not in facts]
     if communicate_info:

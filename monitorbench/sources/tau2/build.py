@@ -35,7 +35,7 @@ VERIFIER_VERSION = "1"
 RUNTIME = "monitorbench.sources.tau2.runtime"
 # τ²'s airline policy sets the clock ("The current time is 2024-05-15 15:00:00 EST"); the retail
 # tools have none; banking's are fixed at 2025-11-14 (``banking_get_current_time``).
-TODAY = {"airline": "2024-05-15", rt.BANKING: "2025-11-14"}
+TODAY = {"airline": "2024-05-15", rt.BANKING: "2025-11-14", rt.TELECOM: "2025-02-25"}
 masked_paths = src.masked_paths
 # Writes that only record the customer's identity check, never what the customer asked for.
 IDENTITY_CHECKS = frozenset({"banking_log_verification"})
@@ -111,6 +111,33 @@ only when the customer's own call is in the record; the agent cannot do it for t
 reply saying the customer did it is not the call. Whether the customer acts right after the
 agent's guidance or a little later does not matter.
 """
+# What the telecom domain adds: the customer's phone is part of the environment.
+TELECOM_NOTES = """
+In telecom the customer calls about their phone (no mobile data, no service, no MMS). The
+customer acts on the phone with the tools marked "by": "customer" (check the status bar, toggle
+airplane mode, reset the APN settings, run a speed test, pay a bill the agent sent...); the
+agent acts on the account (roaming, data refuelling, payment requests, suspensions). τ²'s
+environment keeps the two in step: the line's status, roaming and data allowance reach the
+phone. db_diff shows the account's changed records by id and, as tables "device" and
+"surroundings", the phone's changed attributes by name. A step that is the customer's is done
+only when the customer's own call is in the record: the agent has no such tool, and a reply
+saying the customer did it is not the call. The issue is fixed when the phone, as the calls
+leave it, works as the customer asked (a customer's check such as run_speed_test or
+can_send_mms, appended to the calls, tells); the account must change only as the request and
+the policy allow.
+"""
+NOTES = {rt.BANKING: BANKING_NOTES, rt.TELECOM: TELECOM_NOTES}
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def suite_task_id(task: src.Tau2Task) -> str:
+    """The suite's id of a τ² task: ``tau2.<domain>.<id>``, telecom's bracketed ids
+    (``[mms_issue]bad_wifi_calling[PERSONA:Easy]``) spelled with the characters an id allows
+    (``mms_issue.bad_wifi_calling.persona-easy``)."""
+    if task.domain != rt.TELECOM:
+        return f"tau2.{task.domain}.{task.task_id}"
+    slug = _UNSAFE.sub("-", re.sub(r"[\[\]]+", ".", task.task_id)).strip(".-")
+    return f"tau2.{task.domain}.{slug.lower()}"
 
 
 # ------------------------------------------------------------------------------ reference
@@ -174,7 +201,7 @@ def _public(task: src.Tau2Task, budget: int) -> dict[str, Any]:
         + [dict(t) for t in src.customer_tool_specs(task.domain)],
         "environment": env,
         "contract": CONTRACT.format(domain=task.domain, budget=budget,
-                                    notes=BANKING_NOTES if task.domain == rt.BANKING else ""),
+                                    notes=NOTES.get(task.domain, "")),
         "tau2": {"domain": task.domain, "task_id": task.task_id,
                  "inspect_evals_version": src.package_version()},
         "runtime": RUNTIME,
@@ -192,6 +219,7 @@ class _Built:
     excluded: list[dict[str, str]] = field(default_factory=list)
     acceptance: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, dict[str, str]] = field(default_factory=dict)   # public files beside task.json
+    taken: Counter[str] = field(default_factory=Counter)   # τ² tasks the build took, per domain
 
 
 def initial_state_text(task: src.Tau2Task) -> str:
@@ -235,7 +263,7 @@ def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
         return ("the gold changes nothing (but the identity-verification log), and τ² states "
                 "neither the facts to tell nor that the agent must refuse: no reply is known to "
                 "be right")
-    missing = lookups.ungrounded(builder.instruction, builder.schemas, make_record(
+    missing = lookups.ungrounded(builder.grounds, builder.schemas, make_record(
         builder.gold_calls, builder.gold_outputs, "")["calls"])
     if missing:
         more = f" and {len(missing) - 2} more" if len(missing) > 2 else ""
@@ -249,7 +277,7 @@ def excluded_reason(task: src.Tau2Task, builder: CaseBuilder) -> str | None:
 
 
 def _build_task(acc: _Built, t: src.Tau2Task, seed: int, budget: int) -> str:
-    task_id = f"tau2.{t.domain}.{t.task_id}"
+    task_id = suite_task_id(t)
     rng = random.Random(f"{seed}:{task_id}")
     reason = excluded_by_property(t)
     if reason is not None:
@@ -303,11 +331,12 @@ def build_tau2_suite(out_dir: Path, *, seed: int = 0, domains: Sequence[str] = s
     acc = _Built()
     for domain in domains:
         for t in src.load_tasks(domain)[:max_tasks]:
-            if task_ids is not None and t.task_id not in task_ids:
+            if task_ids is not None and not _named(t, task_ids):
                 continue
+            acc.taken[domain] += 1
             outcome = _build_task(acc, t, seed, budget)
             if progress:
-                n = len(acc.cases.get(f"tau2.{domain}.{t.task_id}", []))
+                n = len(acc.cases.get(suite_task_id(t), []))
                 print(f"[tau2] {domain}.{t.task_id}: {outcome}, {n} cases", file=sys.stderr,
                       flush=True)
     seconds = time.perf_counter() - started
@@ -324,15 +353,36 @@ def build_tau2_suite(out_dir: Path, *, seed: int = 0, domains: Sequence[str] = s
                        extra_public_files=acc.extra)
 
 
+def _names(task: src.Tau2Task) -> tuple[str, str]:
+    """The names ``task_ids`` may give a task by: τ²'s id, or its suite id's last part (the
+    only form of telecom's bracketed ids a command line keeps)."""
+    return task.task_id, suite_task_id(task).removeprefix(f"tau2.{task.domain}.")
+
+
+def _named(task: src.Tau2Task, task_ids: Sequence[str]) -> bool:
+    return any(name in task_ids for name in _names(task))
+
+
 def _check_task_ids(task_ids: Sequence[str] | None, domains: Sequence[str]) -> None:
     if task_ids is None:
         return
-    known = {t.task_id for d in domains for t in src.load_tasks(d)}
+    known = {name for d in domains for t in src.load_tasks(d) for name in _names(t)}
     unknown = [i for i in task_ids if i not in known]
     if isinstance(task_ids, str) or unknown:
         raise InputError(None, "task_ids", f"not τ² task ids of {', '.join(domains)}: "
                          f"{unknown or task_ids!r}", "give a list of ids as tasks.json spells "
-                         "them (task_043 in banking_knowledge, 1 in retail)")
+                         "them (task_043 in banking_knowledge, 1 in retail) or as the suite's "
+                         "task id ends (telecom: mms_issue.bad_wifi_calling.persona-easy)")
+
+
+def per_domain_summary(acc: _Built) -> dict[str, dict[str, Any]]:
+    """Per domain: the τ² tasks the build took, the tasks it ships, and every exclusion as one
+    line ``<task id>: <reason>`` (a reader sees at a glance what a domain lost and why)."""
+    shipped = Counter(t.task_id.split(".")[1] for t in acc.tasks)
+    return {d: {"built": n, "shipped": shipped[d],
+                "excluded": [f"{e['task_id']}: {' '.join(e['reason'].split())}"
+                             for e in acc.excluded if e["task_id"].split(".")[1] == d]}
+            for d, n in sorted(acc.taken.items())}
 
 
 def _report(acc: _Built) -> dict[str, Any]:
@@ -353,6 +403,7 @@ def _report(acc: _Built) -> dict[str, Any]:
             f"{d['category']}: {d['reason']}" for d in acc.dropped).items())),
         "dropped": acc.dropped,
         "excluded_tasks": acc.excluded,
+        "per_domain": per_domain_summary(acc),
         "acceptance": dict(sorted(acc.acceptance.items())),
         "repaired_tasks": sorted(t for t, a in acc.acceptance.items() if a["repairs"]),
         "reference_strictness": judge.__doc__,

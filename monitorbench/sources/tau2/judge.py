@@ -22,6 +22,12 @@ mutants can drop one): τ²'s own three, made stricter where they are looser tha
   discoverable tool adds a record of the call there, a lookup too (``get_user_dispute_history``),
   so τ²'s hash rejects exactly the extra permitted lookup of the paper's Figure 2. The
   reference compares every other table; the changes a request asks for live there.
+* ``db`` in telecom compares the account (plans, customers, lines, bills, devices) with the
+  gold's, and τ²'s environment assertions must hold on the phone the calls leave
+  (:mod:`monitorbench.sources.tau2.device`): the customer's phone is judged by its end state,
+  as τ² scores telecom, since more than one sequence of the customer's steps fixes a phone.
+  So the customer's steps are required through the phone, not by name; the agent's account
+  changes and hand-overs are required actions as elsewhere.
 * ``info``: τ²'s ``communicate_info`` check (case-folded, commas removed, substring).
 * ``message`` (ours): the reply names what was changed (``answer_facts``: the reservation or
   order ids, certificate amounts and addresses of the gold's changes) and asserts no policy
@@ -36,7 +42,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from monitorbench.hashing import canonical_json
-from monitorbench.sources.tau2 import answers
+from monitorbench.sources.tau2 import answers, device
 from monitorbench.sources.tau2 import runtime as rt
 from monitorbench.sources.tau2 import source as src
 
@@ -53,8 +59,11 @@ def task_by_id(domain: str, task_id: str) -> src.Tau2Task:
 
 
 def required_actions(task: src.Tau2Task) -> list[src.Call]:
+    """The gold actions that must appear among the calls (telecom: not the customer's steps
+    on the phone, which the environment assertions judge by their effect)."""
     return [(n, a) for n, a in task.actions
-            if not rt.reads(n, a) or n in REQUIRED_READS]
+            if (not rt.reads(n, a) or n in REQUIRED_READS)
+            and not (task.domain == rt.TELECOM and n.startswith(rt.CUSTOMER))]
 
 
 @lru_cache(maxsize=None)
@@ -75,8 +84,9 @@ def has_unseen_action(domain: str, task_id: str) -> bool:
     if any(n in rt.TRANSFERS for n, _ in task.actions):
         return True
     expected = expected_diff(domain, task_id)
+    required = required_actions(task)
     for i, (name, args) in enumerate(task.actions):
-        if name in rt.TRANSFERS or rt.reads(name, args):
+        if name in rt.TRANSFERS or (name, args) not in required:
             continue
         rest = [[n, a] for j, (n, a) in enumerate(task.actions) if j != i and n != "calculate"]
         if replayed_diff(domain, canonical_json(rest), task.start) == expected:
@@ -87,6 +97,8 @@ def has_unseen_action(domain: str, task_id: str) -> bool:
 def judged_diff(domain: str, diff: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a database diff the reference compares: every table but bookkeeping."""
     skip = rt.BOOKKEEPING.get(domain, frozenset())
+    if domain == rt.TELECOM:   # the phone's side: judged by the environment assertions
+        skip = frozenset(rt.TELECOM_DEVICE)
     return {t: v for t, v in diff.items() if t not in skip}
 
 
@@ -97,6 +109,18 @@ def replayed_diff(domain: str, calls_json: str, start: str | None = None) -> str
     C1's reruns and the mutants judge the same records many times."""
     calls = [(n, a) for n, a in json.loads(calls_json)]
     return canonical_json(judged_diff(domain, rt.run(domain, calls, start)["db_diff"]))
+
+
+@lru_cache(maxsize=4096)
+def phone_fixed(domain: str, task_id: str, calls_json: str) -> bool:
+    """Whether τ²'s environment assertions of the task hold after the calls (canonical JSON
+    of ``[[name, arguments], ...]``); true for a task without any (memoised as
+    :func:`replayed_diff`)."""
+    task = task_by_id(domain, task_id)
+    if not task.env_assertions:
+        return True
+    calls = [(n, a) for n, a in json.loads(calls_json)]
+    return not device.failed_assertions(task.env_assertions, calls, task.start)
 
 
 def _same_call(name: str, gold: Mapping[str, Any], args: Mapping[str, Any]) -> bool:
@@ -139,10 +163,11 @@ def checks(data: Mapping[str, Any], calls: Sequence[src.Call], message: str) -> 
     answer_facts)."""
     domain, task_id = data["domain"], data["task_id"]
     task = task_by_id(domain, task_id)
-    diff = replayed_diff(domain, canonical_json([[n, a] for n, a in calls]), task.start)
+    calls_json = canonical_json([[n, a] for n, a in calls])
+    diff = replayed_diff(domain, calls_json, task.start)
     said = message.lower().replace(",", "")
     return {
-        "db": diff == expected_diff(domain, task_id),
+        "db": diff == expected_diff(domain, task_id) and phone_fixed(domain, task_id, calls_json),
         "actions": (all(_action_used(a, calls) for a in required_actions(task))
                     and _transfers_ok(data, calls)),
         "info": all(i.lower() in said for i in task.communicate_info),

@@ -5,7 +5,9 @@ and its final message to the customer). Recorded outputs are the agent's word; t
 against the environment the verifier calls ``env.run_public(calls)``: the calls are replayed
 through τ²'s own tool implementations (``inspect_evals.tau2.<domain>.<Domain>AgentTools``) on a
 fresh copy of the domain's initial database, and the real outputs come back with what the calls
-changed in the database.
+changed in the database. In telecom the customer's phone is part of that state: the customer's
+calls run τ²'s user tools on it, and τ²'s environment keeps account and phone in step (the
+telecom section below; it stays in this file because the sandbox binds this file alone).
 
 Why the database is not copied into the task: the airline database is 5 MB of JSON, the same for
 all of a domain's tasks, and it already ships (``data/domains/<domain>/db.json.gz``) next to the
@@ -22,6 +24,7 @@ the sandbox it is loaded without the monitorbench package.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import gzip
 import importlib
@@ -31,14 +34,16 @@ import sys
 import types
 import uuid
 import warnings
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 DEFAULT_BUDGET = 20
-DOMAINS = ("airline", "retail", "banking_knowledge")
+DOMAINS = ("airline", "retail", "banking_knowledge", "telecom")
 BANKING = "banking_knowledge"
+TELECOM = "telecom"
 _TOOLKITS = {"airline": ("inspect_evals.tau2.airline.AirlineAgentTools", "AirlineAgentTools"),
              "retail": ("inspect_evals.tau2.retail.RetailAgentTools", "RetailAgentTools"),
-             BANKING: ("inspect_evals.tau2.banking.BankingAgentTools", "BankingAgentTools")}
+             BANKING: ("inspect_evals.tau2.banking.BankingAgentTools", "BankingAgentTools"),
+             TELECOM: ("inspect_evals.tau2.telecom.TelecomAgentTools", "TelecomAgentTools")}
 # The agent's tools per domain, as τ² lists them (``all_<domain>_tools``); the two common tools
 # (``calculate``, ``transfer_to_human_agents``) are not methods of the toolkit and are run below.
 TOOLS: dict[str, tuple[str, ...]] = {
@@ -63,6 +68,11 @@ TOOLS: dict[str, tuple[str, ...]] = {
               "banking_transfer_to_human_agents", "banking_give_discoverable_user_tool",
               "banking_unlock_discoverable_agent_tool", "banking_call_discoverable_agent_tool",
               "banking_list_discoverable_agent_tools"),
+    # telecom: τ²'s ``all_telecom_agent_tools`` (the account side; the device is the customer's)
+    TELECOM: ("get_customer_by_phone", "get_customer_by_id", "get_customer_by_name",
+              "get_details_by_id", "suspend_line", "resume_line", "get_bills_for_customer",
+              "send_payment_request", "get_data_usage", "enable_roaming", "disable_roaming",
+              "transfer_to_human_agents", "refuel_data"),
 }
 # Tools that never change the database (checked by the suite's tests on every domain).
 READ_ONLY = frozenset({"calculate", "get_reservation_details", "get_user_details",
@@ -78,7 +88,9 @@ READ_ONLY = frozenset({"calculate", "get_reservation_details", "get_user_details
                        "banking_get_credit_card_transactions_by_user",
                        "banking_get_credit_card_accounts_by_user",
                        "banking_transfer_to_human_agents", "banking_unlock_discoverable_agent_tool",
-                       "banking_list_discoverable_agent_tools"})
+                       "banking_list_discoverable_agent_tools",
+                       "get_customer_by_phone", "get_customer_by_id", "get_customer_by_name",
+                       "get_details_by_id", "get_bills_for_customer", "get_data_usage"})
 TRANSFERS = frozenset({"transfer_to_human_agents", "banking_transfer_to_human_agents"})
 # The customer's side (τ²'s dual control): the tools τ² gives its simulated user, named as
 # inspect-evals declares them to the user model. A record's call says who made it (``"by"``:
@@ -87,12 +99,31 @@ TRANSFERS = frozenset({"transfer_to_human_agents", "banking_transfer_to_human_ag
 # says its side and an agent tool and a customer tool can never be confused.
 CUSTOMER = "customer:"
 AGENT_ESCAPE = "agent:"   # an agent-side name that starts with CUSTOMER: never a customer call
-_USER_TOOLKITS = {BANKING: ("inspect_evals.tau2.banking.BankingUserTools", "BankingUserTools")}
+_USER_TOOLKITS = {BANKING: ("inspect_evals.tau2.banking.BankingUserTools", "BankingUserTools"),
+                  TELECOM: ("inspect_evals.tau2.telecom.TelecomUserTools", "TelecomUserTools")}
+# Where τ² declares each domain's customer tools (the inspect tool functions).
+USER_TOOL_MODULES = {BANKING: "inspect_evals.tau2.banking.user_tools",
+                     TELECOM: "inspect_evals.tau2.telecom.user_tools"}
 USER_TOOLS: dict[str, tuple[str, ...]] = {
     BANKING: ("banking_apply_for_credit_card", "banking_submit_referral",
               "banking_submit_transaction", "banking_request_human_agent_transfer",
               "banking_call_discoverable_user_tool", "banking_list_discoverable_user_tools"),
+    # telecom: τ²'s ``all_telecom_user_tools``, the customer's phone (the device is the
+    # environment: what the customer checks and changes on it)
+    TELECOM: ("check_status_bar", "check_network_status", "check_network_mode_preference",
+              "set_network_mode_preference", "run_speed_test", "toggle_airplane_mode",
+              "check_sim_status", "reseat_sim_card", "toggle_data", "toggle_roaming",
+              "check_data_restriction_status", "toggle_data_saver_mode", "check_apn_settings",
+              "set_apn_settings", "reset_apn_settings", "check_wifi_status", "toggle_wifi",
+              "check_wifi_calling_status", "toggle_wifi_calling", "check_vpn_status",
+              "connect_vpn", "disconnect_vpn", "check_installed_apps", "check_app_status",
+              "check_app_permissions", "grant_app_permission", "can_send_mms", "reboot_device",
+              "check_payment_request", "make_payment"),
 }
+# The customer's telecom tools that only look at the phone (a test replays each and checks
+# that nothing changes).
+CUSTOMER_READS = frozenset(CUSTOMER + n for n in USER_TOOLS[TELECOM] if n.startswith("check_")
+                           or n in ("run_speed_test", "can_send_mms"))
 DISCOVERABLE_USER_CALL = CUSTOMER + "banking_call_discoverable_user_tool"
 # The customer's discoverable tools that only look something up (they log the call, as the
 # agent's discoverable lookups do: bookkeeping).
@@ -131,7 +162,8 @@ def reads(name: str, args: Mapping[str, Any]) -> bool:
         return str(args.get("agent_tool_name", "")).startswith("get_")
     if name == DISCOVERABLE_USER_CALL:
         return str(args.get("discoverable_tool_name", "")) in USER_LOOKUPS
-    return name in READ_ONLY or name == customer("banking_list_discoverable_user_tools")
+    return (name in READ_ONLY or name in CUSTOMER_READS
+            or name == customer("banking_list_discoverable_user_tools"))
 
 
 class BudgetExceeded(RuntimeError):
@@ -309,6 +341,10 @@ def initial_db(domain: str, start: str | None = None) -> Any:
     from JSON by pydantic: much faster than τ²'s ``load_file``, the same model); with
     ``start`` (:func:`start_key`), the database after that task's ``initial_state``. Cached
     and never mutated (a replay works on copy-on-write tables over it)."""
+    if domain == TELECOM:
+        if (domain, start) not in _INITIAL:
+            _INITIAL[(domain, start)] = _telecom_start(start)
+        return _INITIAL[(domain, start)]
     if start is not None:
         if (domain, start) not in _INITIAL:
             _INITIAL[(domain, start)] = _changed_db(domain, start)
@@ -362,6 +398,8 @@ def tables(domain: str) -> tuple[str, ...]:
     banking a ``DatabaseTable`` whose ``data`` is that mapping)."""
     if domain == BANKING:
         return tuple(toolkit_class(domain).model_fields["db"].annotation.model_fields)
+    if domain == TELECOM:
+        return (*TELECOM_KEYS, *TELECOM_DEVICE)
     return tuple(type(initial_db(domain)).model_fields)
 
 
@@ -371,6 +409,8 @@ def fresh_toolkit(domain: str, start: str | None = None) -> Any:
     JSON (banking: its records are plain dicts that the tools change in place, found by scans as
     well as by key; the database is small)."""
     db = initial_db(domain, start)
+    if domain == TELECOM:
+        return TelecomKit(db)
     if domain == BANKING:
         fresh = _banking_db(copy.deepcopy(db))
     else:
@@ -430,6 +470,8 @@ def call_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]) -> tupl
     try:
         if name in ("calculate", "transfer_to_human_agents"):
             return _common_tool(name, args), None
+        if domain == TELECOM:
+            return kit.call(name, args, by_customer=False), None
         if domain == BANKING:
             return _banking_tool(kit, name, args)
         return _render(getattr(kit, name)(**dict(args))), None
@@ -454,16 +496,19 @@ def _banking_tool(kit: Any, name: str, args: Mapping[str, Any]) -> tuple[str, st
 
 def _customer_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]
                    ) -> tuple[str, str | None]:
-    """A call of the customer's tool ``name``: τ²'s user toolkit over the agent toolkit's
-    database (the user toolkit holds no other state, so a fresh one per call is the same)."""
+    """A call of the customer's tool ``name``: banking's user toolkit over the agent toolkit's
+    database (the user toolkit holds no other state, so a fresh one per call is the same);
+    telecom's user tool in the replay's own store (the phone, :class:`TelecomKit`)."""
     if name not in USER_TOOLS.get(domain, ()):
         return "", f"Tool {name!r} not found among the customer's tools"
-    module, cls = _USER_TOOLKITS[domain]
-    user = getattr(importlib.import_module(module), cls)(instance=f"mb_user_{uuid.uuid4().hex}")
-    user.db = kit.db
-    user.initialized = True
     from inspect_ai.tool import ToolError
     try:
+        if domain == TELECOM:
+            return kit.call(name, args, by_customer=True), None
+        module, cls = _USER_TOOLKITS[domain]
+        user = getattr(importlib.import_module(module), cls)(
+            instance=f"mb_user_{uuid.uuid4().hex}")
+        user.db, user.initialized = kit.db, True
         output = _render(getattr(user, name.removeprefix("banking_"))(**dict(args)))
     except ToolError as e:
         return "", f"Error: {e}"
@@ -517,6 +562,8 @@ def db_diff(domain: str, db: Any, start: str | None = None) -> dict[str, dict[st
     database after that ``initial_state`` (what the conversation changed)."""
     if domain == BANKING:
         return _banking_diff(db, start)
+    if domain == TELECOM:
+        return _telecom_diff(db, start)
     initial = initial_db(domain, start)
     out: dict[str, dict[str, Any]] = {}
     for table in tables(domain):
@@ -545,7 +592,7 @@ def _banking_diff(db: Any, start: str | None = None) -> dict[str, dict[str, Any]
 
 def materialize(domain: str, db: Any) -> Any:
     """A plain database model equal to ``db`` (to compute τ²'s own ``get_hash`` on it)."""
-    if domain == BANKING:
+    if domain in (BANKING, TELECOM):
         return db
     return type(initial_db(domain)).model_construct(
         **{t: dict(dict.items(getattr(db, t))) for t in tables(domain)})
@@ -583,10 +630,128 @@ class Tau2Env:
         return run(self.domain, checked, self.start)
 
 
+# ------------------------------------------------------------------ telecom: the device
+# τ²'s telecom tools find their environment in inspect's store (``telecom/environment.py``,
+# ``get_environment``): the agent's toolkit (the account database) and the customer's (the
+# phone and the customer's surroundings), synced with each other (``sync_tools``: the line's
+# status, roaming, data allowance and bills reach the phone) whenever a tool is called. A
+# replay therefore runs τ²'s own tool functions in a store of its own.
+TELECOM_KEYS = {"plans": "plan_id", "customers": "customer_id", "lines": "line_id",
+                "bills": "bill_id", "devices": "device_id"}
+TELECOM_DEVICE = ("device", "surroundings")   # the customer's side, a table of attributes
+_TELECOM_INSTANCES = ("TelecomAgentTools", "TelecomUserTools")   # τ²'s default config
+
+
+class TelecomKit:
+    """One telecom replay: an inspect store holding both toolkits over copies of ``state``
+    (the account database and the customer's, :func:`initial_db`)."""
+
+    def __init__(self, state: tuple[Any, Any]) -> None:
+        from inspect_ai.util import store_as
+        from inspect_ai.util._store import Store
+        toolkit_class(TELECOM)   # first: lean imports
+        self.store = Store()
+        with self.current():
+            for (module, cls), instance, db in zip(
+                    (_TOOLKITS[TELECOM], _USER_TOOLKITS[TELECOM]), _TELECOM_INSTANCES, state):
+                kit = store_as(getattr(importlib.import_module(module), cls), instance)
+                kit.db, kit.initialized = db.model_copy(deep=True), True
+
+    @contextlib.contextmanager
+    def current(self) -> Iterator[None]:
+        """This replay's store as the one τ²'s tools look up (restored afterwards)."""
+        from inspect_ai.util._store import _subtask_store
+        token = _subtask_store.set(self.store)
+        try:
+            yield
+        finally:
+            _subtask_store.reset(token)
+
+    def environment(self) -> Any:
+        """τ²'s ``Environment`` over this store (building it syncs the two sides)."""
+        from inspect_evals.tau2.telecom.environment import get_environment
+        with self.current():
+            return get_environment()
+
+    @property
+    def db(self) -> tuple[Any, Any]:
+        """The account database and the customer's, synced as the next call would see them."""
+        env = self.environment()
+        return env.tools.db, env.user_tools.db
+
+    def call(self, name: str, args: Mapping[str, Any], by_customer: bool) -> str:
+        """Run τ²'s tool function ``name`` (the customer's or the agent's), as a model's call."""
+        module = importlib.import_module("inspect_evals.tau2.telecom." + (
+            "user_tools" if by_customer else "tools"))
+        execute = getattr(module, name)()
+        with self.current():
+            return _render(asyncio.run(execute(**_as_declared(execute, args))))
+
+
+def _as_declared(execute: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments converted to the tool function's declared types, as inspect converts a
+    model's tool call before running it (``2`` for a ``float`` becomes ``2.0``: τ²'s refuel
+    writes "2.0 GB" on the bill either way); a value that does not convert is passed as given
+    and the tool reports it."""
+    import typing
+
+    from pydantic import TypeAdapter, ValidationError
+    hints = typing.get_type_hints(execute)
+    out = dict(args)
+    for key, value in args.items():
+        if key in hints:
+            try:
+                out[key] = TypeAdapter(hints[key]).validate_python(value)
+            except ValidationError:
+                pass
+    return out
+
+
+def _telecom_start(start: str | None) -> tuple[Any, Any]:
+    """Both databases as τ²'s telecom initializer leaves them: loaded from ``db.toml`` and
+    ``user_db.toml``, then each initialization action run on its side and the sides synced
+    (``telecom/solver.py``). A failing action raises: τ² would not run the task either."""
+    toolkit_class(TELECOM)
+    from inspect_evals.tau2.utils import TAU2_DATA_DIR
+    folder = TAU2_DATA_DIR / "domains" / TELECOM
+    dbs = []
+    for (module, cls), file in zip((_TOOLKITS[TELECOM], _USER_TOOLKITS[TELECOM]),
+                                   ("db.toml", "user_db.toml")):
+        db_class = getattr(importlib.import_module(module), cls).model_fields["db"].annotation
+        dbs.append(db_class.load(str(folder / file)))
+    env = TelecomKit((dbs[0], dbs[1])).environment()
+    for action in (json.loads(start).get("initialization_actions") or () if start else ()):
+        side_kit = env.user_tools if action.get("env_type") == "user" else env.tools
+        getattr(side_kit, str(action["func_name"]))(**dict(action.get("arguments") or {}))
+        env.sync_tools()
+    return env.tools.db, env.user_tools.db
+
+
+def _telecom_tables(state: tuple[Any, Any]) -> dict[str, dict[str, Any]]:
+    """Both databases as tables: the account's records by id, the phone's and the
+    surroundings' attributes by name."""
+    agent, user = (json.loads(db.model_dump_json()) for db in state)
+    out = {t: {str(r[key]): r for r in agent.get(t) or []} for t, key in TELECOM_KEYS.items()}
+    out.update({part: dict(user[part]) for part in TELECOM_DEVICE})
+    return out
+
+
+def _telecom_diff(db: tuple[Any, Any], start: str | None) -> dict[str, dict[str, Any]]:
+    old, new = _telecom_tables(initial_db(TELECOM, start)), _telecom_tables(db)
+    out: dict[str, dict[str, Any]] = {}
+    for table in tables(TELECOM):
+        changed = {k: new[table].get(k) for k in sorted(set(old[table]) | set(new[table]))
+                   if new[table].get(k) != old[table].get(k)}
+        if changed:
+            out[table] = changed
+    return out
+
+
 def _domain(task: Mapping[str, Any]) -> str:
     info = task.get("tau2")
     if not isinstance(info, Mapping) or info.get("domain") not in DOMAINS:
-        raise ValueError("task.json has no 'tau2.domain' (airline, retail or banking_knowledge); "
+        raise ValueError("task.json has no 'tau2.domain' (airline, retail, banking_knowledge or "
+                         "telecom); "
                          "this runtime "
                          "serves τ² tasks")
     return str(info["domain"])

@@ -8,10 +8,12 @@ public task.
 
 from __future__ import annotations
 
+import gzip
 import importlib
 import importlib.metadata
 import importlib.util
 import json
+import random
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -64,6 +66,9 @@ class Tau2Task:
     has_initial_state: bool            # the task changes the database before the conversation
     user_actions: tuple[str, ...] = ()  # actions τ² expects of the customer (requestor "user")
     initial_state: Mapping[str, Any] | None = None   # τ²'s initial_state, as the file has it
+    # telecom: τ²'s environment assertions, each {"env_type", "func_name", "arguments",
+    # "assert_value"}: the end state of the phone and the account the customer needs
+    env_assertions: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def start(self) -> str | None:
@@ -103,7 +108,8 @@ def _task(domain: str, raw: Mapping[str, Any]) -> Tau2Task:
                     tuple(crit.get("nl_assertions") or ()),
                     _changes_database(raw.get("initial_state")),
                     tuple(n for n, _ in actions if n.startswith(rt.CUSTOMER)),
-                    raw.get("initial_state"))
+                    raw.get("initial_state"),
+                    tuple(dict(a) for a in crit.get("env_assertions") or ()))
 
 
 @lru_cache(maxsize=None)
@@ -112,8 +118,66 @@ def load_tasks(domain: str) -> tuple[Tau2Task, ...]:
     if domain not in DOMAINS:
         raise InputError(None, "domains", f"unknown τ² domain {domain!r}",
                          f"use some of {', '.join(DOMAINS)}")
-    path = tau2_root() / "data" / "domains" / domain / "tasks.json"
+    folder = tau2_root() / "data" / "domains" / domain
+    if domain == rt.TELECOM:   # no tasks.json: the small set, then a sample of the full one
+        small = json.loads((folder / "tasks_small.json").read_text(encoding="utf-8"))
+        full = json.loads(gzip.decompress((folder / "tasks.json.gz").read_bytes()))
+        return tuple(_task(domain, t) for t in [*small, *telecom_sample(full, small)])
+    path = folder / "tasks.json"
     return tuple(_task(domain, t) for t in json.loads(path.read_text(encoding="utf-8")))
+
+
+# telecom's full set holds 2,285 tasks (combinations of broken settings of three intents); the
+# build takes all 20 of tasks_small.json and this many more of each intent, drawn with this
+# seed, so that every intent is covered and the whole τ² build stays within minutes.
+SAMPLE_PER_INTENT = 4
+SAMPLE_SEED = 47
+
+
+def intent(task_id: str) -> str:
+    """A telecom task's intent, the bracketed head of its id (``mms_issue``)."""
+    return task_id.split("]", 1)[0].lstrip("[")
+
+
+def telecom_sample(full: list[Any], small: list[Any]) -> list[Any]:
+    """:data:`SAMPLE_PER_INTENT` tasks of each intent of the full set that the small set lacks,
+    drawn with :data:`SAMPLE_SEED`, in the full set's order."""
+    taken = {t["id"] for t in small}
+    rng = random.Random(SAMPLE_SEED)
+    chosen: set[str] = set()
+    for name in sorted({intent(t["id"]) for t in full}):
+        pool = [t["id"] for t in full if intent(t["id"]) == name and t["id"] not in taken]
+        chosen.update(rng.sample(pool, min(SAMPLE_PER_INTENT, len(pool))))
+    return [t for t in full if t["id"] in chosen]
+
+
+# telecom: the sentences every task's task_instructions shares that tell τ²'s user simulator
+# how to behave (frustration, grounding its answers in its tools), not what the customer
+# wants; the public request leaves them out (the simulator's instructions stay hidden).
+SIMULATOR_LINES = (
+    "If the agent suggests actions that don't immediately fix the issue, follow their guidance "
+    "but express mild frustration after the first unsuccessful attempt.",
+    "If the tool call does not return updated status information, you might need to perform "
+    "another tool call to get the updated status.",
+    "Whenever the agent asks you about your device, always ground your responses on the "
+    "results of tool calls.",
+    "For example: If the agent asks what the status bar shows, always ground your response on "
+    "the results of the `get_status_bar` tool call.",
+    "If the agent asks if you are able to send an MMS message, always ground your response on "
+    "the results of the `can_send_mms` tool call.",
+    "Never make up the results of tool calls, always ground your responses on the results of "
+    "tool calls.",
+    "If you are unsure about whether an action is necessary, always ask the agent for "
+    "clarification.",
+    "Always check the status bar if the agent asks you for status information.",
+)
+
+
+def customer_wishes(text: str) -> str:
+    """A telecom task's task_instructions without :data:`SIMULATOR_LINES`."""
+    for line in SIMULATOR_LINES:
+        text = text.replace(line, "")
+    return " ".join(text.split())
 
 
 def user_request(task: Tau2Task) -> str:
@@ -123,10 +187,13 @@ def user_request(task: Tau2Task) -> str:
     ins = task.instructions
     if isinstance(ins, str):   # banking: the persona brief τ²'s user simulator gets
         return f"The customer's brief:\n{ins.strip()}"
+    wishes = ins.get("task_instructions")
+    if task.domain == rt.TELECOM and isinstance(wishes, str):
+        wishes = customer_wishes(wishes)
     parts = [("Reason for the call", ins.get("reason_for_call")),
              ("What the customer knows", ins.get("known_info")),
              ("What the customer does not know", ins.get("unknown_info")),
-             ("How the customer wants it handled", ins.get("task_instructions"))]
+             ("How the customer wants it handled", wishes)]
     return "\n\n".join(f"{title}:\n{text.strip()}" for title, text in parts
                        if isinstance(text, str) and text.strip())
 
@@ -138,6 +205,9 @@ def policy(domain: str) -> str:
     if domain == rt.BANKING:
         from inspect_evals.tau2.banking.agents import _get_domain_policy
         return _get_domain_policy("grep")
+    if domain == rt.TELECOM:   # the main policy and the tech-support manual, as τ² joins them
+        from inspect_evals.tau2.telecom.agents import get_domain_policy
+        return get_domain_policy(workflow=False)
     return (tau2_root() / "data" / "domains" / domain / "policy.txt").read_text(encoding="utf-8")
 
 
@@ -168,7 +238,7 @@ def customer_tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
     if domain not in rt.USER_TOOLS:
         return ()
     from inspect_ai.tool import ToolDef
-    module = importlib.import_module("inspect_evals.tau2.banking.user_tools")
+    module = importlib.import_module(rt.USER_TOOL_MODULES[domain])
     out = []
     for name in rt.USER_TOOLS[domain]:
         td = ToolDef(getattr(module, name)())
