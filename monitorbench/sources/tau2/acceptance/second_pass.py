@@ -31,17 +31,45 @@ def sample(seed: int = SAMPLE_SEED, per_domain: int = PER_DOMAIN) -> list[tuple[
 
 SECOND_PASS = "second_pass.json"
 OVERLAP = 0.6
+# A blind third pass (after the records' question review): 6 tasks of each of the four domains,
+# telecom's included, drawn by random.Random(4747) among the recorded tasks the second pass did
+# not sample (:func:`third_sample`).
+THIRD_PASS = "third_pass.json"
+THIRD_SEED = 4747
+THIRD_DOMAINS = ("airline", "retail", "banking_knowledge", "telecom")
+THIRD_PER_DOMAIN = 6
 
 
-def load_second_pass() -> dict[str, dict]:
-    """The second-pass records, ``{"<domain>/<task_id>": AcceptanceRecord}`` (validated)."""
+def third_sample() -> list[tuple[str, str]]:
+    """The third pass's ``(domain, task_id)`` pairs (see :data:`THIRD_PASS`)."""
+    from monitorbench.sources.tau2 import source as src
+    from monitorbench.sources.tau2.acceptance import load_records
+
+    before = set(sample())
+    rng = random.Random(THIRD_SEED)
+    picked = []
+    for domain in THIRD_DOMAINS:
+        recorded = load_records(domain)
+        ids = [t.task_id for t in src.load_tasks(domain)
+               if (domain, t.task_id) not in before and t.task_id in recorded]
+        picked += [(domain, task_id) for task_id in rng.sample(ids, THIRD_PER_DOMAIN)]
+    return picked
+
+
+def load_pass(name: str = SECOND_PASS) -> dict[str, dict]:
+    """A blind pass's records, ``{"<domain>/<task_id>": AcceptanceRecord}`` (validated)."""
     import json
 
     from monitorbench.sources.tau2.acceptance import HERE, parse_record
 
-    path = HERE / SECOND_PASS
+    path = HERE / name
     data = json.loads(path.read_text(encoding="utf-8"))
     return {key: parse_record(path, key, raw) for key, raw in data["tasks"].items()}
+
+
+def load_second_pass() -> dict[str, dict]:
+    """The second-pass records (:func:`load_pass`)."""
+    return load_pass(SECOND_PASS)
 
 
 def _norm(text: str) -> str:
@@ -91,7 +119,7 @@ def _found(item, same: list, other: list) -> str:
     return "only"
 
 
-def compare() -> dict:
+def compare(name: str = SECOND_PASS) -> dict:
     """The item-by-item agreement of the second pass with the first-pass records.
 
     Item by item, both ways: each first-pass item is looked for among the second pass's items of
@@ -105,8 +133,8 @@ def compare() -> dict:
     passes over all their items."""
     from monitorbench.sources.tau2.acceptance import load_records
 
-    second = load_second_pass()
-    firsts = {d: load_records(d) for d in DOMAINS}
+    second = load_pass(name)
+    firsts = {d: load_records(d) for d in {key.split("/", 1)[0] for key in second}}
     keys = ("first", "second", "first_matched", "second_matched", "first_kind_differs",
             "second_kind_differs", "only_first", "only_second")
     totals: dict = {k: dict.fromkeys(keys, 0) for k in KINDS}
