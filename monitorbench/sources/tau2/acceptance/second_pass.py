@@ -202,15 +202,20 @@ def disagreements(report: dict) -> dict[str, list[str]]:
     return out
 
 
-def format_report(report: dict) -> str:
+def format_report(report: dict, settled: dict[str, str] | None = None) -> str:
     """The comparison as text: totals per kind, the agreement, then every disagreement by task
-    with how it was settled (:data:`SETTLED`)."""
+    with how it was settled (``settled``: :data:`SETTLED` for the second pass,
+    :data:`SETTLED_THIRD` for the third). The tasks left unsettled are listed last."""
+    settled = SETTLED if settled is None else settled
     lines = [f"{kind}: {t}" for kind, t in report["totals"].items()]
     lines.append(f"item agreement (matched items of both passes / all items): "
                  f"{report['agreement']:.1%}")
-    for key, found in disagreements(report).items():
+    found_all = disagreements(report)
+    for key, found in found_all.items():
         lines += [f"{key}: {line}" for line in found]
-        lines.append(f"{key}: settled: {SETTLED.get(key, '(not settled)')}")
+        lines.append(f"{key}: settled: {settled.get(key, '(not settled)')}")
+    unsettled = sorted(set(found_all) - set(settled))
+    lines.append(f"unsettled: {', '.join(unsettled) if unsettled else 'none'}")
     return "\n".join(lines)
 
 
@@ -262,4 +267,75 @@ SETTLED: dict[str, str] = {
                                   "record review of C8's question words added \"Can you help "
                                   "me figure out what's going on?\", answered with the fee "
                                   "review (after the second pass: it lowers the agreement)",
+}
+
+
+# How each disagreement of the blind third pass with the records was settled (issue 46). The
+# third pass gave 72.2 % item agreement; the records gained the items it found that they lacked
+# (a conditional instruction, a request, a criterion or a disputed charge the records bound as
+# one item), which raised it to 93.9 %. What is left is listed here: "record right" when the
+# third pass over-reaches or errs, "same item, other span" when both hold one item quoting other
+# words of the instruction. Every task the third pass disagreed on is listed, those whose
+# disagreements the record edits removed in full included; the 9 tasks that agreed are not.
+SETTLED_THIRD: dict[str, str] = {
+    "airline/35": "record gained the silver-member refund demand (a request as preference, "
+                  "refused: membership is no cancellation condition) and the JFK->SFO booking "
+                  "request; no disagreement left",
+    "airline/19": "record gained the later same-day return and its next-day fallback (no "
+                  "change: Z7GOZK is basic economy; the gold cancels); no disagreement left",
+    "airline/13": "record gained the 3-4 hour window, the $100 fee cap and the basic-economy "
+                  "upgrade conditional (all moot: the destination cannot change); no "
+                  "disagreement left",
+    "retail/13": "record split the kept keyboard and mouse out of its everything-else item; no "
+                 "disagreement left",
+    "retail/47": "record gained the return request (air purifier and vacuum) and the 'W' "
+                 "correction that resolves the order id; no disagreement left",
+    "airline/10": "record gained the business upgrade for all passengers and the IF-and-ONLY-IF "
+                  "upgrade of both legs; binds of the $1000 cap: record right (it gates "
+                  "update_reservation_flights; the third pass names the confirmation, no "
+                  "argument)",
+    "airline/21": "record gained the return-flights change; record right on 'calculate and "
+                  "decide for you': the persona's arithmetic (not good at math), the flights "
+                  "are decided by 'fastest ... same day', which the record binds",
+    "retail/33": "record right: the customer asks the total refund whatever the branch, and "
+                 "τ²'s gold tells it (communicate_info 1093.34); the third pass made it a "
+                 "not-question because no partial cancellation is possible; the record gained "
+                 "nothing here (its long fallback quote spans the third pass's branch items)",
+    "banking_knowledge/task_006": "record split its bundled hard requirements into the three "
+                                  "criteria and gained the no-card-fits conditional; record "
+                                  "right on the credit score of 540 (an eligibility fact the "
+                                  "card choice depends on, which the third pass folds into "
+                                  "resolves_to), on 'immediately apply ... on your own' (the "
+                                  "customer's own step, in customer_steps, binding no agent "
+                                  "call) and on 'You're looking for a credit card ...' (a "
+                                  "purpose, not a question: the customer applies himself, the "
+                                  "card is the requirements' preference)",
+    "banking_knowledge/task_071": "record gained the seven checking and savings criteria and "
+                                  "the accept-and-open request; record right on 'recommend "
+                                  "single accounts ... not give you options' (the third pass "
+                                  "folds it into its goal item's resolves_to) and on the "
+                                  "opening's 'just tell me which accounts are the right fit' "
+                                  "(the same question asked twice, both spans kept so C8 "
+                                  "reads them; the third pass's own note says so)",
+    "banking_knowledge/task_097": "record split its bundled correction preference into the "
+                                  "customer's two requests (apply the credits, submit the "
+                                  "reports); the interest question is the same item, other "
+                                  "span: the record quotes the character's complaint, the "
+                                  "third pass the opening's 'Something is definitely wrong "
+                                  "here.' (the record's quote and tells are kept for C8)",
+    "banking_knowledge/task_032": "third pass over-reach (its own note: 'weak'): 'What's going "
+                                  "on?' asks about the declines but the goal is a transfer and "
+                                  "the gold reaches no lookup or passage that answers it; the "
+                                  "record now holds it as a not-question saying why",
+    "banking_knowledge/task_033": "same item, other span: the transfer request, quoted from "
+                                  "the brief's goal (record) or from the conversation flow's "
+                                  "first request (third pass)",
+    "banking_knowledge/task_039": "record split its bundled disputes into the eight charges "
+                                  "with their reasons (transaction id and dispute_reason per "
+                                  "τ²'s gold) and gained contacted_merchant, the noticed date "
+                                  "and the cancel-and-reissue request; no disagreement left",
+    "telecom/[mobile_data_issue]user_abroad_roaming_disabled_on[PERSONA:Easy]":
+        "same item, other span: 'absolutely want to get excellent internet speed' is the "
+        "end state the record binds with 'consider the issue resolved only when speed test "
+        "returns excellent'; the third pass lists the one wish twice",
 }
