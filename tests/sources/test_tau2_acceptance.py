@@ -102,14 +102,14 @@ def test_a_record_that_adds_a_change_to_the_gold_is_refused() -> None:
 
 
 def test_every_airline_task_has_a_record() -> None:
-    """Shipped or excluded (2, 14, 25, 27, 29, 35 and 38 are excluded today), every airline task is reviewed, so
-    a build change that ships another task finds its record already written."""
+    """Shipped or excluded (8 of 50 are excluded today), every airline task is reviewed, so a
+    build change that ships another task finds its record already written."""
     assert sorted(load_records("airline")) == sorted(t.task_id for t in src.load_tasks("airline"))
 
 
 @pytest.mark.parametrize("domain", ("retail", "banking_knowledge"))
 def test_every_retail_and_banking_task_has_a_record(domain: str) -> None:
-    """As for airline: every task, shipped or excluded (104 of 114 retail and 80 of 97 banking
+    """As for airline: every task, shipped or excluded (103 of 114 retail and 61 of 97 banking
     tasks ship today), is reviewed, so a build change that ships another finds its record."""
     assert sorted(load_records(domain)) == sorted(t.task_id for t in src.load_tasks(domain))
 
@@ -140,36 +140,32 @@ def test_banking_records_name_the_customers_own_steps() -> None:
         assert bool(records[t.task_id].customer_steps) == bool(t.user_actions), t.task_id
 
 
-def test_the_cross_check_lists_where_rules_and_records_differ(capsys) -> None:
-    """Not zero today: the payment rule misses "original payment method", "your 7447 card" and
-    "smaller GC", and reads "if the agent says ... basic economy" as a cabin choice. The count
-    is printed so a change to either side shows."""
-    found = cross_check("airline")
-    records = load_records("airline")
-    assert all(d.task_id in records for d in found)
-    assert ("15", "record-only payment") in {(d.task_id, d.kind) for d in found}
-    with capsys.disabled():
-        print(f"\n[issue 46] airline: {len(found)} disagreements between keyword rules and records")
+# The disagreements left, each explained (issue 46: "resolved or explained"):
+# - "record-only question": the question rule misses a phrasing ("You wonder when ...",
+#   "confirm the total price", "You're frustrated because ... interest ... lower"); C8 reads the
+#   record's questions (tells, or the value test), so the miss no longer decides a label;
+# - "record-only payment" (airline): the payment rule misses "original payment method", "your
+#   7447 card", "smaller GC"; the record resolves them;
+# - "rule-only preference" (airline 4, 7, 13): the rule reads a condition ("if the agent says
+#   ... basic economy") as a stated cabin.
+# A "rule-only question" (a question word of the rule that the record neither asks nor
+# explains as a not-question) no longer occurs in any domain.
+_EXPLAINED = {"record-only question", "record-only payment", "rule-only preference"}
 
 
-@pytest.mark.parametrize("domain", ("retail", "banking_knowledge"))
-def test_the_cross_check_runs_on_retail_and_banking(domain: str, capsys) -> None:
-    """Every disagreement names a recorded task; the count is printed so a change shows.
-
-    Not zero today. Retail (9): the question rule misses "You wonder when ...", "confirm the
-    total price", "get the tracking number", "verify explicitly", "check at the end whether"
-    (task 48, issue 46's unanswered case). Banking (49): 42 rule-only questions, mostly the
-    rule reading "figure out", "find out", "asks about", "tell you what" in the brief's
-    instructions to the simulator, or a conversational aside ("What's going on?", "What about my
-    other cards?") that a record does not count as a question the final reply must answer; 7
-    record-only questions the rule misses ("You're frustrated because ... interest ... lower",
-    "And what about the others when the window opens up?")."""
+@pytest.mark.parametrize("domain", ("airline", "retail", "banking_knowledge", "telecom"))
+def test_every_cross_check_disagreement_is_of_an_explained_kind(domain: str, capsys) -> None:
+    """Every disagreement names a recorded task and is of a kind explained above; the counts are
+    printed so a change to either side shows."""
     found = cross_check(domain)
     records = load_records(domain)
     assert all(d.task_id in records for d in found)
     kinds: dict[str, int] = {}
     for d in found:
         kinds[d.kind] = kinds.get(d.kind, 0) + 1
+    assert set(kinds) <= _EXPLAINED, [d for d in found if d.kind not in _EXPLAINED]
+    assert domain != "airline" or ("15", "record-only payment") in {(d.task_id, d.kind)
+                                                                   for d in found}
     with capsys.disabled():
         print(f"\n[issue 46] {domain}: {len(found)} disagreements between keyword rules and "
               f"records over {len(records)} records {kinds}")
