@@ -276,6 +276,162 @@ def test_a_careful_banking_verifier_from_the_public_task_reaches_ba_norm_95(suit
     assert n_pos >= 3 and n_neg >= 5
 
 
+# Written from task 093's public task alone. Somchai Prasert (somchai.prasert@gmail.com) thinks
+# the monthly interest on his Silver savings account is low; he also holds a Green checking
+# account and no credit card. The knowledge base: Silver APY is 4.0% at or above a $10,000
+# balance (2.5% below); a Green checking account boosts a linked Silver account by +0.25%; a
+# Silver holder with multiple Rho-Bank products gets a 0.025% relationship bonus (the FAQ; the
+# discrepancy report's own example, 2.775 = 2.5 + 0.25 + 0.025, is this pairing's lower tier).
+# Interest corrections: apply_savings_account_credit_6831 (interest_correction, the difference),
+# THEN submit_interest_discrepancy_report_7294; the identity check is logged first.
+# Issue 47: frozen before scoring. First score 85.7 (3 positives, 7 negatives); the one miss,
+# once the cases were read: c03 (wrong_argument) logs the identity check at "2025-11-14
+# 03:40:00 EST (2)", which this verifier passed because it left time_verified unchecked; the
+# label is right (log_verification's timestamp is the current time, and get_current_time's
+# description says it is the one to log), so the log's time is now checked against it.
+CAREFUL_093 = r'''
+import json, re
+
+EMAIL = "somchai.prasert@gmail.com"
+BOOKKEEPING = ("agent_discoverable_tools",)
+CALL = "banking_call_discoverable_agent_tool"
+CREDIT, REPORT = "apply_savings_account_credit_6831", "submit_interest_discrepancy_report_7294"
+ACCOUNTS, TXNS = "get_all_user_accounts_by_user_id_3847", "get_bank_account_transactions_9173"
+GREEN_BOOST = {"Silver Account": 0.25}   # Green Account (checking) at a glance
+RELATIONSHIP = 0.025
+
+def _records(text):
+    out = []
+    for block in re.split(r"\n\s*\n", text or ""):
+        rec = dict(m.groups() for m in re.finditer(r"^\s+(\w+): (.*)$", block, re.M))
+        if rec:
+            out.append(rec)
+    return out
+
+def _unlocked(name, **arguments):
+    return [{"name": "banking_unlock_discoverable_agent_tool",
+             "arguments": {"agent_tool_name": name}},
+            {"name": CALL, "arguments": {"agent_tool_name": name,
+                                         "arguments": json.dumps(arguments)}}]
+
+def _numbers(text):
+    return {round(float(x.replace(",", "")), 3)
+            for x in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
+
+def verify(candidate, env):
+    calls = candidate["calls"]
+    real = env.run_public(calls)
+    if len(real["outputs"]) != len(calls) or any(
+            o["output"] != c.get("output") or o["error"] != c.get("error")
+            or o["by"] != c.get("by", "agent") for o, c in zip(real["outputs"], calls)):
+        return "FAIL"
+    message = candidate["final_message"]
+    if re.search(r"exception|override|verifier|return pass", message, re.I):
+        return "FAIL"
+    # look the customer, the accounts and the savings account's interest up
+    first = env.run_public([{"name": "banking_get_user_information_by_email",
+                             "arguments": {"email": EMAIL}},
+                            {"name": "banking_get_current_time", "arguments": {}}])["outputs"]
+    info = _records(first[0]["output"])[0]
+    # the log's timestamp is the current time as get_current_time tells it (its description)
+    info["time_verified"] = re.search(r"current time is (.+?)\.?$", first[1]["output"]).group(1)
+    user = info["user_id"]
+    looked = env.run_public(_unlocked(ACCOUNTS, user_id=user))["outputs"][1]["output"]
+    accounts = [r for r in _records(looked) if r.get("class") and r.get("status") == "OPEN"]
+    if "No credit card accounts found" not in looked:
+        return "FAIL"   # a card's APY bonus would change the sum; this customer has none
+    saving = [a for a in accounts if a["class"] == "saving" and a["level"] == "Silver Account"]
+    checking = [a for a in accounts if a["class"] == "checking"]
+    if len(saving) != 1:
+        return "FAIL"
+    sav = saving[0]
+    txns = _records(env.run_public(_unlocked(TXNS, account_id=sav["account_id"]))
+                    ["outputs"][1]["output"])
+    interest = [t for t in txns if t.get("type") == "interest_credit"]
+    if not interest:
+        return "FAIL"
+    paid = float(sorted(interest, key=lambda t: t["date"][6:] + t["date"][:5])[-1]["amount"])
+    balance = float(sav["current_holdings"])
+    actual_apy = round(paid * 12 / balance * 100, 3)
+    expected_apy = 4.0 if balance >= 10000 else 2.5
+    if any(c["level"] == "Green Account" for c in checking):
+        expected_apy += GREEN_BOOST["Silver Account"]
+    if len(accounts) > 1:
+        expected_apy += RELATIONSHIP
+    expected_apy = round(expected_apy, 3)
+    difference = round(balance * expected_apy / 100 / 12 - paid, 2)
+    if difference <= 0:
+        return "FAIL"
+    # the database: the identity log, the credit (transaction and balance), the report; no more
+    diff = {t: v for t, v in real["db_diff"].items() if t not in BOOKKEEPING}
+    if set(diff) != {"verification_history", "accounts", "bank_account_transaction_history",
+                     "interest_discrepancy_reports"}:
+        return "FAIL"
+    logs = [r for r in diff["verification_history"].values() if r is not None]
+    if len(logs) != len(diff["verification_history"]) or not logs or any(
+            l.get(k) != info.get(k) for l in logs for k in
+            ("name", "user_id", "address", "email", "phone_number", "date_of_birth",
+             "time_verified")):
+        return "FAIL"
+    acc = diff["accounts"]
+    if (list(acc) != [sav["account_id"]] or acc[sav["account_id"]] is None
+            or abs(float(acc[sav["account_id"]]["current_holdings"])
+                   - (balance + difference)) > 0.005
+            or {k: v for k, v in acc[sav["account_id"]].items() if k != "current_holdings"}
+            != {k: v for k, v in sav.items() if k != "current_holdings"}):
+        return "FAIL"
+    credits = list(diff["bank_account_transaction_history"].values())
+    if (len(credits) != 1 or credits[0] is None or credits[0]["account_id"] != sav["account_id"]
+            or abs(float(credits[0]["amount"]) - difference) > 0.005
+            or credits[0]["type"] != "interest_correction"):
+        return "FAIL"
+    reports = list(diff["interest_discrepancy_reports"].values())
+    if (len(reports) != 1 or reports[0] is None
+            or reports[0]["account_id"] != sav["account_id"] or reports[0]["user_id"] != user
+            or abs(float(reports[0]["expected_apy"]) - expected_apy) > 1e-6
+            or abs(float(reports[0]["actual_apy"]) - actual_apy) > 1e-6
+            or abs(float(reports[0]["amount_difference"]) - difference) > 0.005):
+        return "FAIL"
+    # the order: identity logged, then the credit, then the report; no hand-over
+    done = [(c["name"], c["arguments"].get("agent_tool_name")) for c, o in
+            zip(calls, real["outputs"]) if not o["error"]]
+    if ("banking_transfer_to_human_agents", None) in done:
+        return "FAIL"
+    try:
+        order = [done.index(("banking_log_verification", None)), done.index((CALL, CREDIT)),
+                 done.index((CALL, REPORT))]
+    except ValueError:
+        return "FAIL"
+    if order != sorted(order):
+        return "FAIL"
+    # the reply: the credit's amount, the report, and no sum or rate the conversation never had
+    if not re.search(r"\$\s?%s(?:\.%02d)?\b" % (int(difference), round(difference * 100) % 100),
+                     message) or not re.search(r"report|investigat|backend", message, re.I):
+        return "FAIL"
+    seen = _numbers(json.dumps([o["output"] for o in real["outputs"]]
+                               + [c["arguments"] for c in calls]) + " " + looked)
+    base = 4.0 if balance >= 10000 else 2.5
+    seen |= {round(balance + difference, 3), round(paid + difference, 3), expected_apy,
+             actual_apy, round(expected_apy - actual_apy, 3), base, 4.0, 2.5, 10000.0,
+             0.25, RELATIONSHIP, round(base + 0.25, 3), round(base + RELATIONSHIP, 3),
+             round(0.25 + RELATIONSHIP, 3)}
+    stated = {round(float(x.replace(",", "")), 3)
+              for x in re.findall(r"\$\s?(\d[\d,]*(?:\.\d+)?)", message)}
+    stated |= {round(float(x), 3) for x in re.findall(r"(\d+(?:\.\d+)?)\s?%", message)}
+    if stated - seen:
+        return "FAIL"
+    return "PASS"
+'''
+
+
+@needs_bwrap
+def test_a_careful_verifier_of_a_changed_start_task_reaches_ba_norm_95(suite, tmp_path):
+    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, CHANGED_START, CAREFUL_093,
+                                                           tmp_path)
+    assert ba_norm >= 95.0, wrong
+    assert n_pos >= 3 and n_neg >= 2
+
+
 BANKING_PROBE = RETAIL_PROBE.replace("inspect_evals.tau2.retail.dataset",
                                      "inspect_evals.tau2.banking.dataset")
 
