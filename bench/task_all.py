@@ -68,13 +68,14 @@ def run_job(out: Path, generator: str, log_file: Path) -> tuple[float, list[tupl
 
 def suite_phases(lines: list[tuple[float, str]]) -> float:
     """Print each suite's builder and audit seconds; return when the last suite was in place."""
+    audits = {m[1]: m for _, line in lines if (m := AUDITED.search(line))}
     ready = 0.0
     for stamp, line in lines:
-        if m := AUDITED.search(line):
-            print(f"  audit   {m[1]:<10} {float(m[4]):7.1f} s  ({m[2]}/{m[3]} tasks pass)")
-        elif m := BUILT.search(line):
+        if m := BUILT.search(line):
             print(f"  build   {m[1]:<10} {float(m[3]):7.1f} s  (build + audit {float(m[2]):.1f} s,"
                   f" in place at {stamp:.0f} s)")
+            if a := audits.get(m[1]):
+                print(f"  audit   {m[1]:<10} {float(a[4]):7.1f} s  ({a[2]}/{a[3]} tasks pass)")
             ready = max(ready, stamp)
     return ready
 
