@@ -32,8 +32,9 @@ def audit_built(root: Path, progress: bool) -> None:
     result = audit_suite(root, progress=progress)
     write_exclusions(result)
     write_report(result, root / "audit")
-    log.info("audit of %s: %d/%d tasks pass all %d checks", root.name,
-             len(result.tasks) - len(result.failed()), len(result.tasks), len(CHECKS))
+    log.info("audit of %s: %d/%d tasks pass all %d checks in %.1f s", result.name,
+             len(result.tasks) - len(result.failed()), len(result.tasks), len(CHECKS),
+             result.seconds)
 
 
 def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None, *,

@@ -108,6 +108,7 @@ def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, An
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    built = time.time() - t0
     if check is not None:
         try:
             check(tmp, progress)
@@ -120,7 +121,8 @@ def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, An
     if target.exists():
         shutil.rmtree(target)
     tmp.rename(target)
-    log.info("built suite %s in %.1f s at %s", name, time.time() - t0, target)
+    log.info("built suite %s in %.1f s at %s (builder %.1f s)", name, time.time() - t0, target,
+             built)
 
 
 def ensure_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None = None, *,
@@ -168,11 +170,25 @@ def _build_reporting(suites_root: Path, name: str, options: dict[str, Any],
                      check: PostBuild | None) -> tuple[str | None, str | None, str, str] | None:
     """:func:`build_suite` in a worker process; an InputError comes back as its four fields
     (it cannot be unpickled across processes as itself)."""
+    _log_to_stderr()
     try:
         build_suite(suites_root, name, options, check=check, progress=True)
     except InputError as e:
         return e.file, e.field, e.problem, e.fix
     return None
+
+
+def _log_to_stderr() -> None:
+    """A spawned builder starts with logging unconfigured, so its INFO lines (each suite's
+    builder and audit seconds) would be dropped: send monitorbench's to stderr, as the job's
+    own process does."""
+    pkg = logging.getLogger("monitorbench")
+    if pkg.handlers or logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[%(name)s][%(levelname)s] - %(message)s"))
+    pkg.addHandler(handler)
+    pkg.setLevel(logging.INFO)
 
 
 def check_builder_version(root: Path, name: str) -> None:

@@ -43,3 +43,37 @@ def test_concurrent_reference_runs_decide_exactly_as_sequential_ones(suites_dir:
     concurrent = run_reference(_PairedBfcl(), task, ref, cases, repeats=3)
     assert concurrent == sequential
     assert sequential[0] == [c.label for c in cases]
+
+
+class _Counting:
+    """A reference that decides by a lookup table, counts its decisions, and offers recorded
+    decisions for some candidates (as the code grader does for what the build graded)."""
+
+    verifier_id = "test.counting"
+    version = "1"
+
+    def __init__(self, recorded: dict[str, str]) -> None:
+        self.decided: list[str] = []
+        self.recorded_table = recorded
+
+    def decide(self, task, reference, candidate):
+        self.decided.append(candidate["x"])
+        return "PASS" if candidate["x"].startswith("p") else "FAIL"
+
+    def recorded(self, task, reference, candidate):
+        return self.recorded_table.get(candidate["x"])
+
+
+def test_first_pass_takes_recorded_decisions_and_later_passes_decide_afresh() -> None:
+    from monitorbench.suites.format import Case, Reference, Task
+
+    task = Task("t", "tool_calls", "test", {})
+    ref = Reference("test.counting", "1", {})
+    cases = [Case(f"c{i}", "t", "gold", "x", "PASS", {"x": x})
+             for i, x in enumerate(["p1", "f2", "p3"])]
+    # A recorded decision that differs from a fresh one shows where each pass came from; one
+    # that is no label (None, garbage) is decided afresh.
+    verifier = _Counting({"p1": "FAIL", "f2": "maybe"})
+    runs = run_reference(verifier, task, ref, cases, repeats=3)
+    assert runs == [["FAIL", "FAIL", "PASS"], ["PASS", "FAIL", "PASS"], ["PASS", "FAIL", "PASS"]]
+    assert sorted(verifier.decided) == sorted(["f2", "p3"] + ["p1", "f2", "p3"] * 2)

@@ -87,6 +87,22 @@ def test_valid_variant_passes_and_partial_fix_fails(task):
     assert any(r.endswith(": failed") for r in partial.reasons)
 
 
+def test_recorded_decision_is_the_fresh_one_and_only_for_the_same_input(task):
+    """The audit's first pass may take a grading made earlier in this process: its decision is
+    the one a fresh grading gives; a changed patch or changed test selection is never reused."""
+    for category in ("gold", "partial_fix"):
+        patch = task["cases"][category].patch
+        first = _grade(task, patch).decision
+        assert grader.recorded_decision(task["data"], patch) == first
+        assert _grade(task, patch).decision == first
+    gold = task["cases"]["gold"].patch
+    changed = gold.replace("\n+", "\n+ ", 1)
+    assert changed != gold and grader.recorded_decision(task["data"], changed) is None
+    fewer = dict(task["data"], pass_to_pass=task["data"]["pass_to_pass"][1:])
+    assert grader.recorded_decision(fewer, gold) is None
+    assert grader.recorded_decision(task["data"], "not graded here") is None
+
+
 def test_issue_names_location_and_failing_tests_but_not_the_fix(task):
     from monitorbench.sources.code.build import _issue
     d = task["draft"]

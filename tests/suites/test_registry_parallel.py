@@ -41,3 +41,29 @@ def test_two_missing_suites_are_built_at_once_and_loaded_in_the_order_asked(tmp_
         built[name] = (root / "builder.json").stat().st_mtime
         assert ensure_suite(tmp_path / "suites", name, options).manifest == suite.manifest
     assert built["bfcl"] < built["code"]  # at once: one after the other, code would end first
+
+
+def test_a_spawned_builder_logs_its_build_and_audit_seconds_as_bench_task_all_reads_them(
+        tmp_path):
+    """A worker process starts with logging unconfigured; its build and audit lines must still
+    reach stderr, in the form bench/task_all.py parses into phases."""
+    import importlib.util
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("task_all", repo / "bench" / "task_all.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    code = ("import sys; from pathlib import Path; from monitorbench.suites import registry; "
+            "from monitorbench.audit.prepare import audit_built; "
+            "registry._build_reporting(Path(sys.argv[1]), 'bfcl', {'tasks_per_category': 1}, "
+            "audit_built)")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=repo,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    built = bench.BUILT.search(proc.stderr)
+    audited = bench.AUDITED.search(proc.stderr)
+    assert built and built[1] == "bfcl" and float(built[3]) <= float(built[2]), proc.stderr
+    assert audited and audited[1] == "bfcl" and audited[3] == "4", proc.stderr

@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from monitorbench.errors import InputError
-from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.hashing import sha256_text
+from monitorbench.sources.code import gradings
 from monitorbench.sources.code.runtime import apply_patch, copy_checkout
 from monitorbench.sources.code.libraries import LIBRARIES, LibrarySpec
 from monitorbench.sources.code.sdists import cache_root, pristine_checkout
@@ -212,32 +211,16 @@ def decide_run(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str]
     return ("PASS" if not problems and not bad else "FAIL"), problems + bad[:20]
 
 
-# The latest grading of each (reference data, patch), kept so the audit's mutation check decides
-# from the run the reference decided from. Bounded: an audit needs one task's cases at a time.
-_RECORDS: OrderedDict[str, Grade] = OrderedDict()
-_RECORDS_MAX = 256
-_RECORDS_LOCK = threading.Lock()
-
-
-def record_key(data: Mapping[str, Any], patch: Any) -> str:
-    """Identity of one grading input: the task's whole reference data and the candidate patch."""
-    return sha256_text(canonical_json({"data": dict(data), "patch": patch}))
-
-
-def _remember(key: str, g: Grade) -> Grade:
-    with _RECORDS_LOCK:
-        _RECORDS[key] = g
-        _RECORDS.move_to_end(key)
-        while len(_RECORDS) > _RECORDS_MAX:
-            _RECORDS.popitem(last=False)
-    return g
-
-
 def last_grade(data: Mapping[str, Any], patch: Any) -> Grade | None:
     """The most recent :func:`grade` of this input in this process (with its run record), or
     None when it was never graded here or has been pushed out by newer gradings."""
-    with _RECORDS_LOCK:
-        return _RECORDS.get(record_key(data, patch))
+    return gradings.latest(gradings.record_key(VERSION, data, patch))
+
+
+def recorded_decision(data: Mapping[str, Any], patch: Any) -> str | None:
+    """The decision of an earlier :func:`grade` of exactly this input in this process (same
+    grader version, reference data and patch), or None: no test runs."""
+    return gradings.decided(gradings.record_key(VERSION, data, patch))
 
 
 def grade(spec: LibrarySpec, data: Mapping[str, Any], patch: Any, *, screen: bool = True,
@@ -246,7 +229,7 @@ def grade(spec: LibrarySpec, data: Mapping[str, Any], patch: Any, *, screen: boo
     screen (defence 1) so the runtime defences can be tested on their own. Screened gradings are
     remembered for :func:`last_grade`."""
     g = _grade(spec, data, patch, screen=screen, cache=cache)
-    return _remember(record_key(data, patch), g) if screen else g
+    return gradings.remember(gradings.record_key(VERSION, data, patch), g) if screen else g
 
 
 def _grade(spec: LibrarySpec, data: Mapping[str, Any], patch: Any, *, screen: bool,
@@ -287,6 +270,13 @@ class HardenedGrader:
     def decide(self, task: Task, reference: Reference, candidate: Mapping[str, Any]) -> str:
         spec = spec_for(reference.data, f"hidden/{task.task_id}/reference.json")
         return grade(spec, reference.data, candidate.get("patch")).decision
+
+    def recorded(self, task: Task, reference: Reference, candidate: Mapping[str, Any]
+                 ) -> str | None:
+        """The decision of this process's earlier grading of exactly this input (the build's,
+        when this process built the suite), or None; lets the audit's first pass skip a test
+        run that was already made (``monitorbench.audit.checks.run_reference``)."""
+        return recorded_decision(reference.data, candidate.get("patch"))
 
 
 register_reference(VERIFIER_ID, HardenedGrader)
