@@ -183,6 +183,14 @@ _GOLD_BREAKS = (
     ("airline", "38", "$50 certificate"),
     ("airline", "14", "$1786"),                  # master card charged against the stated condition
     ("airline", "29", "LGA to JFK"),             # the policy keeps a reservation's destination
+    # the reply never tells what the customer asked, and no output shows the answer (issue 46:
+    # C8 on the full build then finds no failing positive)
+    ("airline", "44", "in total"),
+    ("banking_knowledge", "task_012", "travel notification"),
+    ("banking_knowledge", "task_014", "referral link"),
+    ("banking_knowledge", "task_023", "rebate"),
+    ("banking_knowledge", "task_088", "each card"),
+    ("banking_knowledge", "task_102", "9-day window"),
 )
 
 
