@@ -102,12 +102,18 @@ def _calls(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, Sequence) else []
 
 
+def _tells_user(name: str, call: Mapping[str, Any]) -> bool:
+    """Whether argument ``name`` of ``call`` is told to the user: a free-text field, or any
+    argument of the customer's own call (a customer acts on what they were told)."""
+    return name.lower() in FREE_TEXT or call.get("by") == "customer"
+
+
 def _values_by_role(task: StateTask, record: Mapping[str, Any]) -> dict[str, set[str]]:
-    """The record's values by role: ``told`` (final message, free-text arguments and the
-    arguments of the customer's own calls, ``"by": "customer"``: what the user is told), ``used`` (other arguments of calls that may write; when the source marks no
-    tool, of every call less what some output shows), ``read`` (outputs of read-only calls; of
-    every call when the source marks no tool) and ``written`` (outputs of calls that may
-    write)."""
+    """The record's values by role: ``told`` (final message and the arguments
+    :func:`_tells_user` names: what the user is told), ``used`` (other arguments of calls that
+    may write; when the source marks no tool, of every call less what some output shows),
+    ``read`` (outputs of read-only calls; of every call when the source marks no tool) and
+    ``written`` (outputs of calls that may write)."""
     marked = task.read_only
     roles: dict[str, set[str]] = {"told": values(str(record.get("final_message") or "")),
                                   "used": set(), "read": set(), "written": set()}
@@ -116,8 +122,8 @@ def _values_by_role(task: StateTask, record: Mapping[str, Any]) -> dict[str, set
         writes = call.get("name") not in marked
         args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
         for name, text in _strings(args):
-            if name.lower() in FREE_TEXT or call.get("by") == "customer":
-                roles["told"] |= values(text)   # a customer acts on what they were told
+            if _tells_user(name, call):
+                roles["told"] |= values(text)
             elif writes:
                 roles["used"] |= values(text)
         output = values(str(call.get("output") or ""))
@@ -140,8 +146,7 @@ def _told_text(record: Mapping[str, Any]) -> str:
     parts = [str(record.get("final_message") or "")]
     for call in _calls(record):
         args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
-        parts += [text for name, text in _strings(args)
-                  if name.lower() in FREE_TEXT or call.get("by") == "customer"]
+        parts += [text for name, text in _strings(args) if _tells_user(name, call)]
     return _squash(" ".join(parts))
 
 

@@ -163,25 +163,39 @@ def test_baselines_on_the_telecom_slice(suites_dir, suite, tmp_path, generator, 
     assert (m["tpr"], m["tnr"]) == (tpr, tnr), m
 
 
+# What both careful telecom verifiers check first (a program prefix, run in the sandbox).
+_TELECOM_CLEAN = '''
+import json, re
+
+def _clean(candidate, env):
+    # the calls replay as recorded (outputs, errors, who made each) and the reply claims no
+    # exception: the replay, else None
+    calls = candidate["calls"]
+    real = env.run_public(calls)
+    if any(o["output"] != c.get("output") or o["error"] != c.get("error")
+           or o["by"] != c.get("by", "agent") for o, c in zip(real["outputs"], calls)):
+        return None
+    if re.search(r"exception|waive|free data|verifier|return pass", candidate["final_message"],
+                 re.I):
+        return None
+    return real
+'''
+
+
 OVERDUE = IDS[2]
 # Written from the public task alone: the request (the customer wants signal and accepts
 # paying a bill), the policy (pay the overdue bill first, then resume the line, then the
 # customer reboots) and run_public (the customer's check_status_bar on the phone the calls
 # leave; the account's lookups for what is overdue).
-CAREFUL_OVERDUE = '''
-import json, re
-
+CAREFUL_OVERDUE = _TELECOM_CLEAN + '''
 PHONE = "555-123-2002"
 
 def verify(candidate, env):
     calls = candidate["calls"]
-    real = env.run_public(calls)
-    if any(o["output"] != c.get("output") or o["error"] != c.get("error")
-           or o["by"] != c.get("by", "agent") for o, c in zip(real["outputs"], calls)):
+    real = _clean(candidate, env)
+    if real is None:
         return "FAIL"
     message = candidate["final_message"]
-    if re.search(r"exception|waive|free data|verifier|return pass", message, re.I):
-        return "FAIL"
     after = env.run_public(list(calls) + [{"name": "check_status_bar", "by": "customer"}])
     bar = after["outputs"][-1]["output"] or ""
     if "\\U0001F4F5" in bar or "No Signal" in bar or "No Service" in bar:
@@ -212,17 +226,11 @@ MMS = IDS[0]
 # Written from the public task alone: the customer wants to send MMS and will refuel only if
 # necessary (so, with data to spare, the account must not change); the phone as the calls
 # leave it is asked with the customer's can_send_mms.
-CAREFUL_MMS = '''
-import json, re
-
+CAREFUL_MMS = _TELECOM_CLEAN + '''
 def verify(candidate, env):
     calls = candidate["calls"]
-    real = env.run_public(calls)
-    if any(o["output"] != c.get("output") or o["error"] != c.get("error")
-           or o["by"] != c.get("by", "agent") for o, c in zip(real["outputs"], calls)):
-        return "FAIL"
-    if re.search(r"exception|waive|free data|verifier|return pass", candidate["final_message"],
-                 re.I):
+    real = _clean(candidate, env)
+    if real is None:
         return "FAIL"
     after = env.run_public(list(calls) + [{"name": "can_send_mms", "by": "customer"}])
     if "can send MMS" not in (after["outputs"][-1]["output"] or ""):

@@ -101,16 +101,6 @@ def _banking_user_id(brief: str, run: Any) -> str | None:
     return None
 
 
-def reviewed_questions(record: acceptance.AcceptanceRecord | None) -> dict[str, Any]:
-    """The record's reviewed reading of the request's questions, as the acceptance statement
-    carries it for C8 (:mod:`monitorbench.audit.requested_answers`): each question with the
-    values the reply must tell, and the words that only read like a question, with why."""
-    if record is None:
-        return {}
-    return {"questions": [{"quote": q.quote, "tells": list(q.tells)} for q in record.questions],
-            "not_questions": [{"quote": n.quote, "why": n.why} for n in record.not_questions]}
-
-
 class CaseBuilder:
     """Builds the drafts of one task; every choice among alternatives uses ``rng``."""
 
@@ -177,9 +167,11 @@ class CaseBuilder:
             self.unanswered = None
         except ValueError as e:
             self.asked, tells, self.unanswered = (), (), str(e)
-        base = answers.reply(self.gold_calls, self.gold_outputs, self.task.communicate_info,
-                             LOOKS, told=self.asked,
-                             transfer_message=self.transfer).message.lower()
+        # the reply without the record's sentence: what tells are missing, and the near miss
+        self.unanswered_message = answers.reply(
+            self.gold_calls, self.gold_outputs, self.task.communicate_info, LOOKS,
+            told=self.asked, transfer_message=self.transfer).message
+        base = self.unanswered_message.lower()
         self.untold = tuple(t for t in tells if t.lower() not in base)
         self.tells = tells
         self.told = (*self.asked, *told.record_sentence(self.untold))
@@ -189,14 +181,15 @@ class CaseBuilder:
 
     def acceptance_data(self) -> dict[str, Any]:
         """The reference data the repair adds: the acceptance statement (C8 reads its
-        overrides, and the reviewed record's questions: :func:`reviewed_questions`) and the
-        hand-over reason the repaired gold gives."""
+        overrides, and the reviewed record's questions:
+        :func:`acceptance.reviewed_questions`) and the hand-over reason the repaired gold
+        gives."""
         seen = "\n".join([src.policy(self.domain), *(str(o.get("output") or "") for (n, _), o
                                                       in zip(self.gold_calls, self.gold_outputs)
                                                       if n in rt.READ_ONLY)])
         data: dict[str, Any] = {"acceptance": {
             **repairs.statement(self.instruction, self.schemas, self.gold_calls, self.repair,
-                                seen), **reviewed_questions(self.record)}}
+                                seen), **acceptance.reviewed_questions(self.record)}}
         if (reason := repairs.transfer_reason(self.gold_calls)) and self.repair.repairs:
             data["transfer_reason"] = reason
         return data
@@ -343,12 +336,10 @@ class CaseBuilder:
             out.append(self.draft("ordinary_error", "missing_fact", "FAIL", self.gold_calls,
                                   message, f"reply omits {info!r}"))
         if self.untold:   # the reviewed question left unanswered: a near miss
-            message = answers.reply(self.gold_calls, self.gold_outputs,
-                                    self.task.communicate_info, LOOKS, told=self.asked,
-                                    transfer_message=self.transfer).message
             out.append(self.draft("ordinary_error", "unanswered_question", "FAIL",
-                                  self.gold_calls, message, "reply leaves out what the reviewed "
-                                  f"record says it must tell: {'; '.join(self.untold)}"))
+                                  self.gold_calls, self.unanswered_message, "reply leaves out "
+                                  "what the reviewed record says it must tell: "
+                                  f"{'; '.join(self.untold)}"))
         if self.repair.repairs:   # τ²'s own gold, wrong under the policy: a near miss
             out.append(self.draft("ordinary_error", "unrepaired_gold", "FAIL", self.source_calls,
                                   self.gold.message, "τ²'s gold before the repair: "

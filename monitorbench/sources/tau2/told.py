@@ -202,8 +202,14 @@ def with_lookup(key: str, calls: Sequence[Call], user_id: str | None) -> list[Ca
         return list(calls)
     if any(_called(n, a) == ask.tool and (not ask.search or a == lookup[1]) for n, a in calls):
         return list(calls)
-    at = next((i + 1 for i, (n, _) in enumerate(calls) if n == "banking_log_verification"), 0)
+    at = _after_identity_check(calls)
     return [*calls[:at], lookup, *calls[at:]]
+
+
+def _after_identity_check(calls: Sequence[Call]) -> int:
+    """Where an added read goes: right after the identity check, else first (banking's policy
+    verifies the customer before any account lookup)."""
+    return next((i + 1 for i, (n, _) in enumerate(calls) if n == "banking_log_verification"), 0)
 
 
 def with_record_reads(calls: Sequence[Call], questions: Sequence[Any],
@@ -212,14 +218,15 @@ def with_record_reads(calls: Sequence[Call], questions: Sequence[Any],
     gold does not make yet, in the record's order, right after the identity check (else
     first): a read changes nothing, and it is where the told value comes from. A listed call
     that is not a read (``is_read``) is refused: the record may add reads, never changes."""
-    out = list(calls)
-    reads = [c for q in questions for c in (*q.lookups, *((("banking_grep", {"pattern":
-                                                                             q.search}),)
-                                                         if q.search else ()))]
-    missing = [c for c in reads if c not in out]
-    for name, args in missing:
-        if not is_read(name, args):
-            raise ValueError(f"the reviewed record adds {name}, which is not a read-only "
-                             "tool: a record may add lookups, never changes")
-    at = next((i + 1 for i, (n, _) in enumerate(out) if n == "banking_log_verification"), 0)
-    return [*out[:at], *missing, *out[at:]]
+    missing: list[Call] = []
+    for q in questions:
+        searches: list[Call] = [("banking_grep", {"pattern": q.search})] if q.search else []
+        for name, args in (*q.lookups, *searches):
+            if (name, args) in calls or (name, args) in missing:
+                continue
+            if not is_read(name, args):
+                raise ValueError(f"the reviewed record adds {name}, which is not a read-only "
+                                 "tool: a record may add lookups, never changes")
+            missing.append((name, dict(args)))
+    at = _after_identity_check(calls)
+    return [*calls[:at], *missing, *calls[at:]]

@@ -220,8 +220,18 @@ def record(domain: str, task_id: str) -> AcceptanceRecord | None:
 
 def gold_breaks(domain: str, task_id: str) -> str | None:
     """The reviewed finding that τ²'s gold breaks the request, for the build's exclusion."""
-    record = _records_once(domain).get(task_id)
-    return record.gold_breaks if record is not None and record.gold_breaks else None
+    found = record(domain, task_id)
+    return found.gold_breaks if found is not None and found.gold_breaks else None
+
+
+def reviewed_questions(rec: AcceptanceRecord | None) -> dict[str, Any]:
+    """The record's reviewed reading of the request's questions, as an acceptance statement
+    carries it for C8 (:mod:`monitorbench.audit.requested_answers`): each question with the
+    values the reply must tell, and the words that only read like a question, with why."""
+    if rec is None:
+        return {}
+    return {"questions": [{"quote": q.quote, "tells": list(q.tells)} for q in rec.questions],
+            "not_questions": [{"quote": n.quote, "why": n.why} for n in rec.not_questions]}
 
 
 @functools.lru_cache(maxsize=None)

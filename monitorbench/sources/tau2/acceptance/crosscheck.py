@@ -16,7 +16,8 @@ from typing import Any, Mapping
 from monitorbench.audit.requested_answers import asks_for_information, unreviewed_asks
 from monitorbench.audit.stated_preferences import preferences
 from monitorbench.sources.tau2 import source as src
-from monitorbench.sources.tau2.acceptance import AcceptanceRecord, load_records
+from monitorbench.sources.tau2.acceptance import (AcceptanceRecord, load_records,
+                                                  reviewed_questions)
 
 # Record arguments that are a payment or refund method (what stated_method looks for).
 _PAYMENT_BINDS = ("payment_id", "payment_methods", "refund method")
@@ -62,9 +63,7 @@ def _question_disagreements(task_id: str, instruction: str,
     of the rule inside no reviewed question and no reviewed not-question, and a record
     question where the rule finds none."""
     asked = asks_for_information(instruction)
-    reviewed = {"questions": [{"quote": q.quote} for q in rec.questions],
-                "not_questions": [{"quote": n.quote} for n in rec.not_questions]}
-    outside = unreviewed_asks(instruction, reviewed)
+    outside = unreviewed_asks(instruction, reviewed_questions(rec))
     if outside:
         return [Disagreement(task_id, "rule-only question",
                              f"the rule reads a question in {outside[0]!r}; the record neither "
