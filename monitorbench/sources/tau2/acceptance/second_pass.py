@@ -42,11 +42,28 @@ THIRD_PER_DOMAIN = 6
 
 def third_sample() -> list[tuple[str, str]]:
     """The third pass's ``(domain, task_id)`` pairs (see :data:`THIRD_PASS`)."""
+    return _later_sample(THIRD_SEED, set(sample()))
+
+
+# A blind fourth pass, the first written with GUIDE.md in hand (the conventions the records and
+# the two settled passes follow): 6 tasks of each of the four domains, drawn by
+# random.Random(4848) among the recorded tasks neither earlier pass sampled (:func:`fourth_sample`).
+FOURTH_PASS = "fourth_pass.json"
+FOURTH_SEED = 4848
+
+
+def fourth_sample() -> list[tuple[str, str]]:
+    """The fourth pass's ``(domain, task_id)`` pairs (see :data:`FOURTH_PASS`)."""
+    return _later_sample(FOURTH_SEED, set(sample()) | set(third_sample()))
+
+
+def _later_sample(seed: int, before: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """:data:`THIRD_PER_DOMAIN` recorded tasks of each of :data:`THIRD_DOMAINS` that are not in
+    ``before``, drawn by one ``random.Random(seed)`` from the task ids in file order."""
     from monitorbench.sources.tau2 import source as src
     from monitorbench.sources.tau2.acceptance import load_records
 
-    before = set(sample())
-    rng = random.Random(THIRD_SEED)
+    rng = random.Random(seed)
     picked = []
     for domain in THIRD_DOMAINS:
         recorded = load_records(domain)
