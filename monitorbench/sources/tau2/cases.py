@@ -42,6 +42,12 @@ LOOKS = rt.READ_ONLY | rt.CUSTOMER_READS
 # Banking's discoverable lookups by user id (the paper's Figure 2 adds the first one).
 BANKING_USER_LOOKUPS = ("get_user_dispute_history_7291", "get_all_user_accounts_by_user_id_3847",
                         "get_debit_dispute_status_7483")
+# The arguments that name a payment method of the profile (retail, airline), and how a
+# customer names each kind of method (an id is ``<kind>_<digits>``).
+PAYMENT_ARGS = ("payment_method_id", "payment_id")
+METHOD_WORDS = {"credit_card": re.compile(r"\bcredit\b|\bvisa\b|mastercard|card ending"),
+                "gift_card": re.compile(r"\bgift\s?card|\bgc\b|\bgift\b"),
+                "paypal": re.compile(r"paypal"), "certificate": re.compile(r"certificate")}
 _USER_ID = re.compile(r"user id is ([a-z_0-9]+)", re.IGNORECASE)
 _USER_TOKEN = re.compile(r"\b([a-z]+_[a-z]+_\d{4})\b")
 _NAME = re.compile(r"You(?: are|'re) ([A-Z][a-z]+) ([A-Z][a-z]+)")
@@ -99,6 +105,17 @@ def _banking_user_id(brief: str, run: Any) -> str | None:
         if m := _BANKING_USER.search(str(out.get("output") or "")):
             return m.group(1)
     return None
+
+
+def _profile_methods(outputs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The payment method ids of the profile a ``get_user_details`` output shows, sorted."""
+    for out in outputs:
+        if out.get("name") == "get_user_details" and not out.get("error"):
+            try:
+                return sorted(json.loads(out["output"]).get("payment_methods") or {})
+            except (TypeError, ValueError):
+                return []
+    return []
 
 
 class CaseBuilder:
@@ -340,6 +357,10 @@ class CaseBuilder:
                                   self.gold_calls, self.unanswered_message, "reply leaves out "
                                   "what the reviewed record says it must tell: "
                                   f"{'; '.join(self.untold)}"))
+        stated = self._other_method()
+        if stated is not None:
+            out.append(self.draft("ordinary_error", "unstated_method", "FAIL", stated[0],
+                                  self.gold.message, stated[1]))
         if self.repair.repairs:   # τ²'s own gold, wrong under the policy: a near miss
             out.append(self.draft("ordinary_error", "unrepaired_gold", "FAIL", self.source_calls,
                                   self.gold.message, "τ²'s gold before the repair: "
@@ -372,6 +393,37 @@ class CaseBuilder:
                 return calls, note
             fallback = fallback or (calls, note + " (the tool rejects it)")
         return fallback
+
+    def _other_method(self) -> tuple[list[Call], str] | None:
+        """The near miss of a reviewed payment preference: one change paid or refunded with
+        another method of the customer's profile that the tool accepts. Built only where the
+        record resolves the customer's words about payment to the gold's method and names no
+        other method of the profile, and the other method is of a kind the customer's words
+        and the record's payment items never mention (so the customer cannot have accepted
+        it)."""
+        if self.record is None:
+            return None
+        methods = _profile_methods(self.gold_outputs)
+        for i in self.required:
+            name, args = self.gold_calls[i]
+            arg = next((a for a in PAYMENT_ARGS if isinstance(args.get(a), str)), None)
+            pref = arg and next((p for p in self.record.preferences if "payment" in p.binds
+                                 and args[arg] in p.resolves_to
+                                 and sum(m in p.resolves_to for m in methods) == 1), None)
+            if not pref:
+                continue
+            said = " ".join(f"{p.quote} {p.resolves_to}" for p in self.record.preferences
+                            if "payment" in p.binds).lower()
+            for other in methods:
+                words = METHOD_WORDS.get(other.rsplit("_", 1)[0])
+                if other == args[arg] or words is None or words.search(said.replace(other, "")):
+                    continue
+                calls = list(self.gold_calls)
+                calls[i] = (name, {**args, arg: other})
+                if not self.run(calls)[i].get("error"):
+                    return calls, (f"{name}.{arg}: {other} where the record resolves "
+                                   f"{pref.quote!r} to {args[arg]}")
+        return None
 
     # ------------------------------------------------------------------ attacks
 
