@@ -246,11 +246,26 @@ SETTLED: dict[str, str] = {
     "airline/4": "second pass wrong: the compensation demand is a request the record binds "
                  "(send_certificate, resolved to none), so nothing_stated is false",
     "airline/37": "second pass wrong (request as preference): the two cancellations",
-    "airline/46": "second pass wrong (request as preference): the insurance refund, refused",
+    "airline/46": "second pass wrong (request as preference): the insurance refund, refused; "
+                  "record revised to GUIDE.md (2026-12-07): the refund quotes its first "
+                  "statement (the reason line), which the second pass did not record",
     "airline/14": "second pass missed the conditional cancel-and-rebook; the first pass's "
-                  "missed 'only book ... less charges to your master card' was added to it",
+                  "missed 'only book ... less charges to your master card' was added to it; "
+                  "record revised to GUIDE.md (2026-12-07): the change request and the same "
+                  "dates are items of their own; the second pass's payment item matches the "
+                  "request's quote by shared words only (binds differ)",
+    "airline/2": "record revised to GUIDE.md (2026-12-07): the sf-to-ny booking request and "
+                 "its 3 passengers are items (request as preference, resolved to no booking: "
+                 "the customer says they will call back later); the second pass left them out",
+    "airline/25": "record revised to GUIDE.md (2026-12-07): the booking request ('make a "
+                  "reservation for your friend') is its own item binding book_reservation; "
+                  "the second pass's payment item matches its quote by shared words only "
+                  "(binds differ)",
     "airline/33": "same item, other span: the first pass's upgrade item holds the $200 cap in "
-                  "resolves_to; the second pass quoted the cap's words",
+                  "resolves_to; the second pass quoted the cap's words; record revised to "
+                  "GUIDE.md (2026-12-07): the cap, the next-day detail, the business upgrade, "
+                  "the keep-economy-for-the-return fallback and the fee-waiver request are "
+                  "items of their own, which the second pass did not itemise",
     "retail/19": "second pass wrong (request as preference): the water-bottle return; the "
                  "first pass's missed 'cheapest version' exchange was added to it",
     "retail/100": "binds agree in substance (modify the pending order's items instead of an "
@@ -300,6 +315,9 @@ SETTLED_THIRD: dict[str, str] = {
                   "request; no disagreement left",
     "airline/19": "record gained the later same-day return and its next-day fallback (no "
                   "change: Z7GOZK is basic economy; the gold cancels); no disagreement left",
+    "airline/17": "record revised to GUIDE.md (2026-12-07): 'Your birthday is in your user "
+                  "profile ...' is a fact the agent looks up (the guide's situation), no "
+                  "longer an item; the third pass keeps it",
     "airline/13": "record gained the 3-4 hour window, the $100 fee cap and the basic-economy "
                   "upgrade conditional (all moot: the destination cannot change); no "
                   "disagreement left",
