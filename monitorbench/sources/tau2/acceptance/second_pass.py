@@ -372,5 +372,7 @@ SETTLED_THIRD: dict[str, str] = {
     "telecom/[mobile_data_issue]user_abroad_roaming_disabled_on[PERSONA:Easy]":
         "same item, other span: 'absolutely want to get excellent internet speed' is the "
         "end state the record binds with 'consider the issue resolved only when speed test "
-        "returns excellent'; the third pass lists the one wish twice",
+        "returns excellent'; the third pass lists the one wish twice; record revised to "
+        "GUIDE.md (2026-12-07): the record now quotes the wish's first statement (the reason "
+        "line), so the third pass's 'resolved only when' span is the one left unmatched",
 }
