@@ -335,7 +335,11 @@ SETTLED_THIRD: dict[str, str] = {
     "retail/33": "record right: the customer asks the total refund whatever the branch, and "
                  "τ²'s gold tells it (communicate_info 1093.34); the third pass made it a "
                  "not-question because no partial cancellation is possible; the record gained "
-                 "nothing here (its long fallback quote spans the third pass's branch items)",
+                 "nothing here (its long fallback quote spans the third pass's branch items); record "
+                 "revised to GUIDE.md (2026-12-07): the fallback is split into keeping the "
+                 "order and the profile-address change, and the return-the-office-items "
+                 "branch is an item; the third pass's 'you do not want to reveal it in chat' "
+                 "is how the customer talks (not an item), so it is left unmatched",
     "banking_knowledge/task_006": "record split its bundled hard requirements into the three "
                                   "criteria and gained the no-card-fits conditional; record "
                                   "right on the credit score of 540 (an eligibility fact the "
