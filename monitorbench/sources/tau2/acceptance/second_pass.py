@@ -277,18 +277,31 @@ SETTLED: dict[str, str] = {
                                   "item; the closing request itself is a request as preference",
     "banking_knowledge/task_086": "second pass over-reach: the written statement binds no "
                                   "known argument; the first pass gained the two questions "
-                                  "(police report, liability) it missed",
+                                  "(police report, liability) it missed; record revised to "
+                                  "GUIDE.md (2026-12-07): the dispute request and each of the "
+                                  "six charges are items (the crypto charge resolved to not "
+                                  "filed now), which the second pass bound only through its "
+                                  "prioritising item",
     "banking_knowledge/task_007": "kind differs: the sign-up-bonus search decides the card "
                                   "the customer applies for; the first pass's preference "
                                   "stands (the second pass called it a question)",
     "banking_knowledge/task_004": "second pass wrong (request as preference): the email "
-                                  "change, refused because the customer is not verified",
+                                  "change, refused because the customer is not verified; "
+                                  "record revised to GUIDE.md (2026-12-07): the request now "
+                                  "quotes its first statement (the character line), which "
+                                  "the second pass did not record",
     "banking_knowledge/task_021": "same request, other kind: the first pass binds the "
                                   "disputes the customer files; it gained the question the "
                                   "second pass recorded ('any errors with my cash back')",
     "banking_knowledge/task_076": "same item, other span: the first pass's account preference "
                                   "quotes the situation; the first pass gained the optional "
-                                  "'Are you sure ...' question",
+                                  "'Are you sure ...' question; record revised to GUIDE.md "
+                                  "(2026-12-07): the lowest-ATM-fee request, early direct "
+                                  "deposit and the three usage figures (duration, withdrawals, "
+                                  "amount) are items of their own, quoted from the situation "
+                                  "and usage lines; the second pass quoted the opening's "
+                                  "'cost me the least in ATM fees' (same item, other span) "
+                                  "and did not itemise the figures",
     "banking_knowledge/task_043": "same items, other spans (the pay-off); the closure reason "
                                   "is a request as preference the second pass missed; the "
                                   "fee-waiver binds agree in substance (the waiver flag)",
