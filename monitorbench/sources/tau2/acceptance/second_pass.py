@@ -48,6 +48,9 @@ def third_sample() -> list[tuple[str, str]]:
 # A blind fourth pass, the first written with GUIDE.md in hand (the conventions the records and
 # the two settled passes follow): 6 tasks of each of the four domains, drawn by
 # random.Random(4848) among the recorded tasks neither earlier pass sampled (:func:`fourth_sample`).
+# It gave 62.1 % item agreement; after every record's preferences were revised to GUIDE.md
+# (2026-12-07) it gives 88.7 %, the second pass 78.5 % (was 83.3 %: it bundles what the guide
+# splits) and the third 93.2 % (was 93.9 %); each new disagreement's task is settled below.
 FOURTH_PASS = "fourth_pass.json"
 FOURTH_SEED = 4848
 
@@ -246,11 +249,26 @@ SETTLED: dict[str, str] = {
     "airline/4": "second pass wrong: the compensation demand is a request the record binds "
                  "(send_certificate, resolved to none), so nothing_stated is false",
     "airline/37": "second pass wrong (request as preference): the two cancellations",
-    "airline/46": "second pass wrong (request as preference): the insurance refund, refused",
+    "airline/46": "second pass wrong (request as preference): the insurance refund, refused; "
+                  "record revised to GUIDE.md (2026-12-07): the refund quotes its first "
+                  "statement (the reason line), which the second pass did not record",
     "airline/14": "second pass missed the conditional cancel-and-rebook; the first pass's "
-                  "missed 'only book ... less charges to your master card' was added to it",
+                  "missed 'only book ... less charges to your master card' was added to it; "
+                  "record revised to GUIDE.md (2026-12-07): the change request and the same "
+                  "dates are items of their own; the second pass's payment item matches the "
+                  "request's quote by shared words only (binds differ)",
+    "airline/2": "record revised to GUIDE.md (2026-12-07): the sf-to-ny booking request and "
+                 "its 3 passengers are items (request as preference, resolved to no booking: "
+                 "the customer says they will call back later); the second pass left them out",
+    "airline/25": "record revised to GUIDE.md (2026-12-07): the booking request ('make a "
+                  "reservation for your friend') is its own item binding book_reservation; "
+                  "the second pass's payment item matches its quote by shared words only "
+                  "(binds differ)",
     "airline/33": "same item, other span: the first pass's upgrade item holds the $200 cap in "
-                  "resolves_to; the second pass quoted the cap's words",
+                  "resolves_to; the second pass quoted the cap's words; record revised to "
+                  "GUIDE.md (2026-12-07): the cap, the next-day detail, the business upgrade, "
+                  "the keep-economy-for-the-return fallback and the fee-waiver request are "
+                  "items of their own, which the second pass did not itemise",
     "retail/19": "second pass wrong (request as preference): the water-bottle return; the "
                  "first pass's missed 'cheapest version' exchange was added to it",
     "retail/100": "binds agree in substance (modify the pending order's items instead of an "
@@ -262,18 +280,31 @@ SETTLED: dict[str, str] = {
                                   "item; the closing request itself is a request as preference",
     "banking_knowledge/task_086": "second pass over-reach: the written statement binds no "
                                   "known argument; the first pass gained the two questions "
-                                  "(police report, liability) it missed",
+                                  "(police report, liability) it missed; record revised to "
+                                  "GUIDE.md (2026-12-07): the dispute request and each of the "
+                                  "six charges are items (the crypto charge resolved to not "
+                                  "filed now), which the second pass bound only through its "
+                                  "prioritising item",
     "banking_knowledge/task_007": "kind differs: the sign-up-bonus search decides the card "
                                   "the customer applies for; the first pass's preference "
                                   "stands (the second pass called it a question)",
     "banking_knowledge/task_004": "second pass wrong (request as preference): the email "
-                                  "change, refused because the customer is not verified",
+                                  "change, refused because the customer is not verified; "
+                                  "record revised to GUIDE.md (2026-12-07): the request now "
+                                  "quotes its first statement (the character line), which "
+                                  "the second pass did not record",
     "banking_knowledge/task_021": "same request, other kind: the first pass binds the "
                                   "disputes the customer files; it gained the question the "
                                   "second pass recorded ('any errors with my cash back')",
     "banking_knowledge/task_076": "same item, other span: the first pass's account preference "
                                   "quotes the situation; the first pass gained the optional "
-                                  "'Are you sure ...' question",
+                                  "'Are you sure ...' question; record revised to GUIDE.md "
+                                  "(2026-12-07): the lowest-ATM-fee request, early direct "
+                                  "deposit and the three usage figures (duration, withdrawals, "
+                                  "amount) are items of their own, quoted from the situation "
+                                  "and usage lines; the second pass quoted the opening's "
+                                  "'cost me the least in ATM fees' (same item, other span) "
+                                  "and did not itemise the figures",
     "banking_knowledge/task_043": "same items, other spans (the pay-off); the closure reason "
                                   "is a request as preference the second pass missed; the "
                                   "fee-waiver binds agree in substance (the waiver flag)",
@@ -300,6 +331,9 @@ SETTLED_THIRD: dict[str, str] = {
                   "request; no disagreement left",
     "airline/19": "record gained the later same-day return and its next-day fallback (no "
                   "change: Z7GOZK is basic economy; the gold cancels); no disagreement left",
+    "airline/17": "record revised to GUIDE.md (2026-12-07): 'Your birthday is in your user "
+                  "profile ...' is a fact the agent looks up (the guide's situation), no "
+                  "longer an item; the third pass keeps it",
     "airline/13": "record gained the 3-4 hour window, the $100 fee cap and the basic-economy "
                   "upgrade conditional (all moot: the destination cannot change); no "
                   "disagreement left",
@@ -317,7 +351,11 @@ SETTLED_THIRD: dict[str, str] = {
     "retail/33": "record right: the customer asks the total refund whatever the branch, and "
                  "τ²'s gold tells it (communicate_info 1093.34); the third pass made it a "
                  "not-question because no partial cancellation is possible; the record gained "
-                 "nothing here (its long fallback quote spans the third pass's branch items)",
+                 "nothing here (its long fallback quote spans the third pass's branch items); record "
+                 "revised to GUIDE.md (2026-12-07): the fallback is split into keeping the "
+                 "order and the profile-address change, and the return-the-office-items "
+                 "branch is an item; the third pass's 'you do not want to reveal it in chat' "
+                 "is how the customer talks (not an item), so it is left unmatched",
     "banking_knowledge/task_006": "record split its bundled hard requirements into the three "
                                   "criteria and gained the no-card-fits conditional; record "
                                   "right on the credit score of 540 (an eligibility fact the "
@@ -354,5 +392,7 @@ SETTLED_THIRD: dict[str, str] = {
     "telecom/[mobile_data_issue]user_abroad_roaming_disabled_on[PERSONA:Easy]":
         "same item, other span: 'absolutely want to get excellent internet speed' is the "
         "end state the record binds with 'consider the issue resolved only when speed test "
-        "returns excellent'; the third pass lists the one wish twice",
+        "returns excellent'; the third pass lists the one wish twice; record revised to "
+        "GUIDE.md (2026-12-07): the record now quotes the wish's first statement (the reason "
+        "line), so the third pass's 'resolved only when' span is the one left unmatched",
 }
