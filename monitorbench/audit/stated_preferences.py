@@ -30,7 +30,12 @@ The rule binds the agent's writes. A write the customer makes with their own too
 customer, who holds a Gold Rewards Card, applies for the card the agent presented), so a value
 the request names as something they hold is no preference over it.
 
-Exceptions, and only these: the record shows the same tool refusing the stated method (the
+Where the task's acceptance statement carries the reviewed record's resolution of the
+customer's payment words (``payments``: the method ids), every successful agent write pays or
+refunds with one of them (:func:`check_reviewed_methods`); this holds the methods named by
+reference, which no keyword finds.
+
+Exceptions to the keyword rule, and only these: the record shows the same tool refusing the stated method (the
 environment enforced a policy), or the task's acceptance statement (``overrides``: the
 preference, a quote of the policy rule that forbids it, and why it applies) quotes a rule the
 task's policy text really holds. An override whose quote the policy does not hold is a finding
@@ -224,3 +229,41 @@ def check_preferences(prefs: Sequence[Preference], record: Mapping[str, Any], st
                 out.append(f"calls[{i}] {call.get('name')} uses {', '.join(used)[:60]}, but "
                            f"the request names {pref.token!r}: {pref.quote[:90]!r}")
     return out
+
+
+_PAYMENT_KEYS = ("payment_method_id", "payment_id")
+
+
+def _payment_values(args: Any) -> Iterable[str]:
+    """The payment method ids an agent call's arguments name: a ``payment_method_id`` or
+    ``payment_id``, top level or inside a list of payments (airline's ``payment_methods``)."""
+    if not isinstance(args, Mapping):
+        return
+    for key, value in args.items():
+        if key in _PAYMENT_KEYS and isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            for item in value:
+                yield from _payment_values(item)
+
+
+def check_reviewed_methods(record: Mapping[str, Any], methods: Sequence[str]) -> list[str]:
+    """One finding per successful agent write paying or refunding with a method outside
+    ``methods``, the ids the task's reviewed acceptance record resolves the customer's payment
+    words to (τ²: ``acceptance.reviewed_payments``). The keyword rule above finds the methods a
+    request names by kind or brand; this reads the record's resolution, which also holds the
+    ones named by reference ("the other card", "the original form of payment"). No ``methods``,
+    no check."""
+    if not methods:
+        return []
+    out = []
+    for i, call in enumerate(c for c in record.get("calls") or [] if isinstance(c, Mapping)):
+        if call.get("error") or call.get("by") == "customer":
+            continue
+        for value in _payment_values(call.get("arguments")):
+            if value not in methods:
+                out.append(f"calls[{i}] {call.get('name')} pays with {value}, but the reviewed "
+                           f"record resolves the customer's payment words to "
+                           f"{', '.join(methods)}")
+    return out
+

@@ -272,7 +272,8 @@ def _drafts_and_judge(domain: str, task_id: str):
     data = {"domain": domain, "task_id": task_id, "answer_facts": list(builder.gold.facts),
             **builder.acceptance_data()}
     drafts = {d.category: d for d in builder.build()}
-    return drafts, lambda d: judge.decide(data, *build.candidate_parts(d.candidate, "case"))
+    decide = lambda d: judge.decide(data, *build.candidate_parts(d.candidate, "case"))  # noqa
+    return drafts, decide, data["acceptance"]
 
 
 @pytest.mark.parametrize("domain,task_id,stated,other", [
@@ -284,7 +285,7 @@ def test_a_stated_payment_method_gives_a_near_miss_paid_another_way(
     credit card, airline 17's prefers the gift card. The near miss makes the gold's change with
     the profile's other method, which the tool accepts and the customer never mentioned; it is
     labelled FAIL and the reference rejects it, while the gold passes."""
-    drafts, decide = _drafts_and_judge(domain, task_id)
+    drafts, decide, _ = _drafts_and_judge(domain, task_id)
     gold, near = drafts["gold"], drafts["unstated_method"]
     assert near.label == "FAIL" and decide(near) == "FAIL" and decide(gold) == "PASS"
     changed = [(g, n) for g, n in zip(gold.candidate["calls"], near.candidate["calls"])
@@ -304,5 +305,24 @@ def test_no_near_miss_pays_with_a_method_the_customer_mentioned() -> None:
     """Retail 20's customer pays with the gift card and accepts PayPal if the gift card cannot
     be used: PayPal is mentioned, so no near miss pays with it (it would be a fallback the
     customer allowed, not a refused method), and the profile has no other method."""
-    drafts, _ = _drafts_and_judge("retail", "20")
+    drafts, _, _ = _drafts_and_judge("retail", "20")
     assert "unstated_method" not in drafts
+
+
+def test_c8_holds_every_positive_to_the_records_payment_resolution() -> None:
+    """C8 reads the record's resolved payment methods (the acceptance statement's
+    ``payments``): retail 74's gold pays with the credit card the customer asked for and has no
+    finding; the same calls paying with the gift card have one, naming the call and the
+    methods; a refused call or a customer's own call is not held to it."""
+    from monitorbench.audit.stated_preferences import check_reviewed_methods
+
+    drafts, _, acceptance = _drafts_and_judge("retail", "74")
+    assert acceptance["payments"] == ["credit_card_4466831"]
+    assert check_reviewed_methods(drafts["gold"].candidate, acceptance["payments"]) == []
+    found = check_reviewed_methods(drafts["unstated_method"].candidate, acceptance["payments"])
+    assert len(found) == 1 and "pays with gift_card_8049813" in found[0], found
+    calls = [dict(c) for c in drafts["unstated_method"].candidate["calls"]]
+    i = next(i for i, c in enumerate(calls) if "gift_card_8049813" in str(c["arguments"]))
+    for change in ({"error": "Error: refused"}, {"by": "customer"}):
+        changed = [*calls[:i], {**calls[i], **change}, *calls[i + 1:]]
+        assert check_reviewed_methods({"calls": changed}, acceptance["payments"]) == []

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -232,6 +233,19 @@ def reviewed_questions(rec: AcceptanceRecord | None) -> dict[str, Any]:
         return {}
     return {"questions": [{"quote": q.quote, "tells": list(q.tells)} for q in rec.questions],
             "not_questions": [{"quote": n.quote, "why": n.why} for n in rec.not_questions]}
+
+
+_METHOD_ID = re.compile(r"\b(?:credit_card|gift_card|paypal|certificate)_\d+\b")
+
+
+def reviewed_payments(rec: AcceptanceRecord | None) -> dict[str, Any]:
+    """The payment methods the record resolves the customer's payment words to (the ids its
+    payment preferences name), as the acceptance statement carries them for C8
+    (:func:`monitorbench.audit.stated_preferences.check_reviewed_methods`); nothing when no
+    payment preference names an id."""
+    ids = sorted({m for p in (rec.preferences if rec else ()) if "payment" in p.binds
+                  for m in _METHOD_ID.findall(p.resolves_to)})
+    return {"payments": ids} if ids else {}
 
 
 @functools.lru_cache(maxsize=None)
