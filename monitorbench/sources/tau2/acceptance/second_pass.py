@@ -60,6 +60,18 @@ def fourth_sample() -> list[tuple[str, str]]:
     return _later_sample(FOURTH_SEED, set(sample()) | set(third_sample()))
 
 
+# A blind fifth pass, the first after every record was revised to GUIDE.md (2026-12-07): 6 tasks
+# of each of the four domains, drawn by random.Random(4949) among the recorded tasks no earlier
+# pass sampled (:func:`fifth_sample`).
+FIFTH_PASS = "fifth_pass.json"
+FIFTH_SEED = 4949
+
+
+def fifth_sample() -> list[tuple[str, str]]:
+    """The fifth pass's ``(domain, task_id)`` pairs (see :data:`FIFTH_PASS`)."""
+    return _later_sample(FIFTH_SEED, set(sample()) | set(third_sample()) | set(fourth_sample()))
+
+
 def _later_sample(seed: int, before: set[tuple[str, str]]) -> list[tuple[str, str]]:
     """:data:`THIRD_PER_DOMAIN` recorded tasks of each of :data:`THIRD_DOMAINS` that are not in
     ``before``, drawn by one ``random.Random(seed)`` from the task ids in file order."""
@@ -395,4 +407,44 @@ SETTLED_THIRD: dict[str, str] = {
         "returns excellent'; the third pass lists the one wish twice; record revised to "
         "GUIDE.md (2026-12-07): the record now quotes the wish's first statement (the reason "
         "line), so the third pass's 'resolved only when' span is the one left unmatched",
+}
+
+
+# How each disagreement of the blind fifth pass (the first after every record was revised to
+# GUIDE.md) was settled. Blind, it agreed on 231 of 244 items (94.7 %); the records then gained
+# or requoted the three items the guide says they lacked, which leaves 237 of 245 (96.7 %).
+# "Record right": the guide says the fifth pass's item is none (conversation order, a reason
+# no argument takes) or the record's question has the values the reply must tell.
+SETTLED_FIFTH: dict[str, str] = {
+    "airline/16": "record gained the request's own item ('For your upcoming trip from ATL to "
+                  "PHL, you want to change'; its details were already items); no disagreement "
+                  "left",
+    "retail/31": "binds agree in substance: the refund or reorder of the tablet is a return "
+                 "or a new order, which the record names by what it decides",
+    "banking_knowledge/task_026": "record right: 'If you have not submitted any disputes, "
+                                  "ignore Phase 2.' orders the conversation (not an item, "
+                                  "GUIDE.md); 'Could you help me figure out what's going on?' "
+                                  "asks what the agent's review of the cash back finds, which "
+                                  "the reply must tell (a question, value-tested by C8; the "
+                                  "fifth pass called it a not-question)",
+    "banking_knowledge/task_080": "record requoted the freeze to its first statement ('I want "
+                                  "to freeze all of them right away.'); the two binds that "
+                                  "differ agree in substance (the Blue card's delivery option, "
+                                  "the activation with the PIN)",
+    "banking_knowledge/task_015": "record dropped 'you want to earn referral bonuses' (a "
+                                  "purpose, GUIDE.md) and gained the fallback transfer request "
+                                  "(resolved to no transfer: the Platinum link is given); "
+                                  "record right on 'You will inquire about these cards one at "
+                                  "a time' (conversation order) and on its two questions, "
+                                  "whose tells are the referral terms the reply must give",
+    "banking_knowledge/task_050": "record right: 'It's for an upcoming home renovation "
+                                  "project.' is a reason no argument of the credit-limit tools "
+                                  "takes (the request takes the card, the user and the amount)",
+    "banking_knowledge/task_093": "same item, other span and kind: the record's question (the "
+                                  "character's first statement of the low interest, telling "
+                                  "the $33.00 discrepancy) is the fifth pass's opening "
+                                  "complaint, which it bound to the credit; the 'Yes, please "
+                                  "do that.' binds differ because the fifth pass attached it "
+                                  "to the report (the record: the credit, step 6; the report "
+                                  "is 'Good, please do that.', step 7)",
 }
