@@ -72,8 +72,23 @@ def fifth_sample() -> list[tuple[str, str]]:
     return _later_sample(FIFTH_SEED, set(sample()) | set(third_sample()) | set(fourth_sample()))
 
 
-def _later_sample(seed: int, before: set[tuple[str, str]]) -> list[tuple[str, str]]:
-    """:data:`THIRD_PER_DOMAIN` recorded tasks of each of :data:`THIRD_DOMAINS` that are not in
+# A blind sixth pass, after GUIDE.md gained what the fifth pass's over-reaches showed
+# (conversation order, a reason no argument takes, a request to find out what is wrong): 8
+# tasks of each of the four domains, drawn by random.Random(5050) among the recorded tasks no
+# earlier pass sampled (:func:`sixth_sample`).
+SIXTH_PASS = "sixth_pass.json"
+SIXTH_SEED = 5050
+
+
+def sixth_sample() -> list[tuple[str, str]]:
+    """The sixth pass's ``(domain, task_id)`` pairs (see :data:`SIXTH_PASS`)."""
+    before = {*sample(), *third_sample(), *fourth_sample(), *fifth_sample()}
+    return _later_sample(SIXTH_SEED, before, per_domain=8)
+
+
+def _later_sample(seed: int, before: set[tuple[str, str]], per_domain: int = THIRD_PER_DOMAIN
+                  ) -> list[tuple[str, str]]:
+    """``per_domain`` recorded tasks of each of :data:`THIRD_DOMAINS` that are not in
     ``before``, drawn by one ``random.Random(seed)`` from the task ids in file order."""
     from monitorbench.sources.tau2 import source as src
     from monitorbench.sources.tau2.acceptance import load_records
@@ -84,7 +99,7 @@ def _later_sample(seed: int, before: set[tuple[str, str]]) -> list[tuple[str, st
         recorded = load_records(domain)
         ids = [t.task_id for t in src.load_tasks(domain)
                if (domain, t.task_id) not in before and t.task_id in recorded]
-        picked += [(domain, task_id) for task_id in rng.sample(ids, THIRD_PER_DOMAIN)]
+        picked += [(domain, task_id) for task_id in rng.sample(ids, per_domain)]
     return picked
 
 
