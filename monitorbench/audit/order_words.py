@@ -43,7 +43,11 @@ _ONCE = re.compile(r"\b(?:once|when|after) (?:you(?:'ve| have)|that(?:'s| is)|it
                    r"this is)\b[^,.;]*,", re.IGNORECASE)
 _IN_ORDER = re.compile(r"\bin (?:the order (?:they are |it is )?given|this order)\b", re.IGNORECASE)
 _PART = re.compile(r"(?:^|(?<=\s))\d{1,2}\.(?=\s)")
-_GENERIC = frozenset("get the a an by for to of from all in on with and or user users my".split())
+# Words of a tool's name that place it nowhere: the verbs and particles every tool has, and a
+# clock read's "current time" (banking_get_current_time), which prose uses for anything ("by
+# that time", "your current card") and which no customer orders.
+_GENERIC = frozenset("get the a an by for to of from all in on with and or user users my "
+                     "current time".split())
 
 
 def _stem(word: str) -> str:

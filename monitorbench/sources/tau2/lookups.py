@@ -70,6 +70,10 @@ MAX_PROBES = 400                          # argument combinations tried per read
 MAX_STEPS = 12                            # lookups inserted before one write
 _ISO_DAY = re.compile(r"^\d{4}-(\d{2})-(\d{2})$")
 _US_DAY = re.compile(r"^(\d{2})/(\d{2})/\d{4}$")
+# A clock reading ("2025-11-14 03:40:00 EST"): never a literal of a tool, though banking's
+# verification log spells one as its example. Banking's policy: "If you need the current time,
+# always use the get_current_time() tool. Do not make up or assume the current time."
+_CLOCK = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NAME = re.compile(r"(?:You(?: are|.re)|Your? name is) ([A-Z][a-z]+) ([A-Z][a-z]+)")
 # Banking's brief introduces the customer ("**Your character:** Kenji Tanaka, ...", "named
@@ -169,7 +173,8 @@ class Grounds:
 
     def holds(self, value: str, tool: str | None = None) -> bool:
         rx = _word(value)
-        if tool is not None and rx.search(self.schemas.get(tool, "")):
+        if tool is not None and rx.search(self.schemas.get(tool, "")) \
+                and not _CLOCK.match(value.strip()):
             return True   # a literal of the tool (an enum value, a choice its description lists)
         m = _ISO_DAY.match(value.strip()) or _US_DAY.match(value.strip())
         if m and (int(m.group(1)), int(m.group(2))) in self.days:
