@@ -463,3 +463,106 @@ SETTLED_FIFTH: dict[str, str] = {
                                   "to the report (the record: the credit, step 6; the report "
                                   "is 'Good, please do that.', step 7)",
 }
+
+
+# How each disagreement of the blind sixth pass (after GUIDE.md gained what the fifth pass's
+# over-reaches showed) was settled. Blind, it agreed on 242 of 286 items (84.6 %); the records
+# then gained, dropped or requoted the items the guide says they lacked or held, and GUIDE.md
+# gained two sentences (an id the customer gives right is no item of its own; a "which ONE"
+# push-back after a recommendation ask is a question), which leaves 272 of 294 (92.5 %).
+# "Pass wrong": the guide says the sixth pass's item is none or the record's span is the right
+# one. task_044's two questions are the one point left open (see its entry).
+SETTLED_SIXTH: dict[str, str] = {
+    "airline/26": "record dropped 'You insist to cancel and have the refund.': insisting is how "
+                  "the customer talks (GUIDE.md) and the refund is what cancel_reservation "
+                  "does, no call of its own, so it is the request stated twice; no "
+                  "disagreement left",
+    "airline/11": "guide clarified: an id the customer gives right for the reservation a "
+                  "request names goes in that request's resolves_to (a wrong or doubted id, "
+                  "like retail 51's guess, stays an item); the record moved 'it is GV1N64' "
+                  "into the removal request's resolves_to, as the other airline records do; "
+                  "no disagreement left",
+    "retail/18": "record gained 'But if the agent asks you for confirm, you say you want to "
+                 "rethink for a while' (a condition: GUIDE.md's own example 'if the agent "
+                 "asks you to confirm, you regret'), resolved to no return; no disagreement "
+                 "left",
+    "retail/108": "pass wrong: the E-Reader is one of the items 'everything but a tablet' "
+                  "returns, and #W1679211 is the customer's only delivered order with a "
+                  "tablet, so the sentence decides no argument the request's item does not "
+                  "(the same item twice)",
+    "banking_knowledge/task_059": "record replaced 'When the agent recommends ... accept and "
+                                  "immediately apply ...' (saying yes and the customer's own "
+                                  "step, in customer_steps) with the recommendation ask 'Can "
+                                  "you help me find the best combination?' (GUIDE.md, "
+                                  "Recommendations), dropped 'I don't want fees eating into "
+                                  "my small returns.' (it restates the net-return criterion, "
+                                  "which already subtracts the fees), gained 'I'll fund it "
+                                  "myself ...' (no transfer, as task_060) and the pass's two "
+                                  "questions (the minimum balance, the premium rates; no "
+                                  "tells yet); guide clarified that the 'which ONE "
+                                  "combination' push-back is a question naming the product "
+                                  "(as task_055/057/058/060/071 hold it, their tells "
+                                  "value-tested by C8), so the record gained it: the pass's "
+                                  "not-question is the one item left",
+    "banking_knowledge/task_058": "record replaced the accept-and-apply item with the "
+                                  "recommendation ask 'Can you help me find the best "
+                                  "combination?' and gained 'I'll fund it myself ...' (no "
+                                  "transfer); the 'which ONE combination' push-back stays a "
+                                  "question (guide clarified; tells EcoCard and Silver "
+                                  "Account): the pass's recommendation ask shares its words, "
+                                  "so it reads as found as the other kind",
+    "banking_knowledge/task_063": "record gained the recommendation ask 'Can you help me find "
+                                  "the best combination?' and the 'which ONE combination' "
+                                  "push-back question (guide clarified; the pass calls it "
+                                  "none); pass wrong on 'My annual income is about $85,000' "
+                                  "and 'I don't have a Rho-Bank+ subscription': arguments of "
+                                  "the customer's own application (customer_steps), facts "
+                                  "about the customer like the verification details, deciding "
+                                  "no agent call",
+    "banking_knowledge/task_070": "record requoted the overdraft and minimum-balance criteria "
+                                  "to their first statements ('I also want stuff like no "
+                                  "overdraft fees', 'I can't commit to keeping $10,000 or "
+                                  "more in the account at all times.') and gained the "
+                                  "opening's request to open a business checking account and "
+                                  "its two criteria ('that is the easiest to use', 'gives me "
+                                  "the most perks'); record right on the 'Which ONE account' "
+                                  "push-back (a question, guide clarified) and on 'You want "
+                                  "the agent to recommend a single account ...', which binds "
+                                  "the final reply (one account), as settled for task_071",
+    "banking_knowledge/task_081": "record requoted the freeze to its first statement ('I want "
+                                  "to freeze all of them right away.', as task_080) and the "
+                                  "transfer to the customer's first request ('can you please "
+                                  "transfer me to a human agent?'; 'This is your 4th request "
+                                  "...' is a later stage note); record right on 'I want a "
+                                  "full refund for all three': resolution_requested "
+                                  "(full_refund) is a dispute argument, as in task_080",
+    "banking_knowledge/task_096": "same item, other span: the record's question quotes the "
+                                  "character's first statement of the low interest (telling "
+                                  "$17.50 and $15.00), the pass the opening's request for "
+                                  "help, as settled for task_093; pass wrong on 'I want the "
+                                  "full amounts I'm entitled to.': it restates the credit "
+                                  "request (the amounts are the corrections the KB computes, "
+                                  "no value stated; task_095's record quotes it inside its "
+                                  "credit request)",
+    "banking_knowledge/task_037": "record moved 'What is 'Electronics Express Miami'? And "
+                                  "'GamerZone LA'?' to not_questions (a rhetorical reaction: "
+                                  "the transactions are already told for 'Can you show me my "
+                                  "recent transactions?'; it had no tells); record right on "
+                                  "the per-charge spans (each charge's own line in the list "
+                                  "to dispute, step 7; 'You have NEVER shopped at ...' is "
+                                  "what the customer says about a charge, its resolves_to) "
+                                  "and on 'You want a full refund for both transactions' "
+                                  "(resolution_requested, a dispute argument)",
+    "banking_knowledge/task_044": "record split its goal line into the close request "
+                                  "('Express that you want to close your card', resolved to "
+                                  "no closure: a better card is presented) and the closure "
+                                  "reason ('because you found a better deal elsewhere': "
+                                  "closure_reason found_better_card, an argument the closure "
+                                  "log takes, which the pass misses); the pass quotes the "
+                                  "opening's later statement of the request. Open: the pass "
+                                  "reads 'What's it called?' and 'ask about the annual fee' "
+                                  "as questions, which the guide's definition supports; the "
+                                  "record lists both as not_questions (the application names "
+                                  "the card, a stage direction), which this settlement may "
+                                  "not change, so they are left to the records' owner",
+}
