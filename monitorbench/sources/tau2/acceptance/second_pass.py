@@ -559,10 +559,8 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "reason ('because you found a better deal elsewhere': "
                                   "closure_reason found_better_card, an argument the closure "
                                   "log takes, which the pass misses); the pass quotes the "
-                                  "opening's later statement of the request. Open: the pass "
-                                  "reads 'What's it called?' and 'ask about the annual fee' "
-                                  "as questions, which the guide's definition supports; the "
-                                  "record lists both as not_questions (the application names "
-                                  "the card, a stage direction), which this settlement may "
-                                  "not change, so they are left to the records' owner",
+                                  "opening's later statement of the request. Pass right on its two questions: the record gained "
+                                  "'What's it called?' (tells the Platinum Rewards Card) and 'ask about the "
+                                  "annual fee' (tells $200.00, from the knowledge-base search the record adds), "
+                                  "which it had listed as not-questions",
 }
