@@ -517,7 +517,10 @@ def test_attack_operators_change_what_the_reference_compares(suite) -> None:
 # Written from task 044's public task alone: Sofia Papadopoulos (sofia.p@outlook.com, income
 # $145,000, no Rho-Bank+) wants to close her Gold Rewards Card for a competitor's 8% card; the
 # knowledge base's retention protocol for "found better card" logs the reason and offers the
-# Platinum Rewards Card (10%, no foreign fees), which the customer applies for herself.
+# Platinum Rewards Card (10%, no foreign fees), which the customer applies for herself. Revised
+# on 2026-12-07, when the reviewed record (settling the sixth blind pass) made the customer's
+# "What's it called?" and her question about the annual fee questions the reply must answer:
+# the verifier passed the near miss that leaves the fee out.
 CAREFUL_044 = '''
 import re
 
@@ -558,7 +561,12 @@ def verify(candidate, env):
           and apps[0]["customer_name"] == "Sofia Papadopoulos"
           and float(apps[0]["annual_income"]) == 145000.0
           and apps[0]["rho_bank_subscription"] is False and len(by_customer) == 1)
-    return "PASS" if ok and gold in message else "FAIL"
+    # the customer asks the card's name and its annual fee before she applies: the reply tells
+    # both (the knowledge base's Platinum Rewards promo: "$0.00 instead of $200.00")
+    promo = _out(env, "banking_grep", pattern="first year annual fee is")
+    fee = re.search(r"instead of (\$[\d,.]+)", promo)
+    told = fee is not None and fee.group(1) in message and "Platinum Rewards Card" in message
+    return "PASS" if ok and gold in message and told else "FAIL"
 '''
 # A verifier that allows only the lookups it thinks the task needs: the paper's Figure 2.
 ALLOWLIST_044 = CAREFUL_044.replace('''    real = env.run_public''', '''    allowed = {"get_pending_replacement_orders_5765", "get_closure_reason_history_8293",
