@@ -109,7 +109,7 @@ def test_every_airline_task_has_a_record() -> None:
 
 @pytest.mark.parametrize("domain", ("retail", "banking_knowledge"))
 def test_every_retail_and_banking_task_has_a_record(domain: str) -> None:
-    """As for airline: every task, shipped or excluded (103 of 114 retail and 73 of 97 banking
+    """As for airline: every task, shipped or excluded (100 of 114 retail and 73 of 97 banking
     tasks ship today), is reviewed, so a build change that ships another finds its record."""
     assert sorted(load_records(domain)) == sorted(t.task_id for t in src.load_tasks(domain))
 
@@ -191,6 +191,10 @@ _GOLD_BREAKS = (
     ("banking_knowledge", "task_023", "rebate"),
     ("banking_knowledge", "task_088", "each card"),
     ("banking_knowledge", "task_102", "9-day window"),
+    # an exchange for the identical item, which the policy's "different product option" excludes
+    ("retail", "18", "different product option"),
+    ("retail", "91", "refund to credit card"),
+    ("retail", "107", "same specs"),
 )
 
 
