@@ -136,12 +136,13 @@ def session_root(session) -> int:
 
 def worker_and_init(session) -> tuple[int, int]:
     """Host pids of the session's worker and of the cases' init it forked: both run Python on
-    worker.py (bwrap's own argv names it too, as a bind mount, but bwrap is not Python); under
-    docker the container's keeper.py forked the worker."""
+    worker.py (bwrap runs its compiled worker.pyc; bwrap's own argv names both too, as bind
+    mounts, but bwrap is not Python); under docker the container's keeper.py forked the
+    worker."""
     tree = [session_root(session), *descendants(session_root(session))]
     argv = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0") for p in tree}
     python = [p for p in tree if b"python" in os.path.basename(argv[p][0])
-              and any(a.endswith((b"worker.py", b"keeper.py")) for a in argv[p])]
+              and any(a.endswith((b"worker.py", b"worker.pyc", b"keeper.py")) for a in argv[p])]
     kept = any(a.endswith(b"keeper.py") for a in argv[python[0]])
     worker, init = python[1:3] if kept else python[:2]
     return worker, init
