@@ -64,8 +64,9 @@ def timed(name, fn, child=False):
 
 for name in ("_prepare_case", "_mount_case_tmpfs", "_case_poller", "_watch_case",
              "_clean_after_case", "_kill_strays", "_other_pids", "_reap", "_wipe",
-             "_unmount_case", "_classify", "_judge", "drop_privileges", "_add_site_packages",
-             "_start_case_namespace", "_usable_pid_reset", "_session_state", "_confinement",
+             "_unmount_case", "_classify", "_judge", "_prepare_ahead", "_finish_case",
+             "_kill_case", "drop_privileges", "_add_site_packages", "_start_case_namespace",
+             "_ask_pid_reset", "_usable_pid_reset", "_session_state", "_confinement",
              "_load_runtime"):
     setattr(worker, name, timed(name, getattr(worker, name)))
 for name in ("_enter_case", "_set_limits", "_confine", "_make_env"):
@@ -145,7 +146,7 @@ def profiled_session(vdir: Path, public_dir: Path, spec: SandboxSpec, script: Pa
     at = argv.index("/mb/worker.py") + 1
     argv[at:at] = ["--ro-bind", str(script), "/mb/profile.py",
                    "--bind", str(prof_dir), "/mb/prof"]
-    assert argv[-2] == "/mb/worker.py"
+    assert argv[-2] == "/mb/worker.pyc"
     argv[-2] = "/mb/profile.py"
     return WorkerSession(argv, minimal_env(), spec)
 

@@ -111,7 +111,7 @@ def floor_session(vdir: Path, public_dir: Path, spec: SandboxSpec, script: Path)
     argv = bwrap_argv(vdir.resolve(), public_dir.resolve(), spec, RUNTIMES_DIR)
     at = argv.index("/mb/worker.py") + 1  # beside the worker's bind, before / turns read-only
     argv[at:at] = ["--ro-bind", str(script), "/mb/floor.py"]
-    assert argv[-2] == "/mb/worker.py"  # ... python -I -S -B /mb/worker.py CONFIG
+    assert argv[-2] == "/mb/worker.pyc"  # ... python -I -S -B /mb/worker.pyc CONFIG
     return WorkerSession([*argv[:-2], "/mb/floor.py"], minimal_env(), spec)
 
 

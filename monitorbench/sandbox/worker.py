@@ -33,8 +33,8 @@ import json
 import os
 import resource
 import select
-import selectors
 import signal
+import _signal
 import stat
 import sys
 import time
@@ -118,21 +118,23 @@ def _send(obj: dict, me: int, env: object, res_w: int) -> None:
     Only the case child itself (pid ``me``) may answer: descendants a verifier forks share the
     child's except-paths, so they are silenced here. ``env`` is None until make_env succeeded (the
     answer then counts no executions). The answer is capped once encoded so a huge return value
-    becomes a malformed U instead of flooding the parent."""
+    becomes a malformed U instead of flooding the parent, and a value JSON cannot encode an
+    ``unserializable`` answer (found by encoding it once, here: a separate check before cost
+    every case a second encoding, issue 49)."""
     if os.getpid() != me:
         os._exit(0)
     obj["executions"] = _executions(env)
     obj["preload"] = [name for name in PRELOAD if name in sys.modules]
     try:
         data = json.dumps(obj).encode()
-    except (TypeError, ValueError):
-        data = json.dumps({"status": "unserializable",
-                           "repr": _cap(_safe_repr(obj.get("value")))}).encode()
+    except (TypeError, ValueError, RecursionError):
+        data = json.dumps({"status": "unserializable", "repr": _cap(_safe_repr(obj.get("value"))),
+                           "executions": obj["executions"], "preload": obj["preload"]}).encode()
     if len(data) > RESULT_CAP:
         data = json.dumps({"status": "u", "reason": "malformed",
                            "detail": f"returned a value of {len(data)} bytes once encoded "
                                      f"(cap {RESULT_CAP}); {EXPECTED}"}).encode()
-    _write_all(res_w, data)
+    _write_all(res_w, data + b"\n")  # the newline tells the parent the answer is whole
     os._exit(0)
 
 
@@ -144,25 +146,31 @@ def _enter_case(state: dict, scratch: str, out_w: int, res_w: int) -> None:
     the case cannot read the parent's requests), the scratch directory as home and temp dir, and
     the per-case resource limits. SIGXFSZ is ignored so an oversize write raises OSError."""
     os.setsid()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
+    os.dup2(state["devnull"], 0)
     os.dup2(out_w, 1)
     os.dup2(out_w, 2)
     os.closerange(3, res_w)
     os.closerange(res_w + 1, 65536)
+    if not state["fixed_scratch"]:  # else the parent moved in before the fork (_prepare_case)
+        _use_scratch(scratch)
+    _set_limits(state["rlimits"])
+    # _signal's own function: signal.signal converts both handlers to enums in Python code,
+    # which in a fresh fork cost ~0.1 ms of page copies (issue 49)
+    _signal.signal(signal.SIGPIPE, _signal.SIG_DFL)
+    _signal.signal(signal.SIGXFSZ, _signal.SIG_IGN)  # oversize writes raise OSError instead
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, state["verifier_dir"])
+    if state["confinement"] is not None:
+        _confine(*state["confinement"])
+
+
+def _use_scratch(scratch: str) -> None:
+    """Make ``scratch`` this process's working, home and temp directory."""
     os.chdir(scratch)
     os.environ["HOME"] = scratch
     os.environ["TMPDIR"] = scratch
     if "tempfile" in sys.modules:  # a runtime imported it in the parent: its cached dir is stale
         sys.modules["tempfile"].tempdir = scratch
-    _set_limits(state["rlimits"])
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError instead
-    sys.dont_write_bytecode = True
-    sys.path.insert(0, state["verifier_dir"])
-    sys.argv = [state["main_path"]]
-    if state["confinement"] is not None:
-        _confine(*state["confinement"])
 
 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
@@ -245,11 +253,7 @@ def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: 
               me, env, res_w)
     except BaseException as e:  # noqa: BLE001 - any exception from untrusted code is a crash
         _send({"status": "u", "reason": "crash", "detail": _cap(_exc_line(e))}, me, env, res_w)
-    try:
-        json.dumps(value, allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
-        _send({"status": "unserializable", "repr": _cap(_safe_repr(value))}, me, env, res_w)
-    _send({"status": "returned", "value": value}, me, env, res_w)
+    _send({"status": "returned", "value": value}, me, env, res_w)  # or unserializable
 
 
 def _exc_line(e: BaseException) -> str:
@@ -406,13 +410,13 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    sel = selectors.DefaultSelector()
-    if ctl_r is not None:
-        sel.register(ctl_r, selectors.EVENT_READ, "ctl")
-    sel.register(wake_r, selectors.EVENT_READ, "wake")
+    poller = select.poll()  # not selectors: its import cost every session start ~0.8 ms
+    for fd in (wake_r, ctl_r):
+        if fd is not None:
+            poller.register(fd, select.POLLIN)
     while True:
-        for key, _ in sel.select():
-            if key.data == "wake":
+        for fd, _ in poller.poll():
+            if fd == wake_r:
                 os.read(wake_r, 4096)
             elif not os.read(ctl_r, 1):
                 os._exit(0)  # the worker is gone
@@ -593,7 +597,8 @@ class _CaseOutput:
     the parent kill the case (timeout, output_limit or malformed); once set it stays set, and a
     later limit crossed in the same read batch overwrites it, as the original loop did."""
 
-    __slots__ = ("result", "out_count", "out_head", "out_tail", "killed_for", "open_streams")
+    __slots__ = ("result", "out_count", "out_head", "out_tail", "killed_for", "open_streams",
+                 "answered")
 
     def __init__(self) -> None:
         self.result = bytearray()
@@ -602,6 +607,7 @@ class _CaseOutput:
         self.out_tail = bytearray()
         self.killed_for = ""
         self.open_streams = {"out", "res"}
+        self.answered = False  # the result pipe holds a whole line: the case's answer
 
     def take_output(self, chunk: bytes, output_bytes: int) -> None:
         """Count, keep head and tail of, and limit what the case printed."""
@@ -616,8 +622,23 @@ class _CaseOutput:
     def take_result(self, chunk: bytes) -> None:
         """Keep the child's answer bytes; far past the cap the case is killed as malformed."""
         self.result += chunk
+        self.answered = self.answered or b"\n" in chunk
         if len(self.result) > RESULT_CAP + 1024:
             self.killed_for = "malformed"
+
+    def drain_output(self, out_r: int, output_bytes: int) -> None:
+        """Read what the case printed before its answer and is still in the output pipe
+        (a case may have enlarged the pipe past one read). Stops at an empty pipe or at the
+        output limit, so a flooding descendant cannot keep it reading."""
+        os.set_blocking(out_r, False)
+        try:
+            while not self.killed_for:
+                chunk = os.read(out_r, 65536)
+                if not chunk:
+                    break
+                self.take_output(chunk, output_bytes)
+        except BlockingIOError:
+            pass
 
     def drain_result(self, res_r: int) -> None:
         """Read what an exited child left in the result pipe. Strays may still hold the write
@@ -653,10 +674,12 @@ def _case_poller(pid: int, out_r: int, res_r: int) -> tuple[select.poll, int | N
 
 
 def _watch_case(pid: int, poller: select.poll, names: dict, polling: bool, deadline: float,
-                limits: dict, out: _CaseOutput) -> tuple:
-    """Read the case's pipes until it exits, its wall clock runs out or it crosses a limit.
-    Returns ``(status, rusage)`` of the exited child, or ``(None, None)`` when it must be killed
-    (``out.killed_for`` says why). ``polling``: no pidfd, so wake every 50 ms to check for exit."""
+                limits: dict, out: _CaseOutput, early: bool) -> tuple:
+    """Read the case's pipes until it exits, its wall clock runs out or it crosses a limit,
+    or, with ``early``, until its whole answer is in (``out.answered``). Returns ``(status,
+    rusage)`` of the exited child, or ``(None, None)`` when it must be killed (``out.killed_for``
+    says why) or has answered early. ``polling``: no pidfd, so wake every 50 ms to check for
+    exit."""
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -675,7 +698,7 @@ def _watch_case(pid: int, poller: select.poll, names: dict, polling: bool, deadl
                 out.take_output(chunk, limits["output_bytes"])
             else:
                 out.take_result(chunk)
-        if out.killed_for:
+        if out.killed_for or (early and out.answered):
             return None, None
         wpid, wstatus, wrusage = os.wait4(pid, os.WNOHANG)
         if wpid:
@@ -745,6 +768,8 @@ def _prepare_case(state: dict, scratch: str) -> None:
     _mount_case_tmpfs(libc, state["case_tmpfs"])
     if state["scratch_root"] in state["case_tmpfs"]:
         os.mkdir(scratch, 0o700)
+    if state["fixed_scratch"]:
+        _use_scratch(scratch)
 
 
 def _unmount_case(state: dict) -> bool:
@@ -831,19 +856,13 @@ def _judge(code, candidate: dict, state: dict) -> dict:
 
     The fork stays in this function (not a helper) so the child's stack, and with it the
     untrusted code's recursion headroom, is unchanged. ``seconds`` spans fork to reaped child,
-    before the clean-up, which is the worker's cost and not the case's."""
+    before the clean-up, which is the worker's cost and not the case's (with an early answer,
+    ``_answers_early``: fork to answer)."""
     limits = state["limits"]
-    state["cases"] += 1  # a new scratch name per case: nothing can collide
-    scratch = os.path.join(state["scratch_root"], f"case-{state['cases']}")
-    if state["pid_reset"] is not None:
-        try:
-            _prepare_case(state, scratch)
-        except OSError as e:
-            _unmount_case(state)
-            return {"status": "u", "reason": "sandbox_error", "seconds": 0.0,
-                    "detail": _cap(f"case isolation failed: {e}")}
-    elif state["scratch_root"] not in state["case_tmpfs"]:
-        os.mkdir(scratch, 0o700)
+    scratch, failed = state["ahead"] or _prepared_case(state)
+    state["ahead"] = None
+    if failed is not None:
+        return failed
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
     t0 = time.monotonic()
@@ -863,13 +882,22 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     poller, pidfd, names = _case_poller(pid, out_r, res_r)
     out = _CaseOutput()
     deadline = t0 + float(limits["wall_seconds"])
-    status, rusage = _watch_case(pid, poller, names, pidfd is None, deadline, limits, out)
-    if status is None:
-        status, rusage = _kill_case(pid)
-    elif "res" in out.open_streams:
-        out.drain_result(res_r)  # the child has exited: everything it wrote sits in the pipe
-    seconds = time.monotonic() - t0
-    if _clean_after_case(state, pid, (out_r, res_r, pidfd)):
+    status, rusage = _watch_case(pid, poller, names, pidfd is None, deadline, limits, out,
+                                 _answers_early(state))
+    fds = (out_r, res_r, pidfd)
+    if status is None and out.answered and not out.killed_for:
+        out.drain_output(out_r, limits["output_bytes"])
+        seconds = time.monotonic() - t0
+        state["unfinished"] = (pid, fds)  # its answer is final: the rest is _finish_case's
+        clean = True
+    else:
+        if status is None:
+            status, rusage = _kill_case(pid)
+        elif "res" in out.open_streams:
+            out.drain_result(res_r)  # the child has exited: everything it wrote sits in the pipe
+        seconds = time.monotonic() - t0
+        clean = _clean_after_case(state, pid, fds)
+    if clean:
         answer = _classify(out.killed_for, status, rusage, bytes(out.result),
                            bytes(out.out_head), limits)
     else:
@@ -878,6 +906,68 @@ def _judge(code, candidate: dict, state: dict) -> dict:
     answer["stdout"] = out.out_tail.decode("utf-8", "replace")
     answer.setdefault("executions", 0)
     return answer
+
+
+def _prepared_case(state: dict) -> tuple[str, dict | None]:
+    """The next case's scratch directory, made ready: on the fast path a fresh tmpfs, IPC
+    namespace and pid counter (``_prepare_case``). Returns it and None, or, where that failed,
+    the case's ``sandbox_error`` answer."""
+    state["cases"] += 1  # unless on a fresh tmpfs, a new scratch name per case: no collision
+    scratch = os.path.join(state["scratch_root"],
+                           "case" if state["fixed_scratch"] else f"case-{state['cases']}")
+    if state["pid_reset"] is None:
+        if state["scratch_root"] not in state["case_tmpfs"]:
+            os.mkdir(scratch, 0o700)
+        return scratch, None
+    try:
+        _prepare_case(state, scratch)
+    except OSError as e:
+        _unmount_case(state)
+        return scratch, {"status": "u", "reason": "sandbox_error", "seconds": 0.0,
+                         "detail": _cap(f"case isolation failed: {e}")}
+    return scratch, None
+
+
+def _prepare_ahead(state: dict) -> None:
+    """On the fast path, prepare the next case right after an answer, while the framework
+    reads it and sends the next request, instead of after that request came (issue 49). The
+    previous case is gone by then (``_finish_case`` runs first), so nothing of it reaches the
+    prepared state."""
+    if state["pid_reset"] is not None and state["ahead"] is None:
+        state["ahead"] = _prepared_case(state)
+
+
+def _answers_early(state: dict) -> bool:
+    """Whether the worker may answer the framework as soon as the case's whole answer is in,
+    and leave the rest of the case's end (its exit, ~0.8 ms of CPU for a forked Python, the
+    kills and the unmounts) to ``_finish_case``, which runs before the next case is prepared
+    (issue 49). Only on the fast path (``_prepare_case``), where no root is wiped: a wipe must
+    see every process dead first and its failure must make the case's own answer
+    ``sandbox_tampered``. The fast path's clean-up cannot change an answer: the case is
+    killed, never waited for, and its tmpfs is unmounted whole."""
+    return state["pid_reset"] is not None and not state["wipe_roots"]
+
+
+def _finish_case(state: dict) -> None:
+    """End the case that answered early: kill and reap it and every process it left, close its
+    pipes and unmount its tmpfs. Called right after its answer is written, before the next
+    case is prepared. Should the unmount fail (it needs no more than the worker's own mount
+    namespace, which a case cannot touch without capabilities), the next request is answered
+    ``sandbox_error`` and this worker replaced, as when a case cannot be prepared."""
+    unfinished, state["unfinished"] = state["unfinished"], None
+    if unfinished is None:
+        return
+    pid, fds = unfinished
+    _kill_case(pid)
+    _kill_strays(state["own_pid_namespace"], pid, state["keep"])
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)
+    if not _unmount_case(state):
+        state["ahead"] = ("", {"status": "u", "reason": "sandbox_error", "seconds": 0.0,
+                               "replace_worker": True,
+                               "detail": "the last case's tmpfs could not be unmounted; this "
+                                         "worker is replaced"})
 
 
 def _classify(killed_for: str, status: int, rusage, result: bytes, out_head: bytes,
@@ -960,18 +1050,31 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
         "case_tmpfs": dict(cfg.get("case_tmpfs") or {}),
         "confinement": _confinement(cfg.get("seccomp")),
         "cases": 0,  # cases judged so far (names their scratch directories)
+        "devnull": os.open(os.devnull, os.O_RDONLY),  # each case's stdin, opened once
+        # each case's scratch is the same path on a fresh tmpfs: the worker itself moves into it
+        # (cwd, HOME, TMPDIR) before the fork, which in a fresh fork cost ~0.1 ms (issue 49)
+        "fixed_scratch": pid_reset is not None and cfg["scratch_root"] in (cfg.get("case_tmpfs")
+                                                                         or {}),
+        "unfinished": None,  # (pid, fds) of a case that answered early (_finish_case)
+        "ahead": None,  # (scratch, failure answer or None) of the case prepared ahead
     }
 
 
+def _ask_pid_reset(pipes: tuple[int, int] | None) -> None:
+    """Ask the just-forked init, once, to reset the pid counter; its answer is read later
+    (``_usable_pid_reset``), so its start-up runs while the worker reads the verifier and the
+    task instead of in turn (~2 ms of each session start, issue 49)."""
+    if pipes is not None:
+        os.write(pipes[0], b"r")
+
+
 def _usable_pid_reset(pipes: tuple[int, int] | None) -> tuple[int, int] | None:
-    """The init's control pipes if it can reset the pid counter here (asked once), else None:
-    each case then gets namespaces of its own through ``_isolate_case`` (slower: two more forks
-    per case)."""
+    """The init's control pipes if it could reset the pid counter here (``_ask_pid_reset``),
+    else None: each case then gets namespaces of its own through ``_isolate_case`` (slower: two
+    more forks per case)."""
     if pipes is None:
         return None
-    ctl_w, ack_r = pipes
-    os.write(ctl_w, b"r")
-    return pipes if os.read(ack_r, 1) == b"\x01" else None
+    return pipes if os.read(pipes[1], 1) == b"\x01" else None
 
 
 def _preload(names: object) -> None:
@@ -1017,7 +1120,11 @@ def drop_privileges(uid: int | None) -> None:
 
 
 def main() -> None:
+    """Serve, then exit at once: every answer is written with ``os.write``, and the
+    interpreter's own teardown (module and object clean-up) cost each session's close a few
+    ms for nothing (issue 49)."""
     serve(json.loads(sys.argv[1]))
+    os._exit(0)
 
 
 def serve(cfg: dict) -> None:
@@ -1038,9 +1145,10 @@ def serve(cfg: dict) -> None:
             if cfg.get("case_pid_namespace") else (None, None))
     except (OSError, ImportError) as e:
         return _refuse(f"cannot give cases their own PID namespace: {e}")
-    pid_reset = _usable_pid_reset(pid_reset)
+    _ask_pid_reset(pid_reset)
     _no_ptrace()
     main_path = os.path.join(cfg["verifier_dir"], "main.py")
+    sys.argv = [main_path]  # what a case sees: set once here, not in every case's child
     code = None
     problem: tuple[str, str] | None = None
     try:
@@ -1058,6 +1166,7 @@ def serve(cfg: dict) -> None:
             task = json.load(f)
     except (OSError, ValueError) as e:
         return _refuse(f"task.json: {e}")
+    pid_reset = _usable_pid_reset(pid_reset)  # before a runtime can start anything
     try:
         factory = _load_runtime(cfg, task)
     except BaseException as e:  # noqa: BLE001 - report to the framework instead of dying silently
@@ -1088,9 +1197,12 @@ def serve(cfg: dict) -> None:
                 answer = _judge(code, candidate, state)
         preload = answer.pop("preload", None)
         _write_all(1, (json.dumps(answer) + "\n").encode())
+        _finish_case(state)  # after the answer: the case's exit overlaps the framework's turn
         _preload(preload)  # after the answer: the import overlaps the framework's turn
         if answer.get("replace_worker"):
             return  # the framework starts a fresh sandbox for the next case
+        if code is not None:
+            _prepare_ahead(state)
 
 
 if __name__ == "__main__":

@@ -134,14 +134,27 @@ def session_root(session) -> int:
                               capture_output=True, text=True, check=True).stdout)
 
 
-def worker_and_init(session) -> tuple[int, int]:
+def worker_and_init(session) -> tuple[int, int | None]:
     """Host pids of the session's worker and of the cases' init it forked: both run Python on
-    worker.py (bwrap's own argv names it too, as a bind mount, but bwrap is not Python); under
-    docker the container's keeper.py forked the worker."""
+    worker.py (bwrap runs its compiled worker.pyc; bwrap's own argv names both too, as bind
+    mounts, but bwrap is not Python); under docker the container's keeper.py forked the
+    worker."""
     tree = [session_root(session), *descendants(session_root(session))]
     argv = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0") for p in tree}
     python = [p for p in tree if b"python" in os.path.basename(argv[p][0])
-              and any(a.endswith((b"worker.py", b"keeper.py")) for a in argv[p])]
+              and any(a.endswith((b"worker.py", b"worker.pyc", b"keeper.py")) for a in argv[p])]
     kept = any(a.endswith(b"keeper.py") for a in argv[python[0]])
-    worker, init = python[1:3] if kept else python[:2]
+    worker = python[1] if kept else python[0]
+    # the init is pid 1 of the cases' namespace; a case that has answered may still be exiting
+    # beside it (the worker answers before it ends the case), so it is told apart by that pid
+    init = next((p for p in python if p in descendants(worker) and _ns_pid(p) == 1), None)
     return worker, init
+
+
+def _ns_pid(pid: int) -> int:
+    """``pid``'s number in its innermost PID namespace (the last of /proc's NSpid)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return int(next(line for line in f if line.startswith("NSpid:")).split()[-1])
+    except OSError:  # it has just exited
+        return 0

@@ -186,6 +186,11 @@ def test_the_cases_init_never_outlives_its_worker(sandbox, tmp_path, public_dir,
         tree = [root, *descendants(root)]
         worker, init = worker_and_init(s)
         assert init in descendants(worker)
+        # the worker answers before it ends the case: wait for that end, or the case's child,
+        # orphaned to the stopped bwrap, would hold the dying init up (as during any case)
+        deadline = time.monotonic() + 3
+        while set(descendants(worker)) - {init} and time.monotonic() < deadline:
+            time.sleep(0.005)
         above = tree[: tree.index(worker)]
         for p in above:
             os.kill(p, signal.SIGSTOP)
