@@ -27,8 +27,15 @@ fallback without filesystem isolation and says so) and checked on both by
   every process but itself, emptying /tmp, /dev/shm and /dev/mqueue and removing every System V
   object, and the framework refills the bound verifier, task and runtime directories; a session
   it cannot clean retires the container.
-* **Known gap, both backends:** a case's /proc is the sandbox's (bubblewrap's or the
-  container's), not its own PID namespace's, so ``readlink("/proc/self")`` shows a pid counter
-  that an earlier case of the session can move (and, in a kept container, an earlier session);
-  only the counter a case's own calls see (``getpid``, ``fork``) is reset as above.
+* **No /proc under bubblewrap.** A case's own PID namespace resets the counter its own calls see
+  (``getpid``, ``fork``), but a /proc is its sandbox's, whose pid counter an earlier case moves
+  (``readlink("/proc/self")``, the listing of /proc): a channel from one case to the next. A
+  procfs of the cases' own namespace cannot be mounted under bubblewrap's covers, so the worker
+  covers /proc with an empty read-only tmpfs in the cases' mount namespace
+  (``worker._cover_proc``), keeping an fd of the real one to find a case's strays.
+* **Known gap, docker:** the container's seccomp profile refuses ``mount``, so a case's /proc is
+  the container's and ``readlink("/proc/self")`` shows a pid counter that an earlier case of the
+  session (and, in a kept container, an earlier session) can move; only the counter a case's
+  own calls see is reset. ``tests/sandbox/test_sandbox_hostile_cases.py`` holds it as a strict
+  expected failure.
 """

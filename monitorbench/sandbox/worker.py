@@ -374,6 +374,21 @@ def _fork_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> int:
     return init
 
 
+def _cover_proc(libc) -> None:
+    """An empty, read-only tmpfs over /proc in this mount namespace, for every case judged in it.
+
+    A case's own PID namespace resets the counter its own calls see (``getpid``, ``fork``), but
+    /proc is the sandbox's: ``readlink("/proc/self")`` and the listing of /proc show pids of the
+    sandbox's namespace, whose counter an earlier case moves (40 forks move the next case's
+    /proc/self by 40), so one case could pass the next a number. A procfs of the cases' own
+    namespace cannot be mounted (bubblewrap's read-only covers of /proc/sys and others make the
+    kernel refuse a new one), so the cases get none: a verifier has no use for it (Python falls
+    back where it looks for /proc/self/fd). The worker keeps an fd of the real /proc (``proc``
+    in the session state) to find a case's strays, and the init its open pid counter."""
+    _check(libc.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                      b"size=4k,mode=555"), "tmpfs over /proc")
+
+
 def _mount_case_tmpfs(libc, case_tmpfs: dict) -> None:
     """A fresh tmpfs of the stated size over each directory, writable by everyone (sticky)."""
     for path, mb in case_tmpfs.items():
@@ -398,11 +413,12 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
     process of the job) would otherwise leave it, and with it the sandbox, behind for good."""
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    counter = _open_pid_counter() if ctl_r is not None else None  # before /proc is covered
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     low = 3
-    for keep in sorted(fd for fd in (ctl_r, ack_w) if fd is not None):
+    for keep in sorted(fd for fd in (ctl_r, ack_w, counter) if fd is not None):
         os.closerange(low, keep)
         low = keep + 1
     os.closerange(low, 65536)
@@ -422,23 +438,29 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
                 os._exit(0)  # the worker is gone
             else:
                 _reap()
-                os.write(ack_w, b"\x01" if _pid_counter_to(1) else b"\x00")  # type: ignore
+                os.write(ack_w, b"\x01" if _pid_counter_to(counter, 1) else b"\x00")  # type: ignore
         _reap()
 
 
-def _pid_counter_to(last: int) -> bool:
-    """Make the next pid of this (the init's own) namespace ``last + 1``; False where the kernel
-    refuses (a read-only /proc/sys, as docker mounts it)."""
+def _open_pid_counter() -> int | None:
+    """This namespace's pid counter (/proc/sys/kernel/ns_last_pid) opened for writing, once, so
+    the init can keep resetting it after the worker covers /proc (``_cover_proc``); None where
+    the kernel refuses (a read-only /proc/sys, as docker mounts it)."""
     try:
-        fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
+        return os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
     except OSError:
+        return None
+
+
+def _pid_counter_to(counter: int | None, last: int) -> bool:
+    """Make the next pid of this (the init's own) namespace ``last + 1`` through ``counter``
+    (``_open_pid_counter``); False where it could not be opened or the write is refused."""
+    if counter is None:
         return False
     try:
-        return os.write(fd, str(last).encode()) > 0
+        return os.pwrite(counter, str(last).encode(), 0) > 0
     except OSError:
         return False
-    finally:
-        os.close(fd)
 
 
 def _ancestry() -> frozenset[int]:
@@ -457,12 +479,14 @@ def _ancestry() -> frozenset[int]:
     return frozenset(keep)
 
 
-def _other_pids(keep: frozenset[int]) -> list[int]:
-    """Every process in this PID namespace except ``keep``."""
-    return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in keep]
+def _other_pids(keep: frozenset[int], proc: int | str = "/proc") -> list[int]:
+    """Every process in this PID namespace except ``keep`` (``proc``: /proc, or an fd of it
+    kept from before the cases' view of it was covered)."""
+    return [int(e) for e in os.listdir(proc) if e.isdigit() and int(e) not in keep]
 
 
-def _kill_strays(own_pid_namespace: bool, child_pgid: int, keep: frozenset[int]) -> None:
+def _kill_strays(own_pid_namespace: bool, child_pgid: int, keep: frozenset[int],
+                 proc: int | str = "/proc") -> None:
     """Nothing may survive a case. In our own PID namespace we can kill everything else; elsewhere
     (no namespace) only the child's process group is safe to kill."""
     try:
@@ -471,7 +495,7 @@ def _kill_strays(own_pid_namespace: bool, child_pgid: int, keep: frozenset[int])
         pass
     if own_pid_namespace:
         for _ in range(100):
-            pids = _other_pids(keep)
+            pids = _other_pids(keep, proc)
             if not pids:
                 break
             for p in pids:
@@ -725,7 +749,7 @@ def _clean_after_case(state: dict, pid: int, fds: tuple) -> bool:
     pipes and pidfd, wipe the scratch (and other writable) roots and, where the sandbox has its
     own IPC namespace, remove the System V IPC objects it created. False: a root could not be
     emptied (what the case left there defeats the clean-up)."""
-    _kill_strays(state["own_pid_namespace"], pid, state["keep"])
+    _kill_strays(state["own_pid_namespace"], pid, state["keep"], state["proc"])
     for fd in fds:
         if fd is not None:
             os.close(fd)
@@ -745,6 +769,7 @@ TAMPERED = {"status": "u", "reason": "sandbox_tampered", "replace_worker": True,
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 0x4000, 0x40000, 0x2, 0x4
+MS_RDONLY, MS_NOEXEC = 0x1, 0x8
 
 
 MNT_DETACH = 2
@@ -801,6 +826,7 @@ def _isolate_case(state: dict, scratch: str, res_w: int) -> None:
         if state["case_tmpfs"]:
             _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
             _mount_case_tmpfs(libc, state["case_tmpfs"])
+            _cover_proc(libc)
             os.mkdir(scratch, 0o700)
         init = _fork_init(libc)
         case = os.fork()
@@ -959,7 +985,7 @@ def _finish_case(state: dict) -> None:
         return
     pid, fds = unfinished
     _kill_case(pid)
-    _kill_strays(state["own_pid_namespace"], pid, state["keep"])
+    _kill_strays(state["own_pid_namespace"], pid, state["keep"], state["proc"])
     for fd in fds:
         if fd is not None:
             os.close(fd)
@@ -1055,6 +1081,7 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
         # (cwd, HOME, TMPDIR) before the fork, which in a fresh fork cost ~0.1 ms (issue 49)
         "fixed_scratch": pid_reset is not None and cfg["scratch_root"] in (cfg.get("case_tmpfs")
                                                                          or {}),
+        "proc": "/proc",  # or, once the cases' view of /proc is covered, an fd of it (_cover_proc)
         "unfinished": None,  # (pid, fds) of a case that answered early (_finish_case)
         "ahead": None,  # (scratch, failure answer or None) of the case prepared ahead
     }
@@ -1175,6 +1202,12 @@ def serve(cfg: dict) -> None:
         state = _session_state(cfg, main_path, task, factory, case_init, pid_reset)
     except (OSError, ImportError) as e:
         return _refuse(f"cannot load libc to remove System V IPC objects between cases: {e}")
+    if state["pid_reset"] is not None and state["case_tmpfs"]:  # the cases share our mounts
+        try:
+            state["proc"] = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+            _cover_proc(state["libc"])
+        except OSError as e:
+            return _refuse(f"cannot cover /proc for the cases: {e}")
     gc.freeze()  # per-case children then leave the parent's objects alone: fewer copied pages
     _write_all(1, (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode())
     stdin = sys.stdin.buffer

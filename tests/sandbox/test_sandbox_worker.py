@@ -3,6 +3,7 @@ session keeps judging correctly after a hostile case."""
 
 from __future__ import annotations
 
+import os
 import resource
 import shutil
 import warnings
@@ -158,12 +159,19 @@ def test_missing_verifier(sandbox, tmp_path, public_dir, spec):
 
 
 def test_background_process_is_gone_before_next_case(sandbox, tmp_path, public_dir, spec):
+    """A case leaves a daemon (its own session, double-forked, a sleep named by a mark); it is
+    gone before the next case's answer, seen from the host; where a case sees /proc (docker),
+    the next case also finds no process but its own and its ancestors there."""
+    mark = str(7_000_000 + os.getpid() * 10 + len(str(tmp_path)) % 10)  # sleep takes seconds
     vdir = write_verifier(tmp_path, """
         import os, time
 
         def others():
             # every process in the sandbox except this one and its ancestors; /proc is the
-            # sandbox's, whose pids differ from those of the case's own PID namespace
+            # sandbox's, whose pids differ from those of the case's own PID namespace (under
+            # bubblewrap a case sees no /proc: nothing to list)
+            if not os.path.exists("/proc/self"):
+                return []
             keep, pid = set(), int(os.readlink("/proc/self"))
             while pid > 0 and pid not in keep:
                 keep.add(pid)
@@ -183,24 +191,38 @@ def test_background_process_is_gone_before_next_case(sandbox, tmp_path, public_d
 
         def verify(candidate, env):
             if candidate.get("attack"):
+                r, w = os.pipe()
                 if os.fork() == 0:
                     os.setsid()
                     if os.fork() == 0:        # daemon: waits to snoop on the next case
-                        while True:
-                            time.sleep(0.01)
+                        os.write(w, b"1")
+                        os.execv("/bin/sleep", ["sleep", "MARK"])
                     os._exit(0)
-                while not others():
-                    time.sleep(0.01)
-                print("strays", others())
+                os.read(r, 1)
+                print("started")
                 return "PASS"
             print("strays", others())
             return "PASS"
-        """)
+        """.replace("MARK", mark))
     with sandbox.session(vdir, public_dir, spec) as s:
         attack = s.judge({"attack": True})
-        assert attack.decision == "PASS" and attack.stdout.strip() != "strays []"
+        assert attack.decision == "PASS" and attack.stdout.strip() == "started", attack
         probe = s.judge({})
-        assert probe.decision == "PASS" and probe.stdout.strip() == "strays []"
+        assert probe.decision == "PASS" and probe.stdout.strip() == "strays []", probe
+        assert _host_pids_of(f"sleep\0{mark}\0".encode()) == []
+
+
+def _host_pids_of(cmdline: bytes) -> list[int]:
+    """Host pids whose command line is ``cmdline``."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read() == cmdline:
+                    out.append(int(pid))
+        except OSError:
+            pass
+    return out
 
 
 def test_no_state_carries_across_cases(sandbox, tmp_path, public_dir, spec):

@@ -2,8 +2,8 @@
 
 Cases run in a PID namespace of their own under a small init (monitorbench/sandbox/worker.py),
 so the worker has no pid a case can name. Every kill below either reaches nothing (the init
-ignores signals from inside its namespace; the pids read from /proc are the sandbox's, not the
-case's) and the verifier's own return value is judged, or reaches the verifier itself, which is
+ignores signals from inside its namespace; under bubblewrap a case sees no /proc, and under
+docker the pids read from it are the container's, not the case's) and the verifier's own return value is judged, or reaches the verifier itself, which is
 U. Either way the same worker judges the next cases: no restart, no ``sandbox_error``. Real
 sandboxes, real signals.
 """
@@ -50,7 +50,7 @@ KILLS = {
                   "return 'PASS'", "P", "", ""),
     # a /proc directory is a pidfd, but not for a process outside the caller's PID namespace
     "proc_pidfd": ("import os, signal\n"
-                   "me = os.readlink('/proc/self')\n"
+                   "me = os.readlink('/proc/self') if os.path.exists('/proc/self') else ''\n"
                    "for e in os.listdir('/proc'):\n"
                    "    if e.isdigit() and e != me:\n"
                    "        try:\n"
