@@ -579,3 +579,120 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "annual fee' (tells $200.00, from the knowledge-base search the record adds), "
                                   "which it had listed as not-questions",
 }
+
+
+# How each disagreement of the blind seventh pass (after the sixth's settlement) was settled.
+# Blind, it agreed on 232 of 260 items (89.2 %); the records then gained, split, dropped or
+# requoted the items the guide says they lacked, bundled or held, and GUIDE.md gained three
+# sentences (a form the customer asks an answer in is a value binding the final reply; a list of
+# people to refer is split like a list of charges; a conditional ask for one option is a "which
+# ONE" push-back, a question), which leaves 267 of 281 (95.0 %). "Pass wrong": the guide says
+# the seventh pass's item is none or misses the record's; "binds agree in substance": both
+# resolve the item to the same outcome, the pass naming no tool or a "whether".
+SETTLED_SEVENTH: dict[str, str] = {
+    "airline/8": "binds agree in substance: 'You do not want any other flight.' decides the "
+                 "flights (only HAT271, the record) and so whether a booking is made (the "
+                 "pass); the record's price-cap binds, 'total price' (no argument or call), "
+                 "now name the call it decides (book_reservation, with the fallback its "
+                 "passengers), resolved as before (348, both passengers)",
+    "airline/1": "record gained the cancel request's first statement ('a service agent will "
+                 "be able to help you cancel your reservation', GUIDE.md rule 1: a refused "
+                 "request is an item), resolved to no cancellation (Q69X3R meets none of the "
+                 "policy's conditions; the gold cancels nothing); no disagreement left",
+    "airline/3": "record gained the conditional transfer ('If the agent insists that you are "
+                 "a Silver member, ask to be transferred to a supervisor.', a condition "
+                 "deciding a call, as airline 13's), resolved to no transfer (the profile says "
+                 "silver; the gold makes none); guide clarified that a form the customer asks "
+                 "an answer in ('in numeric form') is a value binding the final reply, the "
+                 "insisting being how the customer talks, so the record's item stays and the "
+                 "pass, which folded it into its question's note, misses it",
+    "airline/22": "record gained 'For your upcoming trip from New York to Chicago' (the "
+                  "reservation named by reference, rule 2, as airline 1's 'The trip you want "
+                  "to cancel is ...'), resolved to FQ8APE; no disagreement left",
+    "airline/12": "record's price-cap binds, 'cabin change price' (no argument or call), now "
+                  "name the call it decides (update_reservation_flights, whether), as airline "
+                  "10 and 31 bind theirs; binds agree in substance on 'try to upgrade your "
+                  "companion Noah ...': the cabin of one passenger (the record) cannot change "
+                  "alone, so no update_reservation_flights (the pass)",
+    "retail/12": "pass wrong: 'You just got into gaming' is the situation (GUIDE.md); the "
+                 "items it decides are the request 'everything not associated with it' and "
+                 "the kept keyboard and mouse, and no order is cancelled (both of "
+                 "mia_garcia_4516's orders are delivered), so no cancellation reason is taken",
+    "retail/50": "pass wrong: the undo request binds the call the gold makes "
+                 "(transfer_to_human_agents: no tool undoes a cancellation), which the pass "
+                 "calls no write call; 'ensure that the order is delivered as soon as "
+                 "possible' decides no call, argument or reply (no tool sets a delivery "
+                 "speed; the urgency is the persona's 'in a rush' and restates the undo "
+                 "request)",
+    "banking_knowledge/task_027": "pass wrong on the binds: a request the policy refuses "
+                                  "binds the call it asks for, resolved to the refusal "
+                                  "(GUIDE.md rule 1); both resolve to no update of the "
+                                  "transaction rewards",
+    "banking_knowledge/task_102": "record requoted the request to its first statement ('you "
+                                  "have four more people you want to refer before "
+                                  "year-end'), replaced '\"Makes sense, let me do that one "
+                                  "now.\" Submit that single referral' (saying yes and the "
+                                  "customer's own step) with the recommendation ask 'which "
+                                  "one should I prioritize? I want to maximize the bonus.' "
+                                  "(Recommendations: a preference binding what is "
+                                  "submitted, Sky Blue Account for TechFlow; the pass calls "
+                                  "it a question), and gained one item per referee; guide "
+                                  "clarified that a list of people to refer splits like a "
+                                  "list of charges, each referee quoting its first mention "
+                                  "(the character line), so Vikram, Ember and TechFlow are "
+                                  "the same items as the pass's, other span (it quotes the "
+                                  "opening)",
+    "banking_knowledge/task_038": "record gained the condition 'if you do not see the "
+                                  "transactions ... you do not go down that troubleshooting "
+                                  "pathway.' (rule 3; resolved to the three disputes: the "
+                                  "charges are there); pass wrong on 'I want a full refund "
+                                  "for all three.': resolution_requested (full_refund) is a "
+                                  "dispute argument, an item, as settled for task_037, 080 "
+                                  "and 081",
+    "banking_knowledge/task_045": "record split the goal line into the close request "
+                                  "('Express that you want to close your Business Silver "
+                                  "Rewards Card', no closure) and the closure reason "
+                                  "('because you found a better card elsewhere', "
+                                  "found_better_card, which the pass misses), as task_044, "
+                                  "and gained the checking account the payoff comes from, "
+                                  "the two criteria of the alternative card (travel and "
+                                  "advertising points, no foreign fees: the Business "
+                                  "Platinum Rewards Card, declined), the fallback 'If the "
+                                  "agent offers any other card ... end the call.' (not "
+                                  "reached) and the condition 'Only accept if the agent has "
+                                  "ALREADY presented ...' (met: the credit is applied); the "
+                                  "binds left differ in naming only (the pass knows no tool "
+                                  "names): pay_credit_card_from_checking_9182, "
+                                  "close_credit_card_account_7834 (no closure) and "
+                                  "apply_for_credit_card (no application)",
+    "banking_knowledge/task_002": "record gained the fallback 'If you find out that there are "
+                                  "no credit cards that fit your needs, ... end the "
+                                  "conversation.' as a preference (rule 3; not reached: the "
+                                  "Platinum Rewards Card fits), which its not_questions also "
+                                  "list (it asks nothing); guide clarified that the "
+                                  "conditional ask for one option is a 'which ONE' "
+                                  "push-back, so the record moved it from a preference "
+                                  "(final reply) to a question telling the Platinum Rewards "
+                                  "Card; no disagreement left",
+    "banking_knowledge/task_008": "pass wrong: it misses the whole request ('You are calling "
+                                  "to redeem one of these offers:'), which the guide itemises "
+                                  "before each offer as for a list of charges; binds agree "
+                                  "in substance: each offer resolves to a refusal either way "
+                                  "(no tool redeems a flyer offer)",
+    "banking_knowledge/task_051": "record split the payoff into the account it comes from "
+                                  "('Just use my checking account', chk_5e4c1a83b0) and its "
+                                  "amount ('pay off the full $3,000 balance', 3000), and "
+                                  "gained the second increase request ('Can I submit a new "
+                                  "credit limit increase request?', a question that is a "
+                                  "request: approved to 5000) and the two questions the "
+                                  "customer asks to be told (the maximum, 25 %; what fixes "
+                                  "the denial, paying down the balance; no tells yet); no "
+                                  "disagreement left",
+    "banking_knowledge/task_068": "record gained the holding period ('keep it there for a "
+                                  "year without any withdrawals or additional deposits', a "
+                                  "criterion the savings choice depends on, as task_002's "
+                                  "monthly spending) and the question 'Does the account "
+                                  "you're recommending have that feature?' (tells that the "
+                                  "Green Account has early direct deposit; no tells yet); no "
+                                  "disagreement left",
+}
