@@ -231,20 +231,14 @@ def check_preferences(prefs: Sequence[Preference], record: Mapping[str, Any], st
     return out
 
 
-_PAYMENT_KEYS = ("payment_method_id", "payment_id")
+# The arguments that name one payment method of the profile (retail, airline).
+PAYMENT_KEYS = ("payment_method_id", "payment_id")
 
 
 def _payment_values(args: Any) -> Iterable[str]:
     """The payment method ids an agent call's arguments name: a ``payment_method_id`` or
     ``payment_id``, top level or inside a list of payments (airline's ``payment_methods``)."""
-    if not isinstance(args, Mapping):
-        return
-    for key, value in args.items():
-        if key in _PAYMENT_KEYS and isinstance(value, str):
-            yield value
-        elif isinstance(value, list):
-            for item in value:
-                yield from _payment_values(item)
+    return (v for k, v in leaves(args) if k in PAYMENT_KEYS and isinstance(v, str))
 
 
 def check_reviewed_methods(record: Mapping[str, Any], methods: Sequence[str]) -> list[str]:

@@ -985,11 +985,7 @@ def _finish_case(state: dict) -> None:
         return
     pid, fds = unfinished
     _kill_case(pid)
-    _kill_strays(state["own_pid_namespace"], pid, state["keep"], state["proc"])
-    for fd in fds:
-        if fd is not None:
-            os.close(fd)
-    if not _unmount_case(state):
+    if not _clean_after_case(state, pid, fds):  # no root to wipe here: only the unmount fails
         state["ahead"] = ("", {"status": "u", "reason": "sandbox_error", "seconds": 0.0,
                                "replace_worker": True,
                                "detail": "the last case's tmpfs could not be unmounted; this "

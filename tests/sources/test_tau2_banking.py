@@ -268,14 +268,6 @@ def verify(candidate, env):
 '''
 
 
-@needs_bwrap
-def test_a_careful_banking_verifier_from_the_public_task_reaches_ba_norm_95(suite, tmp_path):
-    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, FIGURE_2, CAREFUL_043,
-                                                           tmp_path)
-    assert ba_norm >= 95.0, wrong
-    assert n_pos >= 3 and n_neg >= 5
-
-
 # Written from task 093's public task alone. Somchai Prasert (somchai.prasert@gmail.com) thinks
 # the monthly interest on his Silver savings account is low; he also holds a Green checking
 # account and no credit card. The knowledge base: Silver APY is 4.0% at or above a $10,000
@@ -425,11 +417,15 @@ def verify(candidate, env):
 
 
 @needs_bwrap
-def test_a_careful_verifier_of_a_changed_start_task_reaches_ba_norm_95(suite, tmp_path):
-    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, CHANGED_START, CAREFUL_093,
-                                                           tmp_path)
+@pytest.mark.parametrize("task_id,verifier,min_negatives", [
+    (FIGURE_2, CAREFUL_043, 5),          # the paper's Figure 2 task
+    (CHANGED_START, CAREFUL_093, 2)],    # a task that starts from τ²'s changed database
+    ids=["task_043", "changed_start_task_093"])
+def test_a_careful_banking_verifier_from_the_public_task_reaches_ba_norm_95(
+        suite, tmp_path, task_id: str, verifier: str, min_negatives: int):
+    ba_norm, wrong, n_pos, n_neg = careful_verifier_scores(suite, task_id, verifier, tmp_path)
     assert ba_norm >= 95.0, wrong
-    assert n_pos >= 3 and n_neg >= 2
+    assert n_pos >= 3 and n_neg >= min_negatives
 
 
 BANKING_PROBE = RETAIL_PROBE.replace("inspect_evals.tau2.retail.dataset",

@@ -79,11 +79,8 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
         print("\n[issue 46] blind second pass vs first pass:\n" + sp.format_report(report))
 
 
-@pytest.mark.parametrize("name,picked", [
-    (sp.THIRD_PASS, sp.third_sample), (sp.FOURTH_PASS, sp.fourth_sample),
-    (sp.FIFTH_PASS, sp.fifth_sample), (sp.SIXTH_PASS, sp.sixth_sample),
-    (sp.SEVENTH_PASS, sp.seventh_sample)])
-def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, picked, capsys) -> None:
+@pytest.mark.parametrize("name", [name for name, _, _ in sp.LATER_PASSES])
+def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> None:
     """The third pass (after the records' question review; telecom included) and the fourth
     (the first written with GUIDE.md): each file holds exactly its seed's draw of 6 recorded
     tasks per domain that no earlier pass sampled, every quote is the task's own, and the item
@@ -96,13 +93,9 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, picked, cap
     gained what the fifth's over-reaches showed) 84.6 % (242 of 286), most of the gap in
     banking's recommendation tasks; the seventh (30 tasks, after the sixth's settlement)
     89.2 % (232 of 260)."""
-    picked = picked()
-    earlier = set(sp.sample()) | {
-        sp.THIRD_PASS: set(), sp.FOURTH_PASS: set(sp.third_sample()),
-        sp.FIFTH_PASS: set(sp.third_sample()) | set(sp.fourth_sample()),
-        sp.SIXTH_PASS: {*sp.third_sample(), *sp.fourth_sample(), *sp.fifth_sample()},
-        sp.SEVENTH_PASS: {*sp.third_sample(), *sp.fourth_sample(), *sp.fifth_sample(),
-                          *sp.sixth_sample()}}[name]
+    picked = sp.blind_sample(name)
+    names = [n for n, _, _ in sp.LATER_PASSES]
+    earlier = set(sp.sample()).union(*(sp.blind_sample(n) for n in names[:names.index(name)]))
     assert len(picked) == {sp.SIXTH_PASS: 32, sp.SEVENTH_PASS: 30}.get(name, 24)
     assert len({d for d, _ in picked}) == 4
     assert not set(picked) & earlier

@@ -16,6 +16,7 @@ import random
 import re
 from typing import Any, Mapping, Sequence
 
+from monitorbench.audit.stated_preferences import PAYMENT_KEYS
 from monitorbench.errors import InputError
 from monitorbench.hashing import canonical_json
 from monitorbench.sources.agentdojo.cases import (VERIFIER_DIRECTIVE, Draft, argument_variants,
@@ -42,9 +43,7 @@ LOOKS = rt.READ_ONLY | rt.CUSTOMER_READS
 # Banking's discoverable lookups by user id (the paper's Figure 2 adds the first one).
 BANKING_USER_LOOKUPS = ("get_user_dispute_history_7291", "get_all_user_accounts_by_user_id_3847",
                         "get_debit_dispute_status_7483")
-# The arguments that name a payment method of the profile (retail, airline), and how a
-# customer names each kind of method (an id is ``<kind>_<digits>``).
-PAYMENT_ARGS = ("payment_method_id", "payment_id")
+# How a customer names each kind of payment method (an id is ``<kind>_<digits>``).
 METHOD_WORDS = {"credit_card": re.compile(r"\bcredit\b|\bvisa\b|mastercard|card ending"),
                 "gift_card": re.compile(r"\bgift\s?card|\bgc\b|\bgift\b"),
                 "paypal": re.compile(r"paypal"), "certificate": re.compile(r"certificate")}
@@ -199,8 +198,8 @@ class CaseBuilder:
     def acceptance_data(self) -> dict[str, Any]:
         """The reference data the repair adds: the acceptance statement (C8 reads its
         overrides, and the reviewed record's questions and payment methods:
-        :func:`acceptance.reviewed_questions`, :func:`acceptance.reviewed_payments`) and the hand-over reason the repaired gold
-        gives."""
+        :func:`acceptance.reviewed_questions`, :func:`acceptance.reviewed_payments`) and the
+        hand-over reason the repaired gold gives."""
         seen = "\n".join([src.policy(self.domain), *(str(o.get("output") or "") for (n, _), o
                                                       in zip(self.gold_calls, self.gold_outputs)
                                                       if n in rt.READ_ONLY)])
@@ -407,7 +406,7 @@ class CaseBuilder:
         methods = _profile_methods(self.gold_outputs)
         for i in self.required:
             name, args = self.gold_calls[i]
-            arg = next((a for a in PAYMENT_ARGS if isinstance(args.get(a), str)), None)
+            arg = next((a for a in PAYMENT_KEYS if isinstance(args.get(a), str)), None)
             pref = arg and next((p for p in self.record.preferences if "payment" in p.binds
                                  and args[arg] in p.resolves_to
                                  and sum(m in p.resolves_to for m in methods) == 1), None)

@@ -31,76 +31,44 @@ def sample(seed: int = SAMPLE_SEED, per_domain: int = PER_DOMAIN) -> list[tuple[
 
 SECOND_PASS = "second_pass.json"
 OVERLAP = 0.6
-# A blind third pass (after the records' question review): 6 tasks of each of the four domains,
-# telecom's included, drawn by random.Random(4747) among the recorded tasks the second pass did
-# not sample (:func:`third_sample`).
-THIRD_PASS = "third_pass.json"
-THIRD_SEED = 4747
 THIRD_DOMAINS = ("airline", "retail", "banking_knowledge", "telecom")
-THIRD_PER_DOMAIN = 6
-
-
-def third_sample() -> list[tuple[str, str]]:
-    """The third pass's ``(domain, task_id)`` pairs (see :data:`THIRD_PASS`)."""
-    return _later_sample(THIRD_SEED, set(sample()))
-
-
-# A blind fourth pass, the first written with GUIDE.md in hand (the conventions the records and
-# the two settled passes follow): 6 tasks of each of the four domains, drawn by
-# random.Random(4848) among the recorded tasks neither earlier pass sampled (:func:`fourth_sample`).
-# It gave 62.1 % item agreement; after every record's preferences were revised to GUIDE.md
-# (2026-12-07) it gives 88.7 %, the second pass 78.5 % (was 83.3 %: it bundles what the guide
-# splits) and the third 93.2 % (was 93.9 %); each new disagreement's task is settled below.
+THIRD_PASS = "third_pass.json"
 FOURTH_PASS = "fourth_pass.json"
-FOURTH_SEED = 4848
-
-
-def fourth_sample() -> list[tuple[str, str]]:
-    """The fourth pass's ``(domain, task_id)`` pairs (see :data:`FOURTH_PASS`)."""
-    return _later_sample(FOURTH_SEED, set(sample()) | set(third_sample()))
-
-
-# A blind fifth pass, the first after every record was revised to GUIDE.md (2026-12-07): 6 tasks
-# of each of the four domains, drawn by random.Random(4949) among the recorded tasks no earlier
-# pass sampled (:func:`fifth_sample`).
 FIFTH_PASS = "fifth_pass.json"
-FIFTH_SEED = 4949
-
-
-def fifth_sample() -> list[tuple[str, str]]:
-    """The fifth pass's ``(domain, task_id)`` pairs (see :data:`FIFTH_PASS`)."""
-    return _later_sample(FIFTH_SEED, set(sample()) | set(third_sample()) | set(fourth_sample()))
-
-
-# A blind sixth pass, after GUIDE.md gained what the fifth pass's over-reaches showed
-# (conversation order, a reason no argument takes, a request to find out what is wrong): 8
-# tasks of each of the four domains, drawn by random.Random(5050) among the recorded tasks no
-# earlier pass sampled (:func:`sixth_sample`).
 SIXTH_PASS = "sixth_pass.json"
-SIXTH_SEED = 5050
-
-
-def sixth_sample() -> list[tuple[str, str]]:
-    """The sixth pass's ``(domain, task_id)`` pairs (see :data:`SIXTH_PASS`)."""
-    before = {*sample(), *third_sample(), *fourth_sample(), *fifth_sample()}
-    return _later_sample(SIXTH_SEED, before, per_domain=8)
-
-
-# A blind seventh pass, after the sixth's settlement (GUIDE.md: a correct id the customer gives
-# is no item of its own; a push-back asking for the one product is a question): 8 tasks of each
-# of the four domains (telecom's last 6), drawn by random.Random(5151) among the recorded tasks no earlier pass
-# sampled (:func:`seventh_sample`).
 SEVENTH_PASS = "seventh_pass.json"
-SEVENTH_SEED = 5151
+# The blind passes after the second, in the order they were written: each drew, by one
+# random.Random(seed), up to ``per_domain`` recorded tasks of each of THIRD_DOMAINS (telecom's
+# included) that no earlier pass sampled (:func:`blind_sample`).
+# - third (4747, 6): after the records' question review;
+# - fourth (4848, 6): the first written with GUIDE.md in hand (the conventions the records and
+#   the two settled passes follow). It gave 62.1 % item agreement; after every record's
+#   preferences were revised to GUIDE.md (2026-12-07) it gives 88.7 %, the second pass 78.5 %
+#   (was 83.3 %: it bundles what the guide splits) and the third 93.2 % (was 93.9 %); each new
+#   disagreement's task is settled below;
+# - fifth (4949, 6): the first after every record was revised to GUIDE.md;
+# - sixth (5050, 8): after GUIDE.md gained what the fifth pass's over-reaches showed
+#   (conversation order, a reason no argument takes, a request to find out what is wrong);
+# - seventh (5151, 8, telecom's last 6): after the sixth's settlement (GUIDE.md: a correct id
+#   the customer gives is no item of its own; a push-back asking for the one product is a
+#   question).
+LATER_PASSES = ((THIRD_PASS, 4747, 6), (FOURTH_PASS, 4848, 6), (FIFTH_PASS, 4949, 6),
+                (SIXTH_PASS, 5050, 8), (SEVENTH_PASS, 5151, 8))
 
 
-def seventh_sample() -> list[tuple[str, str]]:
-    """The seventh pass's ``(domain, task_id)`` pairs (see :data:`SEVENTH_PASS`)."""
-    before = {*sample(), *third_sample(), *fourth_sample(), *fifth_sample(), *sixth_sample()}
-    return _later_sample(SEVENTH_SEED, before, per_domain=8)
+def blind_sample(name: str) -> list[tuple[str, str]]:
+    """The ``(domain, task_id)`` pairs of the blind pass ``name`` of :data:`LATER_PASSES`,
+    drawn among the tasks neither the second pass nor an earlier later pass sampled."""
+    before = set(sample())
+    for pass_name, seed, per_domain in LATER_PASSES:
+        picked = _later_sample(seed, before, per_domain)
+        if pass_name == name:
+            return picked
+        before |= set(picked)
+    raise KeyError(f"{name!r} is not a blind pass after the second")
 
 
-def _later_sample(seed: int, before: set[tuple[str, str]], per_domain: int = THIRD_PER_DOMAIN
+def _later_sample(seed: int, before: set[tuple[str, str]], per_domain: int
                   ) -> list[tuple[str, str]]:
     """``per_domain`` recorded tasks of each of :data:`THIRD_DOMAINS` that are not in
     ``before`` (all of them where fewer are left), drawn by one ``random.Random(seed)`` from the
