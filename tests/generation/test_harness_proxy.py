@@ -487,6 +487,35 @@ def test_a_real_http_client_is_served_or_refused(endpoint: Endpoint, task_dir, t
         assert json.loads(endpoint.seen[0][3])["messages"] == big
 
 
+def test_a_client_still_uploading_when_refused_can_send_the_rest_and_read_the_refusal(
+        endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
+    """The race a loaded CI machine lost once (curl printed 000 for a chunked upload the
+    proxy had answered 501): made certain here by sending the body only after the refusal
+    has arrived. The proxy drains what it did not read, so the send succeeds and the client
+    reads the answer instead of a broken pipe."""
+    import select
+
+    ctx = _ctx(task_dir, tmp_path, endpoint.base_url)
+    proxy = _proxy(ctx, endpoint.base_url, tmp_path)
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(10)
+            s.connect(str(tmp_path / "ep.sock"))
+            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n")
+            assert select.select([s], [], [], 10)[0], "no refusal within 10 s"
+            time.sleep(0.2)  # the proxy has answered and, before the fix, closed
+            s.sendall(b"x" * 1_000_000)  # more than a Unix socket buffers: needs a reader
+            s.shutdown(socket.SHUT_WR)
+            reply = b""
+            while chunk := s.recv(65536):
+                reply += chunk
+    finally:
+        proxy.close()
+    assert reply.startswith(b"HTTP/1.1 501 ")
+    assert not endpoint.seen
+
+
 def test_excess_connections_are_refused_at_once_while_run_public_holds_the_trace_lock(
         endpoint: Endpoint, task_dir, tmp_path: Path) -> None:
     """run_public runs under the trace lock (tens of seconds in the sandbox); refusing a

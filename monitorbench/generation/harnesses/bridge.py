@@ -38,8 +38,8 @@ from monitorbench.providers.base import estimate_tokens
 from monitorbench.generation.harnesses.api_policy import (MODELS, api_routes, capped,
                                                           model_list, parse_object, route)
 from monitorbench.generation.harnesses.bounded_server import BoundedUnixServer, RefusalTrace
-from monitorbench.generation.harnesses.http_gate import (Head, Refused, read_body, read_head,
-                                                         write_reply)
+from monitorbench.generation.harnesses.http_gate import (Head, Refused, linger_close, read_body,
+                                                          read_head, write_reply)
 from monitorbench.generation.harnesses.reply_usage import reply_text_and_usage
 from monitorbench.generation.harnesses.token_budget import Reservation, TokenBudget
 from monitorbench.generation.scaffolds import tools
@@ -221,9 +221,10 @@ class EndpointProxy:
         self.refusals.note("refused", method=head.method if head else None,
                            path=cap(head.target, 300) if head else None,
                            http_status=e.status, reason=e.reason)
-        if e.status is not None:
-            write_reply(sock, e.status, JSON_HEADERS, _error(f"monitorbench proxy refused the "
-                                                            f"request: {e.reason}", "refused"))
+        if e.status is not None and write_reply(
+                sock, e.status, JSON_HEADERS,
+                _error(f"monitorbench proxy refused the request: {e.reason}", "refused")):
+            linger_close(sock)  # the client may still be sending the body we did not read
 
     def _full(self, sock: socket.socket) -> None:
         self.refusals.note("refused", wait=False, http_status=503,

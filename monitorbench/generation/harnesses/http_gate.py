@@ -29,6 +29,8 @@ from typing import Iterable
 MAX_HEAD_BYTES = 64 * 1024  # request line + headers; real API clients send under 4 KiB
 MAX_HEADERS = 100
 WRITE_SECONDS = 60.0  # a harness that does not read its reply for this long loses it
+LINGER_SECONDS = 2.0  # how long a refused request's unread body is drained before closing
+LINGER_BYTES = 16 << 20  # ... and how much of it at most
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _LENGTH = re.compile(r"[0-9]{1,15}")
 _FRAMING = ("content-length", "transfer-encoding", "content-encoding", "host")
@@ -178,3 +180,25 @@ def write_reply(sock: socket.socket, status: int, headers: Iterable[tuple[str, s
         return True
     except OSError:  # broken pipe, reset, or a harness not reading for ``seconds``
         return False
+
+
+def linger_close(sock: socket.socket, seconds: float = LINGER_SECONDS,
+                 max_bytes: int = LINGER_BYTES) -> None:
+    """After a reply to a request whose body was left unread: end our side, then read and drop
+    what the client still sends, until it closes or ``seconds``/``max_bytes`` run out.
+
+    Closing a Unix socket with unread bytes makes the client's next write fail (EPIPE), and a
+    client still uploading then reports the failed send, not the refusal it was sent (curl
+    printed status 000 for a chunked upload the proxy had answered 501). Draining lets it read
+    the answer; the bounds keep a client that never stops from holding the slot."""
+    deadline = time.monotonic() + seconds
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        while max_bytes > 0 and (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            chunk = sock.recv(min(65536, max_bytes))
+            if not chunk:
+                return
+            max_bytes -= len(chunk)
+    except OSError:  # TimeoutError included: the client went quiet or away
+        return
