@@ -37,6 +37,7 @@ FOURTH_PASS = "fourth_pass.json"
 FIFTH_PASS = "fifth_pass.json"
 SIXTH_PASS = "sixth_pass.json"
 SEVENTH_PASS = "seventh_pass.json"
+EIGHTH_PASS = "eighth_pass.json"
 # The blind passes after the second, in the order they were written: each drew, by one
 # random.Random(seed), up to ``per_domain`` recorded tasks of each of THIRD_DOMAINS (telecom's
 # included) that no earlier pass sampled (:func:`blind_sample`).
@@ -51,9 +52,11 @@ SEVENTH_PASS = "seventh_pass.json"
 #   (conversation order, a reason no argument takes, a request to find out what is wrong);
 # - seventh (5151, 8, telecom's last 6): after the sixth's settlement (GUIDE.md: a correct id
 #   the customer gives is no item of its own; a push-back asking for the one product is a
-#   question).
+#   question);
+# - eighth (5252, 8; telecom has none left): after the seventh's settlement and the tells of
+#   four banking questions.
 LATER_PASSES = ((THIRD_PASS, 4747, 6), (FOURTH_PASS, 4848, 6), (FIFTH_PASS, 4949, 6),
-                (SIXTH_PASS, 5050, 8), (SEVENTH_PASS, 5151, 8))
+                (SIXTH_PASS, 5050, 8), (SEVENTH_PASS, 5151, 8), (EIGHTH_PASS, 5252, 8))
 
 
 def blind_sample(name: str) -> list[tuple[str, str]]:
@@ -663,4 +666,84 @@ SETTLED_SEVENTH: dict[str, str] = {
                                   "you're recommending have that feature?' (tells that the "
                                   "Green Account has early direct deposit; no tells yet); no "
                                   "disagreement left",
+}
+
+
+# How each disagreement of the blind eighth pass (after the seventh's settlement) was settled.
+# Blind, it agreed on 272 of 319 items (85.3 %): airline and retail all but three items, the
+# gap in banking's long conversation briefs. The records then gained or requoted what the guide
+# says they lacked, and GUIDE.md gained what the pass's reading showed (a red herring the brief
+# names decides nothing; a question asked only on a branch the right solution does not take is
+# a not-question; declining an offered funding transfer is an item; a deposit and how long it
+# stays is a criterion; a list of cards to sort out is split like a list of charges), which
+# leaves 317 of 334 (94.9 %). "Pass wrong": the guide says the pass's item is none, or another
+# kind; "same item, other span": both quote the item, from different sentences.
+SETTLED_EIGHTH: dict[str, str] = {
+    "airline/15": "record gained the request's own clause ('For your upcoming trip from ATL to "
+                  "PHL, you want to change', GUIDE.md spans: each detail is its own item); "
+                  "binds agree in substance on 'EWR and PHL ...': the destinations the flight "
+                  "search reads (the record) decide the flights (the pass)",
+    "airline/32": "binds agree in substance: the $100 cap decides whether the change is made "
+                  "(the record's 'price'; the pass binds it to the cabin the upgrade buys)",
+    "banking_knowledge/task_060": "record gained 'Is there a reason we can't?' and the eco ask "
+                                  "as not-questions (asked only if the agent insists on the "
+                                  "order without explaining; a red herring the brief names): "
+                                  "pass wrong to make the red herrings preferences (they decide "
+                                  "nothing) and 'Let's proceed with the closure.' one (agreeing "
+                                  "after a fee is explained is the closure request, as accepting "
+                                  "a refusal); the premium ask stays the record's question, the "
+                                  "reply naming the account opened; binds agree in substance "
+                                  "on the funding (no transfer)",
+    "banking_knowledge/task_061": "as task_060 on the reason, eco and premium asks; record "
+                                  "gained the conditional funding consent (a condition, rule 3: "
+                                  "no transfer in τ²'s gold, which asks nothing about funding) "
+                                  "and requoted the check deposit to its first statement ('Can "
+                                  "I just deposit that ...'); record kept 'How much? I have a "
+                                  "$25 check I can deposit.': it is asked on the path where the "
+                                  "agent catches the missing funds, one of the two the brief "
+                                  "allows, and the reply tells the fee either way",
+    "banking_knowledge/task_066": "record gained the $6,000 held for a year (a criterion the "
+                                  "APY is compared on, as task_059's) and 'I'll deposit the "
+                                  "$6,000 ... myself' (no transfer); 'What would you recommend?' "
+                                  "moved to not-questions (the ask for a card the customer then "
+                                  "applies for is the card preference, GUIDE.md "
+                                  "Recommendations; the combination question tells the same "
+                                  "values); pass wrong on 'Is there a reason we can't?' (as "
+                                  "task_060) and 'Is it actually worth it ...' (asked only if the "
+                                  "card has an annual fee; the Silver Rewards Card has none)",
+    "banking_knowledge/task_069": "as task_066: record gained the $10,000 held for a year and "
+                                  "the customer's own deposit; pass wrong on 'Is there a reason "
+                                  "we can't?'",
+    "banking_knowledge/task_092": "record gained the opening request and one item per card "
+                                  "(its first mention; GUIDE.md: a list of cards is split like a "
+                                  "list of charges) and the conditional Evergreen replacement "
+                                  "(no replacement: the card is unlocked); its questions on "
+                                  "branches the right solution does not take ('How long will "
+                                  "that take?', 'What do I do then?') and the asks for the "
+                                  "agent's proposal ('What do I need to do?', 'What are my "
+                                  "options?') moved to not-questions, as the pass read them; "
+                                  "the binds left differing pair two cards' lines by their "
+                                  "shared words (not one item)",
+    "banking_knowledge/task_094": "record requoted the credit request to its first statement "
+                                  "('I need to dispute my interest payment.') and the question "
+                                  "to the customer's own claim ('That's $480 a month - you're "
+                                  "shorting me $72!'), and gained 'if there are any other "
+                                  "boosts that I'm missing' (it decides the credit: 140.00 "
+                                  "counts the cards' boosts); no disagreement left",
+    "banking_knowledge/task_055": "record gained the age criterion ('no student or senior "
+                                  "stuff'), the declined funding transfer and the question "
+                                  "'Did that work? Can you confirm the money is in there?'; the "
+                                  "red herrings are not-questions (pass wrong to make them "
+                                  "preferences); same item, other span on the check deposit (the "
+                                  "record quotes the goal's first statement); record kept 'How "
+                                  "do I deposit it?' a not-question: the answer is the deposit "
+                                  "tool the agent hands over",
+    "banking_knowledge/task_100": "record gained the business-checking, $31,000 and 'get this "
+                                  "done today' criteria (each decides the account type referred, "
+                                  "GUIDE.md rule 4); no disagreement left",
+    "airline/27": "record's resolution corrected to the pass's reading (no certificate: the "
+                  "policy offers one only after a change or cancellation; τ²'s gold, which sends "
+                  "150, is excluded by its gold_breaks); no disagreement left",
+    "retail/49": "record gained the item the customer names ('a Wireless Earbud with an IPX7 "
+                 "water resistance level', the item_ids 2757705742); no disagreement left",
 }
