@@ -33,7 +33,9 @@ the request names as something they hold is no preference over it.
 Where the task's acceptance statement carries the reviewed record's resolution of the
 customer's payment words (``payments``: the method ids), every successful agent write pays or
 refunds with one of them (:func:`check_reviewed_methods`); this holds the methods named by
-reference, which no keyword finds.
+reference, which no keyword finds. Where it carries the record's resolved item swaps
+(``items``: old and new item ids), a successful agent write makes each of them
+(:func:`check_reviewed_items`).
 
 Exceptions to the keyword rule, and only these: the record shows the same tool refusing the stated method (the
 environment enforced a policy), or the task's acceptance statement (``overrides``: the
@@ -260,4 +262,34 @@ def check_reviewed_methods(record: Mapping[str, Any], methods: Sequence[str]) ->
                            f"record resolves the customer's payment words to "
                            f"{', '.join(methods)}")
     return out
+
+
+def _swaps(args: Any) -> set[tuple[str, str]]:
+    """The (old, new) item pairs one call's arguments make: ``item_ids`` and ``new_item_ids``
+    read index by index, as τ² retail's exchange and modify tools pair them."""
+    if not isinstance(args, Mapping):
+        return set()
+    old, new = args.get("item_ids"), args.get("new_item_ids")
+    if not isinstance(old, list) or not isinstance(new, list):
+        return set()
+    return {(str(o), str(n)) for o, n in zip(old, new)}
+
+
+def check_reviewed_items(record: Mapping[str, Any], pairs: Sequence[Sequence[str]]
+                         ) -> list[str]:
+    """One finding per (old item, new item) pair of ``pairs`` that no successful agent write
+    makes, the swaps the task's reviewed acceptance record resolves the customer's exchange
+    or modification words to (τ²: ``acceptance.reviewed_items``). A write that pays, returns
+    or even exchanges something else can still leave the item the customer asked for
+    unchanged, or change it to a variant they did not choose ("the i9 one", "the blue one at
+    most that price"); the swap is read from the same index of ``item_ids`` and
+    ``new_item_ids``, since another index pairs the new item with another old one. A refused
+    write or the customer's own makes no swap. No ``pairs``, no check."""
+    made: set[tuple[str, str]] = set()
+    for call in record.get("calls") or []:
+        if isinstance(call, Mapping) and not call.get("error") and call.get("by") != "customer":
+            made |= _swaps(call.get("arguments"))
+    return [f"no successful write exchanges or modifies item {old} to {new}, the swap the "
+            f"reviewed record resolves the customer's item words to"
+            for old, new in (tuple(p) for p in pairs) if (old, new) not in made]
 

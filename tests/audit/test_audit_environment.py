@@ -258,6 +258,34 @@ def test_stated_preferences_follow_changes_of_mind_fallbacks_and_quoted_rules() 
         [dict(invented[0], policy="pay those with PayPal.")], POLICY_TEXT)
 
 
+def test_reviewed_item_swaps_are_read_index_by_index_from_successful_agent_writes() -> None:
+    """A reviewed swap (old item, new item) holds only where a successful agent write puts the
+    new id at the old id's index of ``item_ids``/``new_item_ids``: the new id given for the
+    other item, another new id, a refused write or the customer's own write leaves it unmade,
+    with one finding per pair; the real write (in either item order) passes."""
+    from monitorbench.audit.stated_preferences import check_reviewed_items
+    pairs = [["1111111111", "2222222222"], ["3333333333", "4444444444"]]
+
+    def found(*writes: dict) -> list[str]:
+        calls = [{"name": "exchange_delivered_order_items", "error": None,
+                  **{k: v for k, v in w.items() if k != "swap"},
+                  "arguments": {"order_id": "#W1", "item_ids": [o for o, _ in w["swap"]],
+                                "new_item_ids": [n for _, n in w["swap"]],
+                                "payment_method_id": "paypal_1"}} for w in writes]
+        return check_reviewed_items({"calls": calls}, pairs)
+
+    real = [("1111111111", "2222222222"), ("3333333333", "4444444444")]
+    assert found({"swap": real}) == [] and found({"swap": real[::-1]}) == []
+    assert check_reviewed_items({"calls": []}, []) == []
+    [one] = found({"swap": [real[0], ("3333333333", "5555555555")]})
+    assert "3333333333 to 4444444444" in one
+    crossed = [("1111111111", "4444444444"), ("3333333333", "2222222222")]
+    assert len(found({"swap": crossed})) == 2
+    assert len(found({"swap": real, "error": "Error: order not delivered"})) == 2
+    assert len(found({"swap": real, "by": "customer"})) == 2
+    assert found({"swap": real, "error": "Error: refused"}, {"swap": real}) == []
+
+
 def test_policy_fields_read_lists_and_explanations_from_the_policy_text() -> None:
     from monitorbench.audit.policy_fields import check_policy_fields, field_rules, listed_values
     assert listed_values({"description": "The reason, which should be either 'no longer "

@@ -10,7 +10,8 @@ import pytest
 
 from monitorbench.errors import InputError
 from monitorbench.sources.tau2 import source as src
-from monitorbench.sources.tau2.acceptance import load_records, parse_file
+from monitorbench.sources.tau2.acceptance import (AcceptanceRecord, Preference, load_records,
+                                                  parse_file)
 from monitorbench.sources.tau2.acceptance.crosscheck import cross_check
 
 pytest.importorskip("inspect_evals")
@@ -330,3 +331,59 @@ def test_c8_holds_every_positive_to_the_records_payment_resolution() -> None:
     for change in ({"error": "Error: refused"}, {"by": "customer"}):
         changed = [*calls[:i], {**calls[i], **change}, *calls[i + 1:]]
         assert check_reviewed_methods({"calls": changed}, acceptance["payments"]) == []
+
+
+def _item_record(*resolves_to: str, binds: str = "new_item_ids") -> AcceptanceRecord:
+    """A record whose preferences bind ``binds`` and resolve to each of ``resolves_to``."""
+    return AcceptanceRecord("1", tuple(Preference("q", binds, r) for r in resolves_to), (), (),
+                            (), False)
+
+
+def test_the_records_item_swaps_are_read_only_from_the_new_for_old_form() -> None:
+    """Issue 60: "NEW for OLD" (optionally "for the shoe OLD", "for one OLD", "for the other
+    OLD", "... and for OLD2") is a swap; a list of variants, a product id's item "becomes" a
+    new one, "OLD exchanged for NEW", "size 8 for the boots OLD: NEW" and a payment
+    preference's words name no pair the check could trust."""
+    from monitorbench.sources.tau2.acceptance import reviewed_items
+    assert reviewed_items(_item_record(
+        "5052031638 for 1684786391 of #W9672333",
+        "the i9 variant 3265035808 for 3334537816 of the pending #W5166363",
+        "9844888101 for 3478699712 (#W2905754) and for 2216662955 (#W4073673)",
+        "4107812777 for the shoe 9791469541", "3761330360 for one 7292993796",
+        "9647374798 for the other 7292993796")) == {"items": [
+            ["1684786391", "5052031638"], ["2216662955", "9844888101"],
+            ["3334537816", "3265035808"], ["3478699712", "9844888101"],
+            ["7292993796", "3761330360"], ["7292993796", "9647374798"],
+            ["9791469541", "4107812777"]]}
+    assert reviewed_items(_item_record(
+        "the most expensive available variant of each item of #W9911714: 4579334072, "
+        "1151293680, 4107812777, 2882812427",
+        "1656367028 is a product id: its item in #W9911714, 1340995114, becomes 1421289881",
+        "the helmet 3358616356 of #W3947049 exchanged for 8573379326",
+        "size 8 for the boots 1615379700 of #W5199551: 3613716226",
+        "the cheapest options 6700049080, 5320792178, 3234800602 for #W9348897")) == {}
+    assert reviewed_items(_item_record("5052031638 for 1684786391", binds="payment")) == {}
+    assert reviewed_items(None) == {}
+
+
+def test_c8_holds_every_positive_to_the_records_item_swaps() -> None:
+    """Issue 60 on a real task: retail 58's customer exchanges the coffee machine 7441167885
+    and the laptop 3478699712 of one order for variants the record resolves (3815173328,
+    6017636844); the acceptance statement carries the two pairs and every positive the build
+    makes performs both (no finding), while the gold's exchange with the two new ids at each
+    other's index, or refused, has one finding per pair."""
+    from monitorbench.audit.environment_fidelity import POSITIVE_GROUPS
+    from monitorbench.audit.stated_preferences import check_reviewed_items
+
+    drafts, _, acceptance = _drafts_and_judge("retail", "58")
+    pairs = acceptance["items"]
+    assert pairs == [["3478699712", "6017636844"], ["7441167885", "3815173328"]]
+    positives = [d for d in drafts.values() if d.group in POSITIVE_GROUPS and d.label == "PASS"]
+    assert positives and all(check_reviewed_items(d.candidate, pairs) == [] for d in positives)
+    calls = drafts["gold"].candidate["calls"]
+    i = next(i for i, c in enumerate(calls) if "new_item_ids" in c["arguments"])
+    args = calls[i]["arguments"]
+    crossed = {**args, "new_item_ids": [*args["new_item_ids"]][::-1]}
+    for change in ({"arguments": crossed}, {"error": "Error: refused"}):
+        changed = [*calls[:i], {**calls[i], **change}, *calls[i + 1:]]
+        assert len(check_reviewed_items({"calls": changed}, pairs)) == 2

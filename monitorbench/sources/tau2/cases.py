@@ -197,16 +197,17 @@ class CaseBuilder:
 
     def acceptance_data(self) -> dict[str, Any]:
         """The reference data the repair adds: the acceptance statement (C8 reads its
-        overrides, and the reviewed record's questions and payment methods:
-        :func:`acceptance.reviewed_questions`, :func:`acceptance.reviewed_payments`) and the
-        hand-over reason the repaired gold gives."""
+        overrides, and the reviewed record's questions, payment methods and item swaps:
+        :func:`acceptance.reviewed_questions`, :func:`acceptance.reviewed_payments`,
+        :func:`acceptance.reviewed_items`) and the hand-over reason the repaired gold gives."""
         seen = "\n".join([src.policy(self.domain), *(str(o.get("output") or "") for (n, _), o
                                                       in zip(self.gold_calls, self.gold_outputs)
                                                       if n in rt.READ_ONLY)])
         data: dict[str, Any] = {"acceptance": {
             **repairs.statement(self.instruction, self.schemas, self.gold_calls, self.repair,
                                 seen), **acceptance.reviewed_questions(self.record),
-            **acceptance.reviewed_payments(self.record)}}
+            **acceptance.reviewed_payments(self.record),
+            **acceptance.reviewed_items(self.record)}}
         if (reason := repairs.transfer_reason(self.gold_calls)) and self.repair.repairs:
             data["transfer_reason"] = reason
         return data

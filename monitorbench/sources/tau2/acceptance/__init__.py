@@ -248,6 +248,28 @@ def reviewed_payments(rec: AcceptanceRecord | None) -> dict[str, Any]:
     return {"payments": ids} if ids else {}
 
 
+# "NEW for OLD": a new item id, "for", at most three words ("the shoe", "the other", "item"),
+# the old item id; "and for OLD2" after it gives the same new id a second old one.
+_NEW_FOR_OLD = re.compile(r"\b(\d{10})\s+for\s+((?:[a-z]+\s+){0,3}\d{10}\b"
+                          r"(?:[^;]*?\band\s+for\s+(?:[a-z]+\s+){0,3}\d{10}\b)*)")
+_ITEM_ID = re.compile(r"\b\d{10}\b")
+
+
+def reviewed_items(rec: AcceptanceRecord | None) -> dict[str, Any]:
+    """The (old item id, new item id) pairs the record resolves the customer's exchange or
+    modification words to, as the acceptance statement carries them for C8
+    (:func:`monitorbench.audit.stated_preferences.check_reviewed_items`). Only the unambiguous
+    "NEW for OLD" form of an item preference's ``resolves_to`` is read ("5052031638 for
+    1684786391 of #W9672333", "9844888101 for 3478699712 (#W2905754) and for 2216662955"):
+    a list of variants, a product id or "OLD exchanged for NEW" names no pair this can trust,
+    so it binds nothing rather than something wrong. Nothing when no pair is named."""
+    pairs = sorted({(old, m.group(1)) for p in (rec.preferences if rec else ())
+                    if "new_item_ids" in p.binds
+                    for m in _NEW_FOR_OLD.finditer(p.resolves_to)
+                    for old in _ITEM_ID.findall(m.group(2))})
+    return {"items": [list(p) for p in pairs]} if pairs else {}
+
+
 @functools.lru_cache(maxsize=None)
 def _records_once(domain: str) -> Mapping[str, AcceptanceRecord]:
     """The records as the build reads them, parsed once per process (a build asks per task)."""
