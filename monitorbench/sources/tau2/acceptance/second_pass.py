@@ -38,6 +38,7 @@ FIFTH_PASS = "fifth_pass.json"
 SIXTH_PASS = "sixth_pass.json"
 SEVENTH_PASS = "seventh_pass.json"
 EIGHTH_PASS = "eighth_pass.json"
+NINTH_PASS = "ninth_pass.json"
 # The blind passes after the second, in the order they were written: each drew, by one
 # random.Random(seed), up to ``per_domain`` recorded tasks of each of THIRD_DOMAINS (telecom's
 # included) that no earlier pass sampled (:func:`blind_sample`).
@@ -54,9 +55,11 @@ EIGHTH_PASS = "eighth_pass.json"
 #   the customer gives is no item of its own; a push-back asking for the one product is a
 #   question);
 # - eighth (5252, 8; telecom has none left): after the seventh's settlement and the tells of
-#   four banking questions.
+#   four banking questions;
+# - ninth (5353, 10; only retail and banking have tasks left): after the eighth's settlement.
 LATER_PASSES = ((THIRD_PASS, 4747, 6), (FOURTH_PASS, 4848, 6), (FIFTH_PASS, 4949, 6),
-                (SIXTH_PASS, 5050, 8), (SEVENTH_PASS, 5151, 8), (EIGHTH_PASS, 5252, 8))
+                (SIXTH_PASS, 5050, 8), (SEVENTH_PASS, 5151, 8), (EIGHTH_PASS, 5252, 8),
+                (NINTH_PASS, 5353, 10))
 
 
 def blind_sample(name: str) -> list[tuple[str, str]]:
@@ -746,4 +749,70 @@ SETTLED_EIGHTH: dict[str, str] = {
                   "150, is excluded by its gold_breaks); no disagreement left",
     "retail/49": "record gained the item the customer names ('a Wireless Earbud with an IPX7 "
                  "water resistance level', the item_ids 2757705742); no disagreement left",
+}
+
+
+# How each disagreement of the blind ninth pass (after the eighth's settlement) was settled.
+# Blind, it agreed on 244 of 286 items (85.3 %): retail on all but three, banking's conversation
+# briefs again the gap. The records gained or requoted what the guide says they lacked, and
+# GUIDE.md gained one line (a push-back on the order of the steps is a not-question), which
+# leaves 301 of 308 (97.7 %). The labels these edits touch were rebuilt and audited per task
+# (retail 40 and 58; banking task_018, 019, 047, 062, 079, 101): every one kept, none excluded.
+SETTLED_NINTH: dict[str, str] = {
+    "retail/40": "record's question 'You also wonder if you can apply the gift card balance' "
+                 "is a request too, so a preference (GUIDE.md: a question that is also a "
+                 "request is a preference), resolved to no change (the balance, 60, does not "
+                 "cover the total); no disagreement left",
+    "retail/58": "record gained the request's own clause ('You want to modify two items ...'); "
+                 "no disagreement left",
+    "banking_knowledge/task_028": "record split its bundled item: the investigation ask is the "
+                                  "question (GUIDE.md: a request for help understanding a "
+                                  "problem), 'help you fix any errors' the dispute request; no "
+                                  "disagreement left (the task stays excluded: its gold writes "
+                                  "computed rewards)",
+    "banking_knowledge/task_018": "as task_028; no disagreement left",
+    "banking_knowledge/task_019": "as task_028, the question requoted to its first statement "
+                                  "('you want the agent to look into it'; the later 'Could you "
+                                  "help me figure out what's going on?' a not-question); no "
+                                  "disagreement left",
+    "banking_knowledge/task_062": "pass wrong: 'Wait, why can't we just do the closures "
+                                  "first?' pushes back on the order of the steps (GUIDE.md now "
+                                  "says so), a not-question in the record",
+    "banking_knowledge/task_091": "record gained the opening request, one item per card and "
+                                  "the Blue card's PIN with its fallback (5739, τ²'s gold); "
+                                  "'What about my other cards?' moved to not-questions "
+                                  "(conversation order). Record kept the Evergreen and Light "
+                                  "Blue closures ('Yes, absolutely. Close it right away.', 'Fine, "
+                                  "close it and send me a new one.'): the pass, without the "
+                                  "knowledge base, read the Light Blue card as unlocked; τ²'s "
+                                  "gold closes it (the task stays excluded by its gold_breaks "
+                                  "on the replacement's shipping). Pass wrong on 'Can I get "
+                                  "that money back?': a question that is also a request, which "
+                                  "'Dispute all of it.' holds",
+    "banking_knowledge/task_056": "record gained 'Move it all over.' (the transfer's amount, "
+                                  "3200); the opening ask moved to not-questions and the two "
+                                  "'which ONE' push-backs became the questions (GUIDE.md, "
+                                  "Recommendations), as the pass read them; same item, other "
+                                  "span on the ATM criterion (the record quotes its first "
+                                  "statement, 'My crews hit ATMs ...')",
+    "banking_knowledge/task_047": "record gained the fee condition ('If the annual fee is "
+                                  "waived for the first year or reasonable', rule 3); same item, "
+                                  "other span on the convinced application (the record quotes "
+                                  "its condition, the pass its consequence), and the binds left "
+                                  "differing pair that item with the pass's downgrade by shared "
+                                  "words",
+    "banking_knowledge/task_101": "record gained the referral list split as GUIDE.md says (the "
+                                  "request, the best-bonus criterion, one item per referee, the "
+                                  "two-now condition) and the two questions the right flow "
+                                  "draws (which accounts now; which CAN I use), telling the "
+                                  "accounts the customer submits; the tool instruction it had "
+                                  "as a preference is the customer's step, and the opening "
+                                  "recommendation ask a not-question; no disagreement left",
+    "banking_knowledge/task_079": "record gained one item per card (its first mention) and "
+                                  "split the design line into value, condition and fallback "
+                                  "(rule 3); the accepted refund and fee are no items (GUIDE.md: "
+                                  "agreeing once a fee or policy is explained), said in the "
+                                  "cards' resolutions; pass wrong on \"what's the quickest "
+                                  "option?\": a question that is also a request, the shipping "
+                                  "preference",
 }
