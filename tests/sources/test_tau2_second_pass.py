@@ -119,6 +119,10 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
         for side in ("first", "second"):
             assert (t[kind][f"{side}_matched"] + t[kind][f"{side}_kind_differs"]
                     + t[kind][f"only_{side}"] == t[kind][side])
+    by_domain = sp.agreement_by_domain(report)  # adds up to the overall figure
+    assert set(by_domain) == {d for d, _ in picked}
+    assert sum(m for m, _ in by_domain.values()) / sum(n for _, n in by_domain.values()) \
+        == pytest.approx(report["agreement"])
     with capsys.disabled():
         print(f"\n[issue 46] blind pass {name} vs the records: "
               f"{report['agreement']:.1%} item agreement; "
