@@ -94,12 +94,16 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
     banking's recommendation tasks; the seventh (30 tasks, after the sixth's settlement)
     89.2 % (232 of 260); the eighth (24 tasks: telecom has none left) 85.3 % (272 of 319),
     airline and retail all but three items, the rest in banking's long conversation briefs;
-    the ninth (20 tasks: only retail and banking have tasks left) 85.3 % (244 of 286)."""
+    the ninth (20 tasks: only retail and banking have tasks left) 85.3 % (244 of 286); the
+    tenth (20 tasks) 72.4 % (160 of 221): retail 82 of 86, banking 78 of 135. Its disagreements
+    are not settled yet, so it is not in the next test."""
     picked = sp.blind_sample(name)
     names = [n for n, _, _ in sp.LATER_PASSES]
     earlier = set(sp.sample()).union(*(sp.blind_sample(n) for n in names[:names.index(name)]))
-    assert len(picked) == {sp.SIXTH_PASS: 32, sp.SEVENTH_PASS: 30, sp.NINTH_PASS: 20}.get(name, 24)
-    assert len({d for d, _ in picked}) == {sp.EIGHTH_PASS: 3, sp.NINTH_PASS: 2}.get(name, 4)
+    assert len(picked) == {sp.SIXTH_PASS: 32, sp.SEVENTH_PASS: 30, sp.NINTH_PASS: 20,
+                           sp.TENTH_PASS: 20}.get(name, 24)
+    assert len({d for d, _ in picked}) == {sp.EIGHTH_PASS: 3, sp.NINTH_PASS: 2,
+                                           sp.TENTH_PASS: 2}.get(name, 4)
     assert not set(picked) & earlier
     blind = sp.load_pass(name)
     assert sorted(blind) == sorted(f"{d}/{t}" for d, t in picked)
