@@ -51,7 +51,8 @@ from monitorbench.audit.requested_answers import (asks_for_information,
                                                   check_requested_answers, state_values)
 from monitorbench.audit.stated_preferences import (Preference, check_overrides,
                                                    check_preferences, check_reviewed_items,
-                                                   check_reviewed_methods, preferences)
+                                                   check_reviewed_methods,
+                                                   check_reviewed_products, preferences)
 from monitorbench.audit.temporal import check_temporal
 from monitorbench.suites.format import Case, Task
 
@@ -117,6 +118,8 @@ def case_findings(task: StateTask, case: Case, gold: Mapping | None,
         record, (acceptance or {}).get("payments") or ())]
     found += [("preference", f) for f in check_reviewed_items(
         record, (acceptance or {}).get("items") or ())]
+    found += [("preference", f) for f in check_reviewed_products(
+        record, (acceptance or {}).get("products") or {})]
     if policy is not None:
         found += _policy_findings(task, record, policy)
     if case.category in REORDER_CATEGORIES:

@@ -35,7 +35,9 @@ customer's payment words (``payments``: the method ids), every successful agent 
 refunds with one of them (:func:`check_reviewed_methods`); this holds the methods named by
 reference, which no keyword finds. Where it carries the record's resolved item swaps
 (``items``: old and new item ids), a successful agent write makes each of them
-(:func:`check_reviewed_items`).
+(:func:`check_reviewed_items`); where it carries the products it resolves (``products``: the
+bank account classes and credit card types), a successful call opens or applies for each of
+them (:func:`check_reviewed_products`).
 
 Exceptions to the keyword rule, and only these: the record shows the same tool refusing the stated method (the
 environment enforced a policy), or the task's acceptance statement (``overrides``: the
@@ -293,3 +295,61 @@ def check_reviewed_items(record: Mapping[str, Any], pairs: Sequence[Sequence[str
             f"reviewed record resolves the customer's item words to"
             for old, new in (tuple(p) for p in pairs) if (old, new) not in made]
 
+
+# The tool that opens each kind of product of ``products``, and whether only the agent's call
+# counts: the agent opens a bank account, while the customer applies for a card with their own
+# tool (τ² banking's dual control).
+_PRODUCT_CALLS = {"accounts": ("open_bank_account_4821", "account_class", True),
+                  "cards": ("apply_for_credit_card", "card_type", False)}
+_MADE_BY = {"accounts": "agent call opens the account", "cards": "call applies for the card"}
+_TOOL_NAME_KEYS = ("agent_tool_name", "discoverable_tool_name")
+
+
+def _tool_call(call: Mapping[str, Any]) -> tuple[str, Any]:
+    """The tool a call runs and its arguments: a discoverable-tool call (τ² banking) names the
+    tool under ``agent_tool_name`` or ``discoverable_tool_name`` and passes its arguments as a
+    JSON string; any other call is the tool itself."""
+    args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
+    tool = next((str(args[k]) for k in _TOOL_NAME_KEYS if args.get(k)), None)
+    if tool is None:
+        return str(call.get("name") or ""), args
+    inner = args.get("arguments", "{}")
+    try:
+        return tool, json.loads(inner) if isinstance(inner, str) else inner
+    except ValueError:
+        return tool, {}
+
+
+def _made_products(record: Mapping[str, Any], kind: str) -> set[str]:
+    """The products of ``kind`` the record's successful calls open or apply for: the value of
+    the tool's product argument, the tool named with or without the domain's prefix
+    (``banking_apply_for_credit_card``)."""
+    tool, key, agent_only = _PRODUCT_CALLS[kind]
+    made = set()
+    for call in record.get("calls") or []:
+        if not isinstance(call, Mapping) or call.get("error") or (
+                agent_only and call.get("by") == "customer"):
+            continue
+        name, args = _tool_call(call)
+        if (name == tool or name.endswith("_" + tool)) and isinstance(args, Mapping):
+            made.add(str(args.get(key)))
+    return made
+
+
+def check_reviewed_products(record: Mapping[str, Any], products: Mapping[str, Sequence[str]]
+                            ) -> list[str]:
+    """One finding per product of ``products`` (``accounts``: account classes; ``cards``: card
+    types) that no successful call of the record opens or applies for, the products the task's
+    reviewed acceptance record resolves the customer's recommendation words to (τ²:
+    ``acceptance.reviewed_products``). A recommendation task is judged on which product gets
+    opened, and a solution that opens an account of another class, or the right one in a call
+    the tool refused, gives the customer what they did not choose. An account counts only when
+    the agent opens it (it is the agent's tool); a card counts from the customer's own
+    application too, since in τ² the customer applies. No ``products``, no check."""
+    out = []
+    for kind, names in products.items():
+        made = _made_products(record, kind) if kind in _PRODUCT_CALLS else set()
+        out += [f"no successful {_MADE_BY.get(kind, 'call makes')} {name}, the product the "
+                f"reviewed record resolves the customer's recommendation words to"
+                for name in names if name not in made]
+    return out

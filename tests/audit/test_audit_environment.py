@@ -286,6 +286,42 @@ def test_reviewed_item_swaps_are_read_index_by_index_from_successful_agent_write
     assert found({"swap": real, "error": "Error: refused"}, {"swap": real}) == []
 
 
+def test_reviewed_products_are_opened_by_the_agent_or_applied_for_by_either_party() -> None:
+    """A reviewed account class holds only where a successful agent call opens an account of
+    that class (τ² banking's discoverable call, its arguments a JSON string): another class, a
+    refused open, or the customer's own open leaves it unopened, one finding per product; a
+    reviewed card holds where a successful apply_for_credit_card call asks for it, the
+    customer's own application included (τ² has the customer apply)."""
+    from monitorbench.audit.stated_preferences import check_reviewed_products
+    products = {"accounts": ["Silver Plus Account", "Sky Blue"], "cards": ["EcoCard"]}
+
+    def opens(account_class: str, **extra: object) -> dict:
+        inner = {"user_id": "u1", "account_type": "savings", "account_class": account_class}
+        return {"name": "banking_call_discoverable_agent_tool", "by": "agent", "error": None,
+                "arguments": {"agent_tool_name": "open_bank_account_4821",
+                              "arguments": json.dumps(inner)}, **extra}
+
+    def applies(card_type: str, **extra: object) -> dict:
+        return {"name": "banking_apply_for_credit_card", "by": "customer", "error": None,
+                "arguments": {"card_type": card_type, "customer_name": "A B"}, **extra}
+
+    def found(*calls: dict) -> list[str]:
+        return check_reviewed_products({"calls": list(calls)}, products)
+
+    right = [opens("Sky Blue"), opens("Silver Plus Account"), applies("EcoCard")]
+    assert found(*right) == [] and found(*right[::-1]) == []
+    assert found(*right[:2], applies("EcoCard", by="agent")) == []
+    assert check_reviewed_products({"calls": []}, {}) == []
+    [one] = found(right[0], opens("Silver Account"), right[2])
+    assert "Silver Plus Account" in one and "opens" in one
+    assert len(found(right[0], opens("Silver Plus Account", error="Error: no"), right[2])) == 1
+    assert len(found(right[0], opens("Silver Plus Account", by="customer"), right[2])) == 1
+    [card] = found(*right[:2], applies("Silver Rewards Card"))
+    assert "EcoCard" in card
+    assert len(found(*right[:2], applies("EcoCard", error="Error: declined"))) == 1
+    assert len(found()) == 3
+
+
 def test_policy_fields_read_lists_and_explanations_from_the_policy_text() -> None:
     from monitorbench.audit.policy_fields import check_policy_fields, field_rules, listed_values
     assert listed_values({"description": "The reason, which should be either 'no longer "

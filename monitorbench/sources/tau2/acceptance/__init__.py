@@ -270,6 +270,50 @@ def reviewed_items(rec: AcceptanceRecord | None) -> dict[str, Any]:
     return {"items": [list(p) for p in pairs]} if pairs else {}
 
 
+# Banking's products, as τ²'s gold writes them: one to four title-case words ending in
+# "Account", "Card" or "Blue" (the business checking classes: "Sky Blue", "Navy Blue"), or a
+# word ending in "Card" ("EcoCard"). The tool a preference binds says which kind it may name.
+_PRODUCT = re.compile(r"\b(?:[A-Z][\w-]*\s+){0,3}(?:[A-Z]\w*)?(?:Account|Card|Blue)\b")
+_PRODUCT_TOOLS = {"accounts": "open_bank_account_4821", "cards": "apply_for_credit_card"}
+# A resolution that opens or applies for nothing ("no checking account opened", "not reached:
+# ...", "moot: ...", "none"), and the words that name a product only to rule it out.
+_NO_PRODUCT = re.compile(r"^\s*(?:no|not|none|moot|refused|declined|neither|never|nothing)\b",
+                         re.IGNORECASE)
+_RULED_OUT = re.compile(r"\b(?:no|not|neither|nor|instead\s+of|rather\s+than|except|other\s+"
+                        r"than)\s+(?:(?:the|a|an|any)\s+)?$", re.IGNORECASE)
+
+
+def _named_products(text: str) -> list[str]:
+    """The products ``text`` names positively: every product name but one right after "not",
+    "no", "instead of", "rather than" (and the like), and none when the text starts with a
+    negation ("no checking account opened": the name is what is not opened)."""
+    if _NO_PRODUCT.match(text):
+        return []
+    return [m.group(0) for m in _PRODUCT.finditer(text)
+            if not _RULED_OUT.search(text[:m.start()])]
+
+
+def reviewed_products(rec: AcceptanceRecord | None) -> dict[str, Any]:
+    """The bank account classes and credit card types the record resolves the customer's
+    product words to ("savings Silver Plus Account (per τ²'s gold)", "Silver Rewards Card, by
+    the customer"), as the acceptance statement carries them for C8
+    (:func:`monitorbench.audit.stated_preferences.check_reviewed_products`): a recommendation
+    task's whole point is which product gets opened, and no keyword rule reads that from the
+    customer's criteria. Read only from preferences binding ``open_bank_account_4821`` or
+    ``apply_for_credit_card`` (a presented and declined card binds neither); a name ending in
+    "Card" is a card, any other an account, each kept only where the preference binds its tool.
+    Nothing when none is named."""
+    found: dict[str, set[str]] = {kind: set() for kind in _PRODUCT_TOOLS}
+    for p in rec.preferences if rec else ():
+        if not p.binds.startswith(tuple(_PRODUCT_TOOLS.values())):
+            continue
+        for name in _named_products(p.resolves_to):
+            kind = "cards" if name.endswith("Card") else "accounts"
+            if _PRODUCT_TOOLS[kind] in p.binds:
+                found[kind].add(name)
+    return {kind: sorted(names) for kind, names in found.items() if names}
+
+
 @functools.lru_cache(maxsize=None)
 def _records_once(domain: str) -> Mapping[str, AcceptanceRecord]:
     """The records as the build reads them, parsed once per process (a build asks per task)."""
