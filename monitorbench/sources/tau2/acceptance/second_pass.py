@@ -58,7 +58,7 @@ TENTH_PASS = "tenth_pass.json"
 # - eighth (5252, 8; telecom has none left): after the seventh's settlement and the tells of
 #   four banking questions;
 # - ninth (5353, 10; only retail and banking have tasks left): after the eighth's settlement;
-# - tenth (5454, 10): after the ninth's; not settled yet (see test_tau2_second_pass).
+# - tenth (5454, 10): after the ninth's settlement.
 LATER_PASSES = ((THIRD_PASS, 4747, 6), (FOURTH_PASS, 4848, 6), (FIFTH_PASS, 4949, 6),
                 (SIXTH_PASS, 5050, 8), (SEVENTH_PASS, 5151, 8), (EIGHTH_PASS, 5252, 8),
                 (NINTH_PASS, 5353, 10), (TENTH_PASS, 5454, 10))
@@ -833,4 +833,78 @@ SETTLED_NINTH: dict[str, str] = {
                                   "cards' resolutions; pass wrong on \"what's the quickest "
                                   "option?\": a question that is also a request, the shipping "
                                   "preference",
+}
+
+
+# How each disagreement of the blind tenth pass (after the ninth's settlement) was settled.
+# Blind, it agreed on 160 of 221 items (72.4 %): retail 82 of 86, banking 78 of 135, the widest
+# gap yet, in banking's conversation scripts. The records gained what the guide says they lacked
+# (lists of cards split, criteria, conditions, the questions the right flow draws), moved
+# conversation moves, alarms and branch-only questions to not-questions, and banking task_052
+# gained a gold_breaks finding (its gold never tells the eligibility date the customer asks and
+# the knowledge base requires); GUIDE.md: a stage direction and the customer's line after it are
+# one item, the stage direction quoted. That leaves 230 of 243 (94.7 %). The touched tasks
+# (retail 0, 37; banking 022, 048, 052, 072, 077, 088, 089, 090, 099) rebuild and audit with
+# none excluded by the audit (052 and 088 by their gold_breaks).
+SETTLED_TENTH: dict[str, str] = {
+    "retail/37": "record's switch question is a request (GUIDE.md), now two preferences (the "
+                 "switch, the $1150 cap); binds agree in substance on 'If that is possible, "
+                 "confirm ...': the switch is made, so no cancellation (the pass binds the "
+                 "cancel it decides against)",
+    "retail/62": "binds agree in substance: no cancellation either way (the record binds the "
+                 "cancel it decides, the pass the reply)",
+    "retail/0": "record dropped 'want to make sure everything is addressed in one go.': the "
+                "persona (GUIDE.md), and the policy's one exchange per order already decides the "
+                "one call; no disagreement left",
+    "banking_knowledge/task_022": "record split its bundled item: the correction request "
+                                  "('You believe in accuracy and want all discrepancies "
+                                  "corrected.'), the both-ways criterion, and the investigation "
+                                  "ask as the question; binds agree in substance (the pass "
+                                  "names no tool)",
+    "banking_knowledge/task_099": "record gained the business-checking and $30,000 criteria, as "
+                                  "task_100's; no disagreement left",
+    "banking_knowledge/task_072": "record gained the transfer fallback (not reached) and the "
+                                  "question on the credited totals (tells $14.00 and $3.50); its "
+                                  "repeated question moved to not-questions; no disagreement "
+                                  "left",
+    "banking_knowledge/task_090": "record gained the list of cards, one item per card, and the "
+                                  "notification condition (not reached: no tool sets one); the "
+                                  "alarm 'How is that possible?' moved to not-questions and 'Did "
+                                  "they actually get any of my money?' became a question; record "
+                                  "kept 'Why are you asking about Newark?': the right flow asks "
+                                  "about the Newark attempt the lookups show, and the reply tells "
+                                  "it; binds agree in substance on the free fastest shipping",
+    "banking_knowledge/task_089": "record gained the list of cards and requoted the increase "
+                                  "request to its first statement ('Is there anything you can "
+                                  "do to help me get more today?'); the 'What about ...' moves "
+                                  "are not-questions; record kept 'I tried to get $550 from that "
+                                  "one.': a value the new limit is set from (rule 2)",
+    "banking_knowledge/task_048": "record requoted the request and its four cards to their "
+                                  "first mentions (GUIDE.md: a list of cards), gained the apply "
+                                  "condition and split the two questions; same item, other span "
+                                  "on the payment, the application and the statement credit: "
+                                  "the record quotes the stage direction, the first statement "
+                                  "(GUIDE.md now says so), the pass the customer's line",
+    "banking_knowledge/task_052": "the downgrade tactic is a request (a preference, no change) "
+                                  "and the two questions after the denial are the record's; "
+                                  "same item, other span on the increase request ('but you want "
+                                  "another one now', its first statement) and the declined "
+                                  "transfer (the stage direction 'Decline politely.'); the task "
+                                  "is excluded by its new gold_breaks",
+    "banking_knowledge/task_083": "record gained the kept account and the two questions the "
+                                  "flow draws (the walk-through, whether to call the merchant); "
+                                  "no disagreement left (the task stays excluded: its gold's "
+                                  "dispute calls fail on replay)",
+    "banking_knowledge/task_077": "record gained the list of cards, one item per card; 'What "
+                                  "should I do about that?' moved to not-questions (the agent's "
+                                  "proposal, which the replacement carries out); no "
+                                  "disagreement left",
+    "banking_knowledge/task_088": "record gained the three questions the right flow draws "
+                                  "(the declined card, access to the money sooner, whether to "
+                                  "worry), and moved the frozen-card question (a branch not "
+                                  "taken) and the alarm 'How did that happen?' to not-questions; "
+                                  "pass wrong on 'Alright, please transfer me.' (accepting the "
+                                  "transfer the refusal resolves); same item on 'confirm all "
+                                  "EXCEPT the Miami one' (the pass holds it in the dispute's "
+                                  "resolution); excluded by its gold_breaks",
 }
