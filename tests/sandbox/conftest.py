@@ -140,7 +140,8 @@ def worker_and_init(session) -> tuple[int, int | None]:
     mounts, but bwrap is not Python); under docker the container's keeper.py forked the
     worker."""
     tree = [session_root(session), *descendants(session_root(session))]
-    argv = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0") for p in tree}
+    argv = {p: _argv(p) for p in tree}  # a case that has answered may exit while it is read
+    tree = [p for p in tree if argv[p]]
     python = [p for p in tree if b"python" in os.path.basename(argv[p][0])
               and any(a.endswith((b"worker.py", b"worker.pyc", b"keeper.py")) for a in argv[p])]
     kept = any(a.endswith(b"keeper.py") for a in argv[python[0]])
@@ -149,6 +150,18 @@ def worker_and_init(session) -> tuple[int, int | None]:
     # beside it (the worker answers before it ends the case), so it is told apart by that pid
     init = next((p for p in python if p in descendants(worker) and _ns_pid(p) == 1), None)
     return worker, init
+
+
+def _argv(pid: int) -> list[bytes]:
+    """``pid``'s command line, empty when it has just exited (or is a zombie, whose cmdline
+    reads empty): the worker answers before it ends the case, so a case child listed a moment
+    ago may be gone when it is read."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    return data.split(b"\0") if data else []
 
 
 def _ns_pid(pid: int) -> int:
