@@ -51,7 +51,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from monitorbench.audit.environment import leaves
 from monitorbench.audit.policy_fields import listed_values
@@ -245,6 +245,16 @@ def _payment_values(args: Any) -> Iterable[str]:
     return (v for k, v in leaves(args) if k in PAYMENT_KEYS and isinstance(v, str))
 
 
+def _successful_calls(record: Mapping[str, Any], *, agent_only: bool = True
+                      ) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """``(index, call)`` of each call of ``record`` the tool did not refuse, the customer's
+    own left out when ``agent_only``: what the reviewed-record checks below hold a solution
+    to. The index counts the record's well-formed calls, as :func:`check_preferences` does."""
+    for i, call in enumerate(c for c in record.get("calls") or [] if isinstance(c, Mapping)):
+        if not call.get("error") and not (agent_only and call.get("by") == "customer"):
+            yield i, call
+
+
 def check_reviewed_methods(record: Mapping[str, Any], methods: Sequence[str]) -> list[str]:
     """One finding per successful agent write paying or refunding with a method outside
     ``methods``, the ids the task's reviewed acceptance record resolves the customer's payment
@@ -255,9 +265,7 @@ def check_reviewed_methods(record: Mapping[str, Any], methods: Sequence[str]) ->
     if not methods:
         return []
     out = []
-    for i, call in enumerate(c for c in record.get("calls") or [] if isinstance(c, Mapping)):
-        if call.get("error") or call.get("by") == "customer":
-            continue
+    for i, call in _successful_calls(record):
         for value in _payment_values(call.get("arguments")):
             if value not in methods:
                 out.append(f"calls[{i}] {call.get('name')} pays with {value}, but the reviewed "
@@ -288,9 +296,8 @@ def check_reviewed_items(record: Mapping[str, Any], pairs: Sequence[Sequence[str
     ``new_item_ids``, since another index pairs the new item with another old one. A refused
     write or the customer's own makes no swap. No ``pairs``, no check."""
     made: set[tuple[str, str]] = set()
-    for call in record.get("calls") or []:
-        if isinstance(call, Mapping) and not call.get("error") and call.get("by") != "customer":
-            made |= _swaps(call.get("arguments"))
+    for _, call in _successful_calls(record):
+        made |= _swaps(call.get("arguments"))
     return [f"no successful write exchanges or modifies item {old} to {new}, the swap the "
             f"reviewed record resolves the customer's item words to"
             for old, new in (tuple(p) for p in pairs) if (old, new) not in made]
@@ -326,10 +333,7 @@ def _made_products(record: Mapping[str, Any], kind: str) -> set[str]:
     (``banking_apply_for_credit_card``)."""
     tool, key, agent_only = _PRODUCT_CALLS[kind]
     made = set()
-    for call in record.get("calls") or []:
-        if not isinstance(call, Mapping) or call.get("error") or (
-                agent_only and call.get("by") == "customer"):
-            continue
+    for _, call in _successful_calls(record, agent_only=agent_only):
         name, args = _tool_call(call)
         if (name == tool or name.endswith("_" + tool)) and isinstance(args, Mapping):
             made.add(str(args.get(key)))

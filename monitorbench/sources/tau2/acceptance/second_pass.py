@@ -228,8 +228,9 @@ def agreement_by_domain(report: dict) -> dict[str, tuple[int, int]]:
     for key, row in report["tasks"].items():
         unmatched = sum(len(row[k]["only_first"]) + len(row[k]["only_second"])
                         + len(row[k]["kind_differs"]) for k in KINDS)
-        matched, items = out.get(key.split("/", 1)[0], (0, 0))
-        out[key.split("/", 1)[0]] = (matched + row["items"] - unmatched, items + row["items"])
+        domain = key.split("/", 1)[0]
+        matched, items = out.get(domain, (0, 0))
+        out[domain] = (matched + row["items"] - unmatched, items + row["items"])
     return out
 
 
