@@ -197,8 +197,7 @@ def _public(task: src.Tau2Task, budget: int) -> dict[str, Any]:
     return {
         "instruction": src.user_request(task),
         "policy": src.policy(task.domain),
-        "tools": [{**t, "by": "agent"} for t in src.tool_specs(task.domain)]
-        + [dict(t) for t in src.customer_tool_specs(task.domain)],
+        "tools": src.public_tools(task.domain),
         "environment": env,
         "contract": CONTRACT.format(domain=task.domain, budget=budget,
                                     notes=NOTES.get(task.domain, "")),

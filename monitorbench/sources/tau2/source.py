@@ -248,6 +248,13 @@ def customer_tool_specs(domain: str) -> tuple[Mapping[str, Any], ...]:
     return tuple(out)
 
 
+def public_tools(domain: str) -> list[dict[str, Any]]:
+    """The tool list a public task of ``domain`` shows: the agent's tools marked ``"by":
+    "agent"``, then the customer's (:func:`customer_tool_specs`)."""
+    return ([{**t, "by": "agent"} for t in tool_specs(domain)]
+            + [dict(t) for t in customer_tool_specs(domain)])
+
+
 def writes(calls: Any) -> list[int]:
     """Indices of the calls that can change the database (:func:`runtime.reads` is false)."""
     return [i for i, (name, args) in enumerate(calls) if not rt.reads(name, args)]

@@ -42,7 +42,8 @@ NINTH_PASS = "ninth_pass.json"
 TENTH_PASS = "tenth_pass.json"
 # The blind passes after the second, in the order they were written: each drew, by one
 # random.Random(seed), up to ``per_domain`` recorded tasks of each of THIRD_DOMAINS (telecom's
-# included) that no earlier pass sampled (:func:`blind_sample`).
+# included) that no earlier pass sampled (:func:`blind_sample`); its reader's folder is written
+# from the repository by :func:`blind_folder.write_blind_folder`.
 # - third (4747, 6): after the records' question review;
 # - fourth (4848, 6): the first written with GUIDE.md in hand (the conventions the records and
 #   the two settled passes follow). It gave 62.1 % item agreement; after every record's

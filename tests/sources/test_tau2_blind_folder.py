@@ -1,0 +1,116 @@
+"""The folder a blind reader of the τ² acceptance records is given (issue 46): written from the
+repository alone, it holds the pass's sample and each task's public text, nothing of the
+records, and the committed pass checks clean against it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_evals")
+
+from monitorbench.errors import InputError  # noqa: E402
+from monitorbench.sources.tau2 import source as src  # noqa: E402
+from monitorbench.sources.tau2.acceptance import HERE, load_records, record_path  # noqa: E402
+from monitorbench.sources.tau2.acceptance import blind_folder as bf  # noqa: E402
+from monitorbench.sources.tau2.acceptance import second_pass as sp  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tenth(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("blind") / "tenth"
+    keys = bf.write_blind_folder(sp.TENTH_PASS, dest)
+    assert keys == [f"{d}/{t}" for d, t in sp.blind_sample(sp.TENTH_PASS)]
+    return dest
+
+
+def _index(folder: Path) -> list[dict[str, str]]:
+    return json.loads((folder / bf.INDEX).read_text(encoding="utf-8"))
+
+
+def test_the_folder_holds_the_sample_and_each_tasks_public_text(tenth: Path) -> None:
+    index = _index(tenth)
+    assert [e["key"] for e in index] == [f"{d}/{t}" for d, t in sp.blind_sample(sp.TENTH_PASS)]
+    for entry in index:
+        domain, task_id = entry["key"].split("/", 1)
+        task = next(t for t in src.load_tasks(domain) if t.task_id == task_id)
+        assert bf.public_text(tenth, entry) == src.user_request(task)
+        assert (tenth / entry["policy"]).read_text(encoding="utf-8") == src.policy(domain)
+        assert json.loads((tenth / entry["tools"]).read_text(encoding="utf-8")) \
+            == json.loads(json.dumps(src.public_tools(domain)))
+    assert (tenth / bf.GUIDE).read_text(encoding="utf-8") \
+        == (HERE / bf.GUIDE).read_text(encoding="utf-8")
+
+
+def test_the_committed_pass_checks_clean_and_an_altered_quote_is_reported(
+        tenth: Path, tmp_path: Path) -> None:
+    assert bf.check_blind_pass(tenth, HERE / sp.TENTH_PASS) == []
+    data = json.loads((HERE / sp.TENTH_PASS).read_text(encoding="utf-8"))
+    key, rec = next(iter(data["tasks"].items()))
+    altered = rec["preferences"][0]["quote"] + " twice"
+    rec["preferences"][0]["quote"] = altered
+    path = tmp_path / sp.TENTH_PASS
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert bf.check_blind_pass(tenth, path) == [
+        f"{key}: quote {altered!r} not in the task's public text"]
+
+
+@pytest.mark.parametrize("change,problem", [
+    (lambda r: r.update(gold_breaks="x"), "unknown field 'gold_breaks'"),
+    (lambda r: r.update(nothing_stated=True), "field 'tasks.{key}.nothing_stated' is true"),
+    (lambda r: r["preferences"][0].pop("binds"), "missing key(s) ['binds']"),
+    (lambda r: r.update(policy=["Not a line of the policy."]), "policy 'Not a line"),
+])
+def test_a_field_problem_is_reported(tenth: Path, tmp_path: Path, change, problem: str) -> None:
+    data = json.loads((HERE / sp.TENTH_PASS).read_text(encoding="utf-8"))
+    key, rec = next(iter(data["tasks"].items()))
+    change(rec)
+    data["tasks"]["retail/999"] = data["tasks"].pop(_index(tenth)[-1]["key"])
+    path = tmp_path / "pass.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    problems = bf.check_blind_pass(tenth, path)
+    assert any(p.startswith(key) and problem.format(key=key) in p for p in problems), problems
+    assert "retail/999: not a task of the folder's index" in problems
+    assert f"{_index(tenth)[-1]['key']}: no record written" in problems
+
+
+def test_nothing_of_the_records_is_written(tenth: Path) -> None:
+    """No pass or records file, and no record's resolution, answer, note, finding or why (of
+    more than 30 characters) of a sampled task in any file written."""
+    files = [p for p in tenth.rglob("*") if p.is_file()]
+    assert not [p for p in files if p.name.endswith("_pass.json")]
+    texts = {p: p.read_text(encoding="utf-8") for p in files}
+    secret = {record_path(d).read_text(encoding="utf-8") for d in sp.THIRD_DOMAINS}
+    assert not [p for p, text in texts.items() if text in secret]
+    hidden = set()
+    for domain, task_id in sp.blind_sample(sp.TENTH_PASS):
+        rec = load_records(domain)[task_id]
+        hidden |= {rec.note, rec.gold_breaks, *(n.why for n in rec.not_questions)}
+        hidden |= {x for p in rec.preferences for x in (p.resolves_to, p.note)}
+        hidden |= {x for q in rec.questions for x in (q.must_tell, q.note)}
+    hidden = {h for h in hidden if len(h) > 30}
+    assert hidden
+    assert not [(p, h) for p, text in texts.items() for h in hidden if h in text]
+
+
+def test_a_non_empty_dest_and_an_unknown_pass_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "kept.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(InputError, match=f"{tmp_path}.*is not an empty folder"):
+        bf.write_blind_folder(sp.TENTH_PASS, tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]
+    with pytest.raises(InputError, match="'eleventh_pass.json' is not a blind pass.*"
+                                         "third_pass.json.*tenth_pass.json"):
+        bf.write_blind_folder("eleventh_pass.json", tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+
+
+def test_the_command_line_writes_checks_and_refuses(tmp_path: Path, capsys) -> None:
+    dest = tmp_path / "folder"
+    assert bf.main(["write", sp.TENTH_PASS, str(dest)]) == 0
+    assert f"wrote the 20 tasks of {sp.TENTH_PASS} to {dest}" in capsys.readouterr().out
+    assert bf.main(["check", str(dest), str(HERE / sp.TENTH_PASS)]) == 0
+    assert "no problems" in capsys.readouterr().out
+    assert bf.main(["write", "nope.json", str(tmp_path / "other")]) == 2
+    assert "use one of third_pass.json" in capsys.readouterr().err
