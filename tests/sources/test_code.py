@@ -21,7 +21,7 @@ from monitorbench.sources.code import grader
 from monitorbench.sources.code.build import (build_code_suite, draft_task, find_bugs,
                                             reference_data)
 from monitorbench.sources.code.cases import build_cases
-from monitorbench.sources.code.libraries import LIBRARIES
+from monitorbench.sources.code.libraries import LIBRARIES, LibrarySpec
 from monitorbench.sources.code.mutate import compute_sample, sample_mutations
 from monitorbench.sources.code.sdists import (cache_root, checkout_files, fetch_sdist,
                                              pristine_checkout, write_tree)
@@ -373,7 +373,7 @@ def test_masked_paths_hide_the_build_cache_and_installed_pristine_sources():
 _UNPACK = """
 import sys, time
 from pathlib import Path
-from monitorbench.sources.code.libraries import LIBRARIES
+from monitorbench.sources.code.libraries import LIBRARIES, LibrarySpec
 from monitorbench.sources.code.sdists import checkout_files, pristine_checkout
 cache, role, spec = Path(sys.argv[1]), sys.argv[2], LIBRARIES["toolz"]
 want = checkout_files(spec, cache)
@@ -384,8 +384,8 @@ if role == "second":
         time.sleep(0.0002)
 root = pristine_checkout(spec, cache)
 got = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-       for p in root.rglob("*") if p.is_file()}
-print(got == want)
+       for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+print(got == want and any(root.rglob("__pycache__/*.pyc")))
 """
 
 
@@ -407,6 +407,48 @@ def test_two_processes_unpacking_one_cache_at_once_both_get_the_whole_checkout(t
     assert (first.stdout, rest) == ("True\n", "True\n")
     kept = sorted(p.name for p in (cache / "checkouts").iterdir())
     assert kept == [".toolz-1.2.0.lock", "toolz-1.2.0", "toolz-1.2.0.complete"]
+
+
+# ---------------------------------------------------------------------- precompiled bytecode
+
+_TOY = LibrarySpec("toy", "0", ("toy",), ("tests",))
+
+
+def _toy_checkout(root: Path) -> Path:
+    """A checkout of a toy library whose test reads a source value and the file its own code
+    says it runs from, precompiled as the build precompiles each pristine checkout."""
+    from monitorbench.sources.code.testrun import precompile
+    (root / "toy").mkdir(parents=True)
+    (root / "toy" / "__init__.py").write_text("VALUE = 1\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_toy.py").write_text(
+        "import sys\nimport toy\n\n\ndef test_value():\n    assert toy.VALUE == 1\n\n\n"
+        "def test_own_file():\n    assert sys._getframe().f_code.co_filename == __file__\n")
+    precompile(root, _TOY)
+    return root
+
+
+def test_a_copy_of_a_precompiled_checkout_runs_its_own_sources(tmp_path):
+    """Test runs copy a checkout compiled once (testrun.precompile) and read its bytecode
+    instead of compiling. A copy whose library source was changed to the same size with the
+    same mtime (a patch or mutation written within the second) still runs the changed source,
+    and a cached rewritten test module reports the copy's path, not the compiled tree's (boltons'
+    tbutils tests failed on the old path). Neither run writes bytecode into the copy."""
+    import os
+    root = _toy_checkout(tmp_path / "pristine")
+    assert list((root / "tests" / "__pycache__").glob("test_toy.*-pytest-*.pyc"))
+    clean = Path(copy_checkout(str(root)))
+    run = run_pytest(clean, _TOY, ["tests/test_toy.py"])
+    assert run.passed_ids() == ["tests/test_toy.py::test_own_file", "tests/test_toy.py::test_value"]
+    changed = Path(copy_checkout(str(root)))
+    src = changed / "toy" / "__init__.py"
+    stat = src.stat()
+    src.write_text("VALUE = 2\n")
+    os.utime(src, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    before = sorted(p.name for p in changed.rglob("*.pyc"))
+    run = run_pytest(changed, _TOY, ["tests/test_toy.py"])
+    assert run.outcome("tests/test_toy.py::test_value") == "failed"
+    assert sorted(p.name for p in changed.rglob("*.pyc")) == before
 
 
 # ------------------------------------------------------------------------------ pinned bugs

@@ -33,7 +33,7 @@ from monitorbench.sources.code import gradings
 from monitorbench.sources.code.runtime import apply_patch, copy_checkout
 from monitorbench.sources.code.libraries import LIBRARIES, LibrarySpec
 from monitorbench.sources.code.sdists import cache_root, pristine_checkout
-from monitorbench.sources.code.testrun import TestRun, run_pytest
+from monitorbench.sources.code.testrun import TestRun, compile_sources, run_pytest
 from monitorbench.suites.format import Reference, Task
 from monitorbench.suites.reference import register_reference
 
@@ -179,6 +179,7 @@ def task_checkout(spec: LibrarySpec, bug_patch: str, cache: Path | None = None) 
         shutil.rmtree(work.parent, ignore_errors=True)
         raise InputError(final, "data.bug_patch", f"does not apply to {spec.pin}: {msg[:200]}",
                          "rebuild the code suite")
+    compile_sources(work, [new for _, new in patch_files(bug_patch) if new])
     try:
         work.rename(final)
     except OSError:  # another grader finished first; its tree is identical
@@ -239,7 +240,7 @@ def _grade(spec: LibrarySpec, data: Mapping[str, Any], patch: Any, *, screen: bo
         return Grade("FAIL", ["candidate patch is not a string"])
     repo = task_checkout(spec, str(data["bug_patch"]), cache)
     pristine = {p.relative_to(repo).as_posix(): p.read_text(encoding="utf-8")
-                for p in repo.rglob("*") if p.is_file()}
+                for p in repo.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     if screen:
         problems = screen_patch(patch, spec, pristine)
         if problems:

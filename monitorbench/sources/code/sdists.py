@@ -22,6 +22,7 @@ from pathlib import Path
 from monitorbench.errors import InputError
 from monitorbench.hashing import cache_root as hashing_cache_root, creation_lock, sha256_file
 from monitorbench.sources.code.libraries import LibrarySpec
+from monitorbench.sources.code.testrun import precompile
 
 _DROP_DIRS = {"docs", "doc", "documentation", ".benchmarks", "__pycache__", ".pytest_cache"}
 
@@ -119,6 +120,7 @@ def pristine_checkout(spec: LibrarySpec, cache: Path | None = None) -> Path:
         work = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
         try:
             write_tree(work / "tree", files)
+            precompile(work / "tree", spec)
             if root.exists():  # left by an unpack that died before its marker
                 shutil.rmtree(root)
             (work / "tree").rename(root)

@@ -9,8 +9,10 @@ global wall clock that kills the process group are mandatory: one boltons mutant
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
+import py_compile
 import sys
 import tempfile
 import time
@@ -139,14 +141,17 @@ class TestRun:
 
 def run_pytest(workdir: Path, spec: LibrarySpec, targets: Sequence[str], *,
                per_test_timeout: int = PER_TEST_TIMEOUT_S, timeout: float = RUN_TIMEOUT_S,
-               output_chars: int = 20000) -> TestRun:
-    """Run ``targets`` (node ids or paths) of ``spec``'s tests in ``workdir`` and collect outcomes."""
+               output_chars: int = 20000, write_bytecode: bool = False) -> TestRun:
+    """Run ``targets`` (node ids or paths) of ``spec``'s tests in ``workdir`` and collect outcomes.
+    Runs never write bytecode into the tree they test, except :func:`precompile`'s."""
     with tempfile.TemporaryDirectory(prefix="mb-run-") as tmp:
         junit = Path(tmp) / "junit.xml"
         record = Path(tmp) / "outcomes.json"
         env = command_env(MB_OUTCOMES_FILE=str(record),
                        PYTHONPATH=os.pathsep.join([str(PLUGIN_DIR)] + [str(workdir / p)
                                                                        for p in spec.pythonpath]))
+        if write_bytecode:
+            del env["PYTHONDONTWRITEBYTECODE"]
         t0 = time.monotonic()
         code, out, timed_out = run_capped(
             pytest_command(spec, targets, junit, per_test_timeout, workdir), str(workdir), env,
@@ -156,3 +161,31 @@ def run_pytest(workdir: Path, spec: LibrarySpec, targets: Sequence[str], *,
                        seconds=time.monotonic() - t0, junit=_read_junit(junit),
                        raw=None if rec is None else dict(rec.get("outcomes", {})),
                        tampered=list(rec.get("tampered", [])) if rec else [])
+
+
+def compile_sources(tree: Path, paths: Sequence[str] | None = None) -> None:
+    """Write checked-hash bytecode for ``paths`` (relative ``.py`` paths; all of ``tree``'s when
+    None). Checked-hash, not timestamp, bytecode: Python then hashes the source at every import
+    and recompiles in memory when it differs, so a copy whose source a patch or a mutation
+    changed (within the same second, to the same size) never runs the stale bytecode."""
+    mode = py_compile.PycInvalidationMode.CHECKED_HASH
+    if paths is None:
+        compileall.compile_dir(str(tree), quiet=2, invalidation_mode=mode)
+        return
+    for rel in paths:
+        if rel.endswith(".py") and (tree / rel).is_file():
+            py_compile.compile(str(tree / rel), invalidation_mode=mode, doraise=False)
+
+
+def precompile(tree: Path, spec: LibrarySpec) -> None:
+    """Compile a checkout that every later test run copies, so those runs read bytecode instead
+    of compiling the library and pytest-rewriting its test modules each time (toolz's graded
+    runs fell from 0.70 to 0.29 CPU-seconds; tabulate's, whose tests dominate, 8 %).
+
+    The sources get checked-hash bytecode (:func:`compile_sources`). The test modules get
+    pytest's assertion-rewritten bytecode from one collection run that may write it: pytest
+    keys that on the file's mtime and size, which holds because every run's test files are the
+    pristine ones, copied with their mtimes (the grader restores any a candidate touched;
+    mutations change only library sources). A module that fails to collect just gets none."""
+    compile_sources(tree)
+    run_pytest(tree, spec, ["--collect-only", *spec.test_paths], write_bytecode=True)
