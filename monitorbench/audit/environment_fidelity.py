@@ -50,8 +50,8 @@ from monitorbench.audit.policy_fields import (FieldRules, check_policy_fields, f
 from monitorbench.audit.requested_answers import (asks_for_information,
                                                   check_requested_answers, state_values)
 from monitorbench.audit.stated_preferences import (Preference, check_overrides,
-                                                   check_preferences, check_reviewed_items,
-                                                   check_reviewed_methods,
+                                                   check_preferences, check_reviewed_disputes,
+                                                   check_reviewed_items, check_reviewed_methods,
                                                    check_reviewed_products, preferences)
 from monitorbench.audit.temporal import check_temporal
 from monitorbench.suites.format import Case, Task
@@ -120,6 +120,8 @@ def case_findings(task: StateTask, case: Case, gold: Mapping | None,
         record, (acceptance or {}).get("items") or ())]
     found += [("preference", f) for f in check_reviewed_products(
         record, (acceptance or {}).get("products") or {})]
+    found += [("preference", f) for f in check_reviewed_disputes(
+        record, (acceptance or {}).get("disputes") or {})]
     if policy is not None:
         found += _policy_findings(task, record, policy)
     if case.category in REORDER_CATEGORIES:

@@ -37,7 +37,9 @@ reference, which no keyword finds. Where it carries the record's resolved item s
 (``items``: old and new item ids), a successful agent write makes each of them
 (:func:`check_reviewed_items`); where it carries the products it resolves (``products``: the
 bank account classes and credit card types), a successful call opens or applies for each of
-them (:func:`check_reviewed_products`).
+them (:func:`check_reviewed_products`); where it carries the transactions it resolves the
+customer's disputes to (``disputes``: transaction ids by dispute tool), a successful call
+disputes each of them and no other (:func:`check_reviewed_disputes`).
 
 Exceptions to the keyword rule, and only these: the record shows the same tool refusing the stated method (the
 environment enforced a policy), or the task's acceptance statement (``overrides``: the
@@ -327,17 +329,23 @@ def _tool_call(call: Mapping[str, Any]) -> tuple[str, Any]:
         return tool, {}
 
 
+def _tool_values(record: Mapping[str, Any], tool: str, key: str, agent_only: bool
+                 ) -> Iterator[tuple[int, str]]:
+    """``(index, value)`` of argument ``key`` in each successful call of the record to
+    ``tool``, named with or without the domain's prefix (``banking_apply_for_credit_card``) or
+    through a discoverable-tool call: what a reviewed-record check reads a write's product or
+    transaction from."""
+    for i, call in _successful_calls(record, agent_only=agent_only):
+        name, args = _tool_call(call)
+        if (name == tool or name.endswith("_" + tool)) and isinstance(args, Mapping) \
+                and args.get(key) is not None:
+            yield i, str(args[key])
+
+
 def _made_products(record: Mapping[str, Any], kind: str) -> set[str]:
     """The products of ``kind`` the record's successful calls open or apply for: the value of
-    the tool's product argument, the tool named with or without the domain's prefix
-    (``banking_apply_for_credit_card``)."""
-    tool, key, agent_only = _PRODUCT_CALLS[kind]
-    made = set()
-    for _, call in _successful_calls(record, agent_only=agent_only):
-        name, args = _tool_call(call)
-        if (name == tool or name.endswith("_" + tool)) and isinstance(args, Mapping):
-            made.add(str(args.get(key)))
-    return made
+    the tool's product argument."""
+    return {value for _, value in _tool_values(record, *_PRODUCT_CALLS[kind])}
 
 
 def check_reviewed_products(record: Mapping[str, Any], products: Mapping[str, Sequence[str]]
@@ -356,4 +364,35 @@ def check_reviewed_products(record: Mapping[str, Any], products: Mapping[str, Se
         out += [f"no successful {_MADE_BY.get(kind, 'call makes')} {name}, the product the "
                 f"reviewed record resolves the customer's recommendation words to"
                 for name in names if name not in made]
+    return out
+
+
+# The dispute tools of τ² banking, and whether only the agent's call counts. The agent files a
+# card transaction dispute with its own discoverable tool; a cash back dispute is the
+# customer's: the agent gives them submit_cash_back_dispute_0589 and they file it (the
+# reviewed records list those calls as the customer's own steps), so theirs counts.
+DISPUTE_TOOLS = {"submit_cash_back_dispute_0589": False,
+                 "file_credit_card_transaction_dispute_4829": True,
+                 "file_debit_card_transaction_dispute_6281": True}
+
+
+def check_reviewed_disputes(record: Mapping[str, Any], disputes: Mapping[str, Sequence[str]]
+                            ) -> list[str]:
+    """One finding per transaction of ``disputes`` (by dispute tool: the transaction ids the
+    task's reviewed acceptance record resolves the customer's dispute words to, τ²:
+    ``acceptance.reviewed_disputes``) that no successful call of that tool disputes, and one
+    per successful dispute of another transaction with that tool. A dispute task is judged on
+    which charges get disputed: a charge left out stays unrefunded, and one the customer never
+    named (or said was fine) is disputed against their word. A cash back dispute counts from
+    the customer's own call, since in τ² the customer files it; a card transaction dispute
+    only from the agent's (:data:`DISPUTE_TOOLS`). No ``disputes``, no check."""
+    out = []
+    for tool, ids in disputes.items():
+        made = list(_tool_values(record, tool, "transaction_id", DISPUTE_TOOLS.get(tool, True)))
+        filed = {txn for _, txn in made}
+        out += [f"no successful {tool} call disputes {txn}, a transaction the reviewed record "
+                f"resolves the customer's dispute words to" for txn in ids if txn not in filed]
+        out += [f"calls[{i}] {tool} disputes {txn}, but the reviewed record resolves the "
+                f"customer's dispute words to {', '.join(ids)}" for i, txn in made
+                if txn not in ids]
     return out

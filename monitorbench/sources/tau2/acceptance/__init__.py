@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from monitorbench.audit.stated_preferences import DISPUTE_TOOLS
 from monitorbench.errors import InputError
 
 HERE = Path(__file__).parent
@@ -275,21 +276,23 @@ def reviewed_items(rec: AcceptanceRecord | None) -> dict[str, Any]:
 # word ending in "Card" ("EcoCard"). The tool a preference binds says which kind it may name.
 _PRODUCT = re.compile(r"\b(?:[A-Z][\w-]*\s+){0,3}(?:[A-Z]\w*)?(?:Account|Card|Blue)\b")
 _PRODUCT_TOOLS = {"accounts": "open_bank_account_4821", "cards": "apply_for_credit_card"}
-# A resolution that opens or applies for nothing ("no checking account opened", "not reached:
-# ...", "moot: ...", "none"), and the words that name a product only to rule it out.
+# A resolution that opens, applies for or disputes nothing ("no checking account opened", "not
+# reached: ...", "moot: ...", "no dispute"), and the words that name a value only to rule it
+# out.
 _NO_PRODUCT = re.compile(r"^\s*(?:no|not|none|moot|refused|declined|neither|never|nothing)\b",
                          re.IGNORECASE)
 _RULED_OUT = re.compile(r"\b(?:no|not|neither|nor|instead\s+of|rather\s+than|except|other\s+"
                         r"than)\s+(?:(?:the|a|an|any)\s+)?$", re.IGNORECASE)
 
 
-def _named_products(text: str) -> list[str]:
-    """The products ``text`` names positively: every product name but one right after "not",
-    "no", "instead of", "rather than" (and the like), and none when the text starts with a
-    negation ("no checking account opened": the name is what is not opened)."""
+def _named(name: re.Pattern[str], text: str) -> list[str]:
+    """The values ``text`` names positively (``name``: a product, a transaction id): every
+    match but one right after "not", "no", "instead of", "rather than" (and the like), and
+    none when the text starts with a negation ("no checking account opened", "no dispute: the
+    customer says it is fine": the name is what is not opened or disputed)."""
     if _NO_PRODUCT.match(text):
         return []
-    return [m.group(0) for m in _PRODUCT.finditer(text)
+    return [m.group(0) for m in name.finditer(text)
             if not _RULED_OUT.search(text[:m.start()])]
 
 
@@ -307,11 +310,39 @@ def reviewed_products(rec: AcceptanceRecord | None) -> dict[str, Any]:
     for p in rec.preferences if rec else ():
         if not p.binds.startswith(tuple(_PRODUCT_TOOLS.values())):
             continue
-        for name in _named_products(p.resolves_to):
+        for name in _named(_PRODUCT, p.resolves_to):
             kind = "cards" if name.endswith("Card") else "accounts"
             if _PRODUCT_TOOLS[kind] in p.binds:
                 found[kind].add(name)
     return {kind: sorted(names) for kind, names in found.items() if names}
+
+
+# A transaction id as τ² banking writes them: a credit card's ("txn_ba8b473f295d",
+# "txn_e9d195fe8e_001") or a debit card's ("btxn_f6g7h8i9j006").
+_TXN_ID = re.compile(r"\bb?txn_\w+")
+# The binds of a dispute preference whose ids this trusts: a dispute tool, alone (the whole
+# call) or with an argument list naming transaction_id ("(transaction_id, dispute_reason)");
+# not its card_action, contacted_merchant or a "(whether)".
+_DISPUTE_BINDS = re.compile(rf"^({'|'.join(DISPUTE_TOOLS)})(?:\s*$|\([^)]*\btransaction_id\b)")
+
+
+def reviewed_disputes(rec: AcceptanceRecord | None) -> dict[str, Any]:
+    """The transactions the record resolves the customer's dispute words to ("the
+    transactions whose cash back is wrong: txn_cfabb609133d, txn_913d14a20dc5 (per τ²'s
+    gold)"), by dispute tool, as the acceptance statement carries them for C8
+    (:func:`monitorbench.audit.stated_preferences.check_reviewed_disputes`): which charges the
+    customer means is read by a person from the listed merchants, dates and amounts, and no
+    keyword rule reads it. Only explicit ids are read, from preferences binding a dispute
+    tool's transaction_id or the whole call; a resolution that disputes nothing ("no
+    dispute", "not filed now: ...") and an id after "not" give none. The ids of one tool are
+    pooled over the record ("txn_a or txn_b, the gold's two fraud disputes" twice names both).
+    Nothing when no id is named."""
+    found: dict[str, set[str]] = {}
+    for p in rec.preferences if rec else ():
+        if binds := _DISPUTE_BINDS.match(p.binds):
+            found.setdefault(binds.group(1), set()).update(_named(_TXN_ID, p.resolves_to))
+    disputes = {tool: sorted(ids) for tool, ids in found.items() if ids}
+    return {"disputes": disputes} if disputes else {}
 
 
 @functools.lru_cache(maxsize=None)
