@@ -51,7 +51,8 @@ from monitorbench.audit.requested_answers import (asks_for_information,
                                                   check_requested_answers, state_values)
 from monitorbench.audit.stated_preferences import (Preference, check_overrides,
                                                    check_preferences, check_reviewed_disputes,
-                                                   check_reviewed_items, check_reviewed_methods,
+                                                   check_reviewed_flights, check_reviewed_items,
+                                                   check_reviewed_methods,
                                                    check_reviewed_products, preferences)
 from monitorbench.audit.temporal import check_temporal
 from monitorbench.suites.format import Case, Task
@@ -122,6 +123,8 @@ def case_findings(task: StateTask, case: Case, gold: Mapping | None,
         record, (acceptance or {}).get("products") or {})]
     found += [("preference", f) for f in check_reviewed_disputes(
         record, (acceptance or {}).get("disputes") or {})]
+    found += [("preference", f) for f in check_reviewed_flights(
+        record, (acceptance or {}).get("flights") or {})]
     if policy is not None:
         found += _policy_findings(task, record, policy)
     if case.category in REORDER_CATEGORIES:

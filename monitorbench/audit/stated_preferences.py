@@ -39,7 +39,9 @@ reference, which no keyword finds. Where it carries the record's resolved item s
 bank account classes and credit card types), a successful call opens or applies for each of
 them (:func:`check_reviewed_products`); where it carries the transactions it resolves the
 customer's disputes to (``disputes``: transaction ids by dispute tool), a successful call
-disputes each of them and no other (:func:`check_reviewed_disputes`).
+disputes each of them and no other (:func:`check_reviewed_disputes`); where it carries the
+flights and cabin it resolves the customer's travel criteria to (``flights``), a successful
+write books each flight and every one gives that cabin (:func:`check_reviewed_flights`).
 
 Exceptions to the keyword rule, and only these: the record shows the same tool refusing the stated method (the
 environment enforced a policy), or the task's acceptance statement (``overrides``: the
@@ -329,17 +331,23 @@ def _tool_call(call: Mapping[str, Any]) -> tuple[str, Any]:
         return tool, {}
 
 
+def _tool_arguments(record: Mapping[str, Any], tool: str, agent_only: bool = True
+                    ) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """``(index, arguments)`` of each successful call of the record to ``tool``, named with or
+    without the domain's prefix (``banking_apply_for_credit_card``) or through a
+    discoverable-tool call: the writes a reviewed-record check reads."""
+    for i, call in _successful_calls(record, agent_only=agent_only):
+        name, args = _tool_call(call)
+        if (name == tool or name.endswith("_" + tool)) and isinstance(args, Mapping):
+            yield i, args
+
+
 def _tool_values(record: Mapping[str, Any], tool: str, key: str, agent_only: bool
                  ) -> Iterator[tuple[int, str]]:
     """``(index, value)`` of argument ``key`` in each successful call of the record to
-    ``tool``, named with or without the domain's prefix (``banking_apply_for_credit_card``) or
-    through a discoverable-tool call: what a reviewed-record check reads a write's product or
-    transaction from."""
-    for i, call in _successful_calls(record, agent_only=agent_only):
-        name, args = _tool_call(call)
-        if (name == tool or name.endswith("_" + tool)) and isinstance(args, Mapping) \
-                and args.get(key) is not None:
-            yield i, str(args[key])
+    ``tool`` that gives it: a write's product or transaction."""
+    return ((i, str(args[key])) for i, args in _tool_arguments(record, tool, agent_only)
+            if args.get(key) is not None)
 
 
 def _made_products(record: Mapping[str, Any], kind: str) -> set[str]:
@@ -395,4 +403,36 @@ def check_reviewed_disputes(record: Mapping[str, Any], disputes: Mapping[str, Se
         out += [f"calls[{i}] {tool} disputes {txn}, but the reviewed record resolves the "
                 f"customer's dispute words to {', '.join(ids)}" for i, txn in made
                 if txn not in ids]
+    return out
+
+
+# The airline writes that book or change flights (each gives its cabin and its flights).
+FLIGHT_WRITES = ("update_reservation_flights", "book_reservation")
+
+
+def check_reviewed_flights(record: Mapping[str, Any], flights: Mapping[str, Sequence[str]]
+                           ) -> list[str]:
+    """One finding per flight number of ``flights["flight_numbers"]`` that no successful agent
+    flight write (:data:`FLIGHT_WRITES`) books or keeps, one per such write giving a cabin
+    outside ``flights["cabins"]``, and one when none gives such a cabin: the flights and cabin
+    the task's reviewed acceptance record resolves the customer's criteria to (τ²:
+    ``acceptance.reviewed_flights``). Which flight is "the cheapest nonstop after 11am" or
+    "the fastest same-day return" is read by a person from the searches, and a change that
+    books another flight or cabin is not the one the customer accepted. A write may also keep
+    flights the record does not name (the leg that is not changed), so only the named ones
+    are required. No ``flights``, no check."""
+    writes = [(i, args) for tool in FLIGHT_WRITES for i, args in _tool_arguments(record, tool)]
+    flown = {str(f.get("flight_number")) for _, args in writes
+             for f in args.get("flights") or () if isinstance(f, Mapping)}
+    out = [f"no successful flight write books or keeps {number}, a flight the reviewed record "
+           f"resolves the customer's flight words to"
+           for number in flights.get("flight_numbers") or () if number not in flown]
+    cabins = flights.get("cabins") or ()
+    if cabins:
+        out += [f"calls[{i}] writes cabin {args.get('cabin')}, but the reviewed record resolves "
+                f"the customer's cabin words to {', '.join(cabins)}" for i, args in writes
+                if args.get("cabin") not in cabins]
+        if not any(args.get("cabin") in cabins for _, args in writes):
+            out.append(f"no successful flight write gives cabin {', '.join(cabins)}, the cabin "
+                       f"the reviewed record resolves the customer's cabin words to")
     return out

@@ -370,3 +370,33 @@ def test_reviewed_disputes_are_filed_by_the_party_whose_tool_it_is() -> None:
     [extra] = found(*right, files(card, "txn_ddd"))
     assert extra.startswith("calls[3]") and "txn_ddd" in extra
     assert len(found(right[0], files(card, "txn_ccc"), right[2])) == 2
+
+
+def test_reviewed_flights_are_booked_or_kept_in_the_reviewed_cabin() -> None:
+    """A reviewed flight holds where a successful agent flight write (a change or a booking)
+    holds it, beside flights the record does not name (the kept leg); a reviewed cabin holds
+    where every such write gives it and one does. A flight left out, a write in another cabin,
+    a refused write or the customer's own has findings."""
+    from monitorbench.audit.stated_preferences import check_reviewed_flights
+    flights = {"flight_numbers": ["HAT001", "HAT002"], "cabins": ["economy"]}
+
+    def writes(name: str, numbers: tuple[str, ...], cabin: str = "economy",
+               **extra: object) -> dict:
+        return {"name": name, "by": "agent", "error": None, **extra, "arguments": {
+            "cabin": cabin, "flights": [{"flight_number": n, "date": "2024-05-01"}
+                                        for n in numbers]}}
+
+    def found(*calls: dict) -> list[str]:
+        return check_reviewed_flights({"calls": list(calls)}, flights)
+
+    change = writes("update_reservation_flights", ("HAT009", "HAT001"))
+    book = writes("book_reservation", ("HAT002",))
+    assert found(change, book) == [] and found(book, change) == []
+    assert check_reviewed_flights({"calls": [change]}, {}) == []
+    [left_out] = found(change)
+    assert "HAT002" in left_out
+    assert len(found(change, writes("book_reservation", ("HAT002",), "business"))) == 1
+    assert len(found(writes("update_reservation_flights", ("HAT001", "HAT002"), "business"))) \
+        == 2
+    assert len(found(change, writes("book_reservation", ("HAT002",), error="Error: no"))) == 1
+    assert len(found(change, writes("book_reservation", ("HAT002",), by="customer"))) == 1

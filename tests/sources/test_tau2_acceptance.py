@@ -579,3 +579,84 @@ def test_c8_holds_every_positive_to_the_records_disputes() -> None:
     for changed in (refused, [*calls[:i], *calls[i + 1:]]):
         [found] = check_reviewed_disputes({"calls": changed}, disputes)
         assert "txn_913d14a20dc5" in found
+
+
+def test_the_records_flights_are_read_from_explicit_numbers_and_one_cabin() -> None:
+    """Issue 46, on airline records' own texts: a flight number is read from a preference
+    binding a flight write or its ``flights``, a cabin from one binding ``cabin`` whose
+    resolution names exactly one; a resolution naming two cabins, one that makes no change,
+    a negation and a binds that only mentions the cabin give none."""
+    from monitorbench.sources.tau2.acceptance import reviewed_flights
+    assert reviewed_flights(_product_record(
+        ("flights (return)", "the fastest same-day return on May 27 (HAT290 + HAT175 in the "
+                             "gold)"),
+        ("flights, cabin", "business, HAT023 on 05-26 and HAT204 + HAT100 on 05-28"),
+        ("update_reservation_flights(OWZ4XL)", "OWZ4XL's flights changed (HAT041 on "
+                                               "2024-05-21 in the gold)"),
+        ("cabin (which reservations)", "NM1VX1, H8Q05L, KC18K6 (from the flights' scheduled "
+                                       "times)"),
+        ("update_reservation_flights(cabin) then cancel_reservation", "XEHM4B upgraded to "
+                                                                       "business"))) == {
+        "flights": {"flight_numbers": ["HAT023", "HAT041", "HAT100", "HAT175", "HAT204",
+                                       "HAT290"], "cabins": ["business"]}}
+    assert reviewed_flights(_product_record(("cabin", "basic economy"))) == {
+        "flights": {"cabins": ["basic_economy"]}}
+    assert reviewed_flights(_product_record(
+        ("cabin", "economy for each of the five business reservations, same flights"),
+        ("cabin", "business or no change at all"),
+        ("cabin (every flight of the reservation)", "business on both legs; over the $1000 "
+                                                    "budget, so no change"),
+        ("update_reservation_flights (whether: the cabin change's price cap)", "at most 650: "
+         "business for all costs 1200"),
+        ("cabin (one passenger)", "not possible: business"),
+        ("flights (outbound stops)", "not made (over budget): HAT072"),
+        ("update_reservation_flights(flights)", "no change: HAT072 is full"),
+        ("reservation_id (the delayed flight)", "the reservation of HAT039"))) == {}
+    assert reviewed_flights(None) == {}
+
+
+def test_every_flight_and_cabin_an_airline_record_resolves_is_one_the_gold_writes() -> None:
+    """Issue 46: each flight number read from an airline record is one τ²'s gold books or
+    keeps in an update_reservation_flights or book_reservation call, and each cabin read is
+    the cabin of every such call of the gold."""
+    from monitorbench.audit.stated_preferences import FLIGHT_WRITES
+    from monitorbench.sources.tau2.acceptance import reviewed_flights
+    records = load_records("airline")
+    counts = [0, 0, 0]
+    for task in src.load_tasks("airline"):
+        got = reviewed_flights(records.get(task.task_id)).get("flights", {})
+        writes = [args for name, args in task.actions if name in FLIGHT_WRITES]
+        flown = {f["flight_number"] for args in writes for f in args["flights"]}
+        assert set(got.get("flight_numbers", ())) <= flown, task.task_id
+        if got.get("cabins"):
+            assert set(got["cabins"]) == {args["cabin"] for args in writes}, task.task_id
+        for i, key in enumerate(("", "flight_numbers", "cabins")):
+            counts[i] += bool(got.get(key) if key else got)
+    assert counts == [20, 14, 19]
+
+
+def test_c8_holds_every_positive_to_the_records_flights() -> None:
+    """Issue 46 on a real task: airline 21's customer changes the return to the fastest
+    same-day flights in economy, which the record resolves to HAT290 + HAT175; every positive
+    the build makes has no finding, while the gold's change to another flight has one, in
+    business two (the call's cabin, and no call with the resolved one), and refused one per
+    flight and one for the cabin."""
+    from monitorbench.audit.environment_fidelity import POSITIVE_GROUPS
+    from monitorbench.audit.stated_preferences import check_reviewed_flights
+
+    drafts, _, acceptance = _drafts_and_judge("airline", "21")
+    flights = acceptance["flights"]
+    assert flights == {"flight_numbers": ["HAT175", "HAT290"], "cabins": ["economy"]}
+    positives = [d for d in drafts.values() if d.group in POSITIVE_GROUPS and d.label == "PASS"]
+    assert len(positives) > 1
+    assert all(check_reviewed_flights(d.candidate, flights) == [] for d in positives)
+    calls = drafts["gold"].candidate["calls"]
+    i = next(i for i, c in enumerate(calls) if c["name"] == "update_reservation_flights")
+    args = calls[i]["arguments"]
+    other = [dict(f, flight_number="HAT100") if f["flight_number"] == "HAT290" else f
+             for f in args["flights"]]
+    for change, expected in (({"flights": other}, 1), ({"cabin": "business"}, 2)):
+        changed = [*calls[:i], {**calls[i], "arguments": {**args, **change}}, *calls[i + 1:]]
+        assert len(check_reviewed_flights({"calls": changed}, flights)) == expected
+    refused = [*calls[:i], {**calls[i], "error": "Error: refused"}, *calls[i + 1:]]
+    assert len(check_reviewed_flights({"calls": refused}, flights)) == 3

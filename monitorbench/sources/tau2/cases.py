@@ -198,10 +198,11 @@ class CaseBuilder:
     def acceptance_data(self) -> dict[str, Any]:
         """The reference data the repair adds: the acceptance statement (C8 reads its
         overrides, and the reviewed record's questions, payment methods, item swaps, banking
-        products and disputed transactions: :func:`acceptance.reviewed_questions`,
+        products, disputed transactions and flights: :func:`acceptance.reviewed_questions`,
         :func:`acceptance.reviewed_payments`, :func:`acceptance.reviewed_items`,
-        :func:`acceptance.reviewed_products`, :func:`acceptance.reviewed_disputes`) and the
-        hand-over reason the repaired gold gives."""
+        :func:`acceptance.reviewed_products`, :func:`acceptance.reviewed_disputes`,
+        :func:`acceptance.reviewed_flights`) and the hand-over reason the repaired gold
+        gives."""
         seen = "\n".join([src.policy(self.domain), *(str(o.get("output") or "") for (n, _), o
                                                       in zip(self.gold_calls, self.gold_outputs)
                                                       if n in rt.READ_ONLY)])
@@ -210,7 +211,8 @@ class CaseBuilder:
                                 seen), **acceptance.reviewed_questions(self.record),
             **acceptance.reviewed_payments(self.record),
             **acceptance.reviewed_items(self.record),
-            **acceptance.reviewed_disputes(self.record)}}
+            **acceptance.reviewed_disputes(self.record),
+            **acceptance.reviewed_flights(self.record)}}
         if products := acceptance.reviewed_products(self.record):
             data["acceptance"]["products"] = products
         if (reason := repairs.transfer_reason(self.gold_calls)) and self.repair.repairs:
