@@ -39,6 +39,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import string
 from typing import Any, Iterator, Mapping, Sequence
 
 from monitorbench.audit.temporal import mentioned_days
@@ -289,7 +290,14 @@ class _Pool:
 def _shape(value: str) -> str:
     """``JFK`` -> ``AAA``, ``#W3947049`` -> ``#A9999999``, ``omar_rossi_1241`` ->
     ``aaaa_aaaaa_9999``: values of one kind share a shape."""
-    return re.sub(r"[0-9]", "9", re.sub(r"[a-z]", "a", re.sub(r"[A-Z]", "A", value)))
+    return value.translate(_SHAPES)
+
+
+# _shape's table (a translation, 2.7 million calls in a banking build: three regex
+# substitutions each cost 10 of its 43 s)
+_SHAPES = str.maketrans({**dict.fromkeys(string.ascii_uppercase, "A"),
+                         **dict.fromkeys(string.ascii_lowercase, "a"),
+                         **dict.fromkeys(string.digits, "9")})
 
 
 def _probes(domain: str, schemas: Mapping[str, Any], pool: _Pool, grounds: Grounds,

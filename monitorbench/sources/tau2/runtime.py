@@ -26,10 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
 import gzip
 import importlib
 import importlib.util
 import json
+import pickle
 import sys
 import types
 import uuid
@@ -412,13 +414,26 @@ def fresh_toolkit(domain: str, start: str | None = None) -> Any:
     if domain == TELECOM:
         return TelecomKit(db)
     if domain == BANKING:
-        fresh = _banking_db(copy.deepcopy(db))
+        fresh = _banking_db(_banking_copy(start, db))
     else:
         fresh = type(db).model_construct(**{t: CowTable(getattr(db, t)) for t in tables(domain)})
     kit = toolkit_class(domain)(instance=f"mb_replay_{uuid.uuid4().hex}")
     kit.db = fresh
     kit.initialized = True
     return kit
+
+
+_BANKING_PICKLED: dict[str | None, bytes] = {}
+
+
+def _banking_copy(start: str | None, db: Any) -> Any:
+    """A private copy of banking's initial JSON ``db`` (after ``start``): unpickled from a
+    pickle made once, 6x faster than ``copy.deepcopy`` of the same dicts (1.0 against 6.2 ms
+    here), and a banking build makes some 1,800."""
+    blob = _BANKING_PICKLED.get(start)
+    if blob is None:
+        blob = _BANKING_PICKLED[start] = pickle.dumps(db, pickle.HIGHEST_PROTOCOL)
+    return pickle.loads(blob)
 
 
 def check_calls(calls: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -486,7 +501,7 @@ def _banking_tool(kit: Any, name: str, args: Mapping[str, Any]) -> tuple[str, st
     banking tools report a failure as text starting ``Error`` (or ``Failed``); it is the call's
     error, as a raised ToolError is in the other domains."""
     if name == "banking_grep":
-        output = _knowledge_base().grep(**dict(args))
+        output = _grep(args)
     else:
         output = _render(getattr(kit, name.removeprefix("banking_"))(**dict(args)))
     if output.startswith(("Error", "Failed")):
@@ -520,6 +535,24 @@ def _customer_tool(domain: str, kit: Any, name: str, args: Mapping[str, Any]
 
 
 _KB: list[Any] = []
+
+
+def _grep(args: Mapping[str, Any]) -> str:
+    """``banking_grep``: τ²'s search of its static knowledge base, a pure function of the
+    arguments, answered once per distinct arguments in this process (a banking build asks the
+    same patterns thousands of times: 9,583 searches took 45 of its 117 s, each a regex over
+    every document). Unhashable arguments are searched as given, so their error is τ²'s."""
+    key = tuple(sorted(args.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return _knowledge_base().grep(**dict(args))
+    return _grep_once(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _grep_once(key: tuple) -> str:
+    return _knowledge_base().grep(**dict(key))
 
 
 def _knowledge_base() -> Any:
