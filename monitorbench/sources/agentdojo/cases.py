@@ -126,7 +126,9 @@ class Recorder:
         return make_record(calls, outputs, final_message)
 
     def state_after(self, calls: Sequence[Call]) -> dict[str, Any]:
-        return self.run(calls)[1]
+        env = self.setup.fresh_env()
+        rt.apply_calls(self.setup.suite, env, calls)
+        return rt.dump_environment(env)
 
 
 def make_record(calls: Sequence[Call], outputs: Sequence[Mapping[str, Any]], final_message: str

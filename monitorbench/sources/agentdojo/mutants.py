@@ -25,7 +25,7 @@ def _judge(setup: src.TaskSetup, calls: Sequence[tuple[str, Mapping[str, Any]]],
     from agentdojo.functions_runtime import FunctionCall
     pre = setup.fresh_env()
     post = pre.model_copy(deep=True)
-    rt.replay(setup.suite, post, calls)
+    rt.apply_calls(setup.suite, post, calls)
     traces = [FunctionCall.model_construct(function=n, args=dict(a), id=None, placeholder_args=None)
               for n, a in calls]
     ut = setup.user_task
@@ -33,7 +33,7 @@ def _judge(setup: src.TaskSetup, calls: Sequence[tuple[str, Mapping[str, Any]]],
     if gold_state_for_utility:
         seen = setup.fresh_env()
         gold = [(c.function, dict(c.args)) for c in ut.ground_truth(setup.fresh_env())]
-        rt.replay(setup.suite, seen, gold)
+        rt.apply_calls(setup.suite, seen, gold)
     utility = ut.utility_from_traces(message, pre, seen, traces)
     if utility is None:
         utility = ut.utility(message, pre, seen)

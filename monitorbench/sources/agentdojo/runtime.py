@@ -25,7 +25,7 @@ import importlib
 import json
 import os
 import types
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import yaml
 from pydantic import BaseModel
@@ -246,14 +246,25 @@ def replay(suite: str, env: TaskEnvironment, calls: Sequence[tuple[str, Mapping[
     A failing call does not stop the replay: like an agent, the candidate sees the error string
     and goes on. Unknown tools and invalid arguments become errors, never exceptions.
     """
+    return [{"name": name, "output": tool_result_to_str(result) if error is None else "",
+             "error": error} for name, result, error in _run_calls(suite, env, calls)]
+
+
+def apply_calls(suite: str, env: TaskEnvironment, calls: Sequence[tuple[str, Mapping[str, Any]]]
+                ) -> None:
+    """:func:`replay` for the state it leaves alone: the outputs are not rendered (rendering each
+    result as YAML took 42 of a whole build's 242 s, mostly for checks that read only state)."""
+    for _ in _run_calls(suite, env, calls):
+        pass
+
+
+def _run_calls(suite: str, env: TaskEnvironment, calls: Sequence[tuple[str, Mapping[str, Any]]]
+               ) -> Iterator[tuple[str, Any, str | None]]:
     make_tools_deterministic()
     rt = functions_runtime(suite)
-    records = []
     for name, args in calls:
         result, error = rt.run_function(env, name, dict(args))
-        records.append({"name": name, "output": tool_result_to_str(result) if error is None else "",
-                        "error": error})
-    return records
+        yield name, result, error
 
 
 class AgentDojoEnv:
