@@ -105,6 +105,23 @@ def method_token(mention: str) -> str:
     return m.replace(" ", "")
 
 
+# The kind of payment method each token names, as a method id spells it (``<kind>_<digits>``,
+# ``credit_card_3951670``); a card brand or a card's last digits name a credit card.
+_TOKEN_KINDS = {"gift card": "gift_card", "paypal": "paypal", "certificate": "certificate"}
+METHOD_KINDS = frozenset({*_TOKEN_KINDS.values(), "credit_card"})
+
+
+def method_kind(token: str) -> str:
+    """The kind of payment method a :func:`method_token` names ("visa" -> "credit_card")."""
+    return _TOKEN_KINDS.get(token, "credit_card")
+
+
+def named_kinds(text: str) -> set[str]:
+    """The kinds of payment method ``text`` names (every :data:`_METHOD` mention, chosen or
+    not; a method id such as ``paypal_3024827`` is no mention)."""
+    return {method_kind(method_token(m.group(0))) for m in _METHOD.finditer(text)}
+
+
 def mentions(instruction: str) -> list[tuple[str, str, str]]:
     """Every method mention as (role, token, sentence): role ``changed``, ``stated``,
     ``conditional``, ``fallback`` or ``refused``."""

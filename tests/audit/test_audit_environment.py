@@ -258,6 +258,22 @@ def test_stated_preferences_follow_changes_of_mind_fallbacks_and_quoted_rules() 
         [dict(invented[0], policy="pay those with PayPal.")], POLICY_TEXT)
 
 
+def test_the_kinds_of_payment_method_words_name_are_read_by_the_keyword_rules_own_words() -> None:
+    """One reading of a customer's payment words (the τ² build's near miss of a stated method
+    asks it too): a brand, "master card", "amex" or a card's last digits name a credit card,
+    "pay pal" PayPal, "GC" a gift card; a bare "credit" or "gift", and a method's id, name
+    none."""
+    from monitorbench.audit.stated_preferences import METHOD_KINDS, method_kind, named_kinds
+    assert named_kinds("the rest with your master card, or the Amex") == {"credit_card"}
+    assert named_kinds("refund to my Visa card ending in 3319") == {"credit_card"}
+    assert named_kinds("pay pal first, then the GC, then the travel certificates") == {
+        "paypal", "gift_card", "certificate"}
+    assert named_kinds("a gift for my sister, refunded as store credit") == set()
+    assert named_kinds("paypal_3024827, certificate_3765853, credit_card_2198526") == set()
+    assert {method_kind(t) for t in ("visa", "mastercard", "1234", "credit card")} == {
+        "credit_card"} and METHOD_KINDS == {"credit_card", "gift_card", "paypal", "certificate"}
+
+
 def test_reviewed_item_swaps_are_read_index_by_index_from_successful_agent_writes() -> None:
     """A reviewed swap (old item, new item) holds only where a successful agent write puts the
     new id at the old id's index of ``item_ids``/``new_item_ids``: the new id given for the

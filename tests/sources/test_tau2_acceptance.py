@@ -413,10 +413,13 @@ def test_the_records_products_are_read_from_positive_resolutions_of_their_tools(
         (acct, "savings Silver Account with the Gold Rewards Card"),
         (card, "Silver Rewards Card, by the customer (per τ²'s gold)"),
         (card, "met: the Business Platinum Rewards Card's first-year fee is waived, so the "
-               "customer applies (per τ²'s gold)"))) == {
+               "customer applies (per τ²'s gold)"))) == {"products": {
         "accounts": ["Cobalt Blue", "Green Fee-Free Account", "Purple Account",
                      "Silver Account", "Silver Plus Account"],
-        "cards": ["Business Platinum Rewards Card", "EcoCard", "Silver Rewards Card"]}
+        "cards": ["Business Platinum Rewards Card", "EcoCard", "Silver Rewards Card"]}}
+    assert reviewed_products(_product_record(
+        ("apply_for_credit_card(card_type)", "Silver Rewards Card, by the customer"))) == {
+        "products": {"cards": ["Silver Rewards Card"]}}
     assert reviewed_products(_product_record(
         ("open_bank_account_4821", "no checking account opened"),
         ("open_bank_account_4821 (savings)", "not opened: the KB's 14-day wait after a new "
@@ -456,7 +459,7 @@ def test_every_product_a_banking_record_resolves_is_one_the_gold_writes() -> Non
                 gold["accounts"].add(rt.discoverable_arguments(args)["account_class"])
             elif name.endswith("apply_for_credit_card"):
                 gold["cards"].add(args["card_type"])
-        got = reviewed_products(records.get(task.task_id))
+        got = reviewed_products(records.get(task.task_id)).get("products", {})
         assert {k: set(v) for k, v in got.items()} == {k: v for k, v in gold.items() if v} \
             or not got, task.task_id
         resolved += bool(got)

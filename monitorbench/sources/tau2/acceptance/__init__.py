@@ -304,7 +304,8 @@ def reviewed_products(rec: AcceptanceRecord | None) -> dict[str, Any]:
     task's whole point is which product gets opened, and no keyword rule reads that from the
     customer's criteria. Read only from preferences binding ``open_bank_account_4821`` or
     ``apply_for_credit_card`` (a presented and declined card binds neither); a name ending in
-    "Card" is a card, any other an account, each kept only where the preference binds its tool.
+    "Card" is a card, any other an account, each kept only where the preference binds its tool
+    (``{"products": {"accounts": [...], "cards": [...]}}``, a kind only where it names one).
     Nothing when none is named."""
     found: dict[str, set[str]] = {kind: set() for kind in _PRODUCT_TOOLS}
     for p in rec.preferences if rec else ():
@@ -314,7 +315,8 @@ def reviewed_products(rec: AcceptanceRecord | None) -> dict[str, Any]:
             kind = "cards" if name.endswith("Card") else "accounts"
             if _PRODUCT_TOOLS[kind] in p.binds:
                 found[kind].add(name)
-    return {kind: sorted(names) for kind, names in found.items() if names}
+    products = {kind: sorted(names) for kind, names in found.items() if names}
+    return {"products": products} if products else {}
 
 
 # A transaction id as τ² banking writes them: a credit card's ("txn_ba8b473f295d",
