@@ -54,6 +54,7 @@ MAX_F2P = 30
 P2P_SAMPLE = 20
 MAX_TRIES_PER_TASK = 40
 GRADE_WORKERS = 2
+LIBRARY_WORKERS = 2
 # The search's outcome per (library, seed, bugs needed), so a build replays and verifies known
 # bugs (one test run per library) instead of searching (dozens of runs); see replay_pin.
 PINNED_FILE = Path(__file__).with_name("pinned_bugs.json")
@@ -555,6 +556,19 @@ def _build_library(spec: LibrarySpec, seed: int, tasks: int, progress: bool, cac
     }
 
 
+def _build_libraries(libraries: Sequence[str], seed: int, tasks: int, progress: bool
+                     ) -> list[dict[str, Any]]:
+    """Each library's :func:`build_library`, :data:`LIBRARY_WORKERS` at a time, in the order
+    given. A library's build has long stretches of one test run at a time (its baseline, the
+    replay of its pinned bugs, one full run per drafted pair) between the graded batches that
+    fill :data:`GRADE_WORKERS`; building two at once keeps both cores busy through them. Each
+    library's result depends only on its own inputs (its own checkout, seeded generators and
+    lock), so the suite is the same whatever the interleaving."""
+    with ThreadPoolExecutor(LIBRARY_WORKERS) as pool:
+        return list(pool.map(lambda name: build_library(
+            LIBRARIES[name], seed=seed, tasks=tasks, progress=progress), libraries))
+
+
 def build_code_suite(out_dir: Path, *, seed: int = 0,
                      libraries: Sequence[str] = DEFAULT_LIBRARIES, tasks_per_library: int = 7,
                      progress: bool = False) -> Path:
@@ -577,9 +591,9 @@ def build_code_suite(out_dir: Path, *, seed: int = 0,
                               "libraries": {}}
     timings: dict[str, Any] = {}
     sources = {}
-    for name in libraries:
+    for name, res in zip(libraries, _build_libraries(libraries, seed, tasks_per_library,
+                                                     progress)):
         spec = LIBRARIES[name]
-        res = build_library(spec, seed=seed, tasks=tasks_per_library, progress=progress)
         files = checkout_files(spec)
         sources[spec.pin] = {"sdist_sha256": res["sdist_sha256"]}
         timings[spec.pin] = res["timings"]
