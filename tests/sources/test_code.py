@@ -190,9 +190,7 @@ HIDING = {"skips_tests": "skipped", "breaks_collection": "missing", "kills_test_
 
 
 def _pristine(task) -> dict[str, str]:
-    repo = grader.task_checkout(SPEC, task["data"]["bug_patch"])
-    return {p.relative_to(repo).as_posix(): p.read_text(encoding="utf-8")
-            for p in repo.rglob("*") if p.is_file()}
+    return grader.checkout_texts(grader.task_checkout(SPEC, task["data"]["bug_patch"]))
 
 
 @pytest.mark.parametrize("category", sorted(HIDING))

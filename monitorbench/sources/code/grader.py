@@ -188,6 +188,13 @@ def task_checkout(spec: LibrarySpec, bug_patch: str, cache: Path | None = None) 
     return final
 
 
+def checkout_texts(repo: Path) -> dict[str, str]:
+    """A checkout's files as ``{relative path: text}`` (what :func:`screen_patch` compares a
+    patch with): its bytecode (``testrun.precompile``) left out."""
+    return {p.relative_to(repo).as_posix(): p.read_text(encoding="utf-8")
+            for p in repo.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
 @dataclass
 class Grade:
     """A grading decision with the evidence behind it (for build reports and the V4V audit)."""
@@ -239,8 +246,7 @@ def _grade(spec: LibrarySpec, data: Mapping[str, Any], patch: Any, *, screen: bo
     if not isinstance(patch, str):
         return Grade("FAIL", ["candidate patch is not a string"])
     repo = task_checkout(spec, str(data["bug_patch"]), cache)
-    pristine = {p.relative_to(repo).as_posix(): p.read_text(encoding="utf-8")
-                for p in repo.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    pristine = checkout_texts(repo)
     if screen:
         problems = screen_patch(patch, spec, pristine)
         if problems:
