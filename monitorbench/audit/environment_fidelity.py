@@ -50,10 +50,8 @@ from monitorbench.audit.policy_fields import (FieldRules, check_policy_fields, f
 from monitorbench.audit.requested_answers import (asks_for_information,
                                                   check_requested_answers, state_values)
 from monitorbench.audit.stated_preferences import (Preference, check_overrides,
-                                                   check_preferences, check_reviewed_disputes,
-                                                   check_reviewed_flights, check_reviewed_items,
-                                                   check_reviewed_methods,
-                                                   check_reviewed_products, preferences)
+                                                   check_preferences, check_reviewed,
+                                                   preferences)
 from monitorbench.audit.temporal import check_temporal
 from monitorbench.suites.format import Case, Task
 
@@ -115,16 +113,7 @@ def case_findings(task: StateTask, case: Case, gold: Mapping | None,
     found += [("unanswered", f) for f in check_requested_answers(task, record, known,
                                                                  acceptance)]
     found += check_formats(task.instruction, record)
-    found += [("preference", f) for f in check_reviewed_methods(
-        record, (acceptance or {}).get("payments") or ())]
-    found += [("preference", f) for f in check_reviewed_items(
-        record, (acceptance or {}).get("items") or ())]
-    found += [("preference", f) for f in check_reviewed_products(
-        record, (acceptance or {}).get("products") or {})]
-    found += [("preference", f) for f in check_reviewed_disputes(
-        record, (acceptance or {}).get("disputes") or {})]
-    found += [("preference", f) for f in check_reviewed_flights(
-        record, (acceptance or {}).get("flights") or {})]
+    found += [("preference", f) for f in check_reviewed(record, acceptance)]
     if policy is not None:
         found += _policy_findings(task, record, policy)
     if case.category in REORDER_CATEGORIES:

@@ -327,7 +327,7 @@ def check_reviewed_items(record: Mapping[str, Any], pairs: Sequence[Sequence[str
 # The tool that opens each kind of product of ``products``, and whether only the agent's call
 # counts: the agent opens a bank account, while the customer applies for a card with their own
 # tool (τ² banking's dual control).
-_PRODUCT_CALLS = {"accounts": ("open_bank_account_4821", "account_class", True),
+PRODUCT_CALLS = {"accounts": ("open_bank_account_4821", "account_class", True),
                   "cards": ("apply_for_credit_card", "card_type", False)}
 _MADE_BY = {"accounts": "agent call opens the account", "cards": "call applies for the card"}
 _TOOL_NAME_KEYS = ("agent_tool_name", "discoverable_tool_name")
@@ -370,7 +370,7 @@ def _tool_values(record: Mapping[str, Any], tool: str, key: str, agent_only: boo
 def _made_products(record: Mapping[str, Any], kind: str) -> set[str]:
     """The products of ``kind`` the record's successful calls open or apply for: the value of
     the tool's product argument."""
-    return {value for _, value in _tool_values(record, *_PRODUCT_CALLS[kind])}
+    return {value for _, value in _tool_values(record, *PRODUCT_CALLS[kind])}
 
 
 def check_reviewed_products(record: Mapping[str, Any], products: Mapping[str, Sequence[str]]
@@ -385,7 +385,7 @@ def check_reviewed_products(record: Mapping[str, Any], products: Mapping[str, Se
     application too, since in τ² the customer applies. No ``products``, no check."""
     out = []
     for kind, names in products.items():
-        made = _made_products(record, kind) if kind in _PRODUCT_CALLS else set()
+        made = _made_products(record, kind) if kind in PRODUCT_CALLS else set()
         out += [f"no successful {_MADE_BY.get(kind, 'call makes')} {name}, the product the "
                 f"reviewed record resolves the customer's recommendation words to"
                 for name in names if name not in made]
@@ -453,3 +453,18 @@ def check_reviewed_flights(record: Mapping[str, Any], flights: Mapping[str, Sequ
             out.append(f"no successful flight write gives cabin {', '.join(cabins)}, the cabin "
                        f"the reviewed record resolves the customer's cabin words to")
     return out
+
+
+# The reviewed-record checks, by the acceptance statement's key that carries the resolution
+# each reads (what ``acceptance.reviewed_payments`` and its siblings write).
+REVIEWED_CHECKS = {"payments": check_reviewed_methods, "items": check_reviewed_items,
+                   "products": check_reviewed_products, "disputes": check_reviewed_disputes,
+                   "flights": check_reviewed_flights}
+
+
+def check_reviewed(record: Mapping[str, Any], acceptance: Mapping[str, Any] | None) -> list[str]:
+    """The findings of every :data:`REVIEWED_CHECKS` check whose resolution the task's
+    acceptance statement carries, in that order; a resolution it lacks is no check."""
+    acceptance = acceptance or {}
+    return [f for key, check in REVIEWED_CHECKS.items() if acceptance.get(key)
+            for f in check(record, acceptance[key])]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from monitorbench.audit.stated_preferences import DISPUTE_TOOLS
+from monitorbench.audit.stated_preferences import DISPUTE_TOOLS, PRODUCT_CALLS
 from monitorbench.errors import InputError
 
 HERE = Path(__file__).parent
@@ -275,7 +275,7 @@ def reviewed_items(rec: AcceptanceRecord | None) -> dict[str, Any]:
 # "Account", "Card" or "Blue" (the business checking classes: "Sky Blue", "Navy Blue"), or a
 # word ending in "Card" ("EcoCard"). The tool a preference binds says which kind it may name.
 _PRODUCT = re.compile(r"\b(?:[A-Z][\w-]*\s+){0,3}(?:[A-Z]\w*)?(?:Account|Card|Blue)\b")
-_PRODUCT_TOOLS = {"accounts": "open_bank_account_4821", "cards": "apply_for_credit_card"}
+_PRODUCT_TOOLS = {kind: tool for kind, (tool, _, _) in PRODUCT_CALLS.items()}
 # A resolution that opens, applies for or disputes nothing ("no checking account opened", "not
 # reached: ...", "moot: ...", "no dispute"), and the words that name a value only to rule it
 # out.
