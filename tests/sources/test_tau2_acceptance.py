@@ -32,7 +32,7 @@ def _quote_problems(domain: str) -> list[str]:
             problems.append(f"{domain}/{task_id}: no such τ² task")
             continue
         instruction = _norm(src.user_request(tasks[task_id]))
-        for item in (*rec.preferences, *rec.questions, *rec.not_questions):
+        for item in (*rec.preferences, *rec.questions, *rec.not_questions, *rec.not_items):
             if _norm(item.quote) not in instruction:
                 problems.append(f"{domain}/{task_id}: {item.quote!r} not in the instruction")
         problems += [f"{domain}/{task_id}: policy {q!r} not in the policy"
@@ -65,6 +65,8 @@ def _good() -> dict:
                      "lookups": [{"name": "get_fee", "args": {}}]}]},
      "tasks.7.questions[0].lookups[0]"),
     ({"not_questions": [{"quote": "figure out the rest"}]}, "tasks.7.not_questions[0]"),
+    ({"not_items": [{"quote": "You are at home.", "why": "mood"}]}, "tasks.7.not_items[0].why"),
+    ({"not_items": [{"quote": "You are at home."}]}, "tasks.7.not_items[0]"),
 ])
 def test_a_malformed_record_names_its_field(change: dict, field: str) -> None:
     data = {"about": "x", "domain": "airline", "tasks": {"7": {**_good(), **change}}}

@@ -76,21 +76,31 @@ def test_a_field_problem_is_reported(tenth: Path, tmp_path: Path, change, proble
     assert f"{_index(tenth)[-1]['key']}: no record written" in problems
 
 
-def test_nothing_of_the_records_is_written(tenth: Path) -> None:
+def test_nothing_of_the_records_is_written(tenth: Path, tmp_path: Path) -> None:
     """No pass or records file, and no record's resolution, answer, note, finding or why (of
-    more than 30 characters) of a sampled task in any file written."""
-    files = [p for p in tenth.rglob("*") if p.is_file()]
+    more than 30 characters) of a sampled task in any file written: the tenth pass's folder,
+    and the eleventh's (banking only, asking for coverage)."""
+    _no_record_leaks(tenth, sp.TENTH_PASS)
+    bf.write_blind_folder(sp.ELEVENTH_PASS, tmp_path / "eleventh")
+    _no_record_leaks(tmp_path / "eleventh", sp.ELEVENTH_PASS)
+
+
+def _no_record_leaks(folder: Path, name: str) -> None:
+    """Asserts ``folder`` holds nothing of the records of pass ``name``'s tasks beyond what
+    their public texts show (an address the customer gives is both)."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
     assert not [p for p in files if p.name.endswith("_pass.json")]
     texts = {p: p.read_text(encoding="utf-8") for p in files}
     secret = {record_path(d).read_text(encoding="utf-8") for d in sp.THIRD_DOMAINS}
     assert not [p for p, text in texts.items() if text in secret]
     hidden = set()
-    for domain, task_id in sp.blind_sample(sp.TENTH_PASS):
+    for domain, task_id in sp.blind_sample(name):
         rec = load_records(domain)[task_id]
         hidden |= {rec.note, rec.gold_breaks, *(n.why for n in rec.not_questions)}
         hidden |= {x for p in rec.preferences for x in (p.resolves_to, p.note)}
         hidden |= {x for q in rec.questions for x in (q.must_tell, q.note)}
-    hidden = {h for h in hidden if len(h) > 30}
+    public = [bf.public_text(folder, e) for e in _index(folder)]  # a value the task shows
+    hidden = {h for h in hidden if len(h) > 30 and not any(h in text for text in public)}
     assert hidden
     assert not [(p, h) for p, text in texts.items() for h in hidden if h in text]
 
@@ -100,9 +110,9 @@ def test_a_non_empty_dest_and_an_unknown_pass_are_refused(tmp_path: Path) -> Non
     with pytest.raises(InputError, match=f"{tmp_path}.*is not an empty folder"):
         bf.write_blind_folder(sp.TENTH_PASS, tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]
-    with pytest.raises(InputError, match="'eleventh_pass.json' is not a blind pass.*"
-                                         "third_pass.json.*tenth_pass.json"):
-        bf.write_blind_folder("eleventh_pass.json", tmp_path / "new")
+    with pytest.raises(InputError, match="'twelfth_pass.json' is not a blind pass.*"
+                                         "third_pass.json.*eleventh_pass.json"):
+        bf.write_blind_folder("twelfth_pass.json", tmp_path / "new")
     assert not (tmp_path / "new").exists()
 
 

@@ -79,7 +79,11 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
         print("\n[issue 46] blind second pass vs first pass:\n" + sp.format_report(report))
 
 
-@pytest.mark.parametrize("name", [name for name, _, _ in sp.LATER_PASSES])
+# The passes whose file a blind reader has written (the eleventh's is still to be written).
+WRITTEN = [p.name for p in sp.LATER_PASSES if p.name != sp.ELEVENTH_PASS]
+
+
+@pytest.mark.parametrize("name", WRITTEN)
 def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> None:
     """The third pass (after the records' question review; telecom included) and the fourth
     (the first written with GUIDE.md): each file holds exactly its seed's draw of 6 recorded
@@ -97,7 +101,7 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
     the ninth (20 tasks: only retail and banking have tasks left) 85.3 % (244 of 286); the
     tenth (20 tasks) 72.4 % (160 of 221): retail 82 of 86, banking 78 of 135."""
     picked = sp.blind_sample(name)
-    names = [n for n, _, _ in sp.LATER_PASSES]
+    names = [p.name for p in sp.LATER_PASSES]
     earlier = set(sp.sample()).union(*(sp.blind_sample(n) for n in names[:names.index(name)]))
     assert len(picked) == {sp.SIXTH_PASS: 32, sp.SEVENTH_PASS: 30, sp.NINTH_PASS: 20,
                            sp.TENTH_PASS: 20}.get(name, 24)

@@ -20,6 +20,10 @@ The build reads:
 * ``not_questions``: words the question rule reads as a question, reviewed as asking for
   nothing the reply must tell, with why. C8 reads the questions and these as the task's
   reviewed claim, and a question the rule finds outside both still fails the task.
+
+``not_items`` (banking, GUIDE.md "Coverage (banking)") are the brief's sentences reviewed as
+deciding nothing, each with its category (:data:`NOT_ITEM_CATEGORIES`), so that every sentence
+is accounted for (:mod:`.coverage`); the build does not read them.
 """
 
 from __future__ import annotations
@@ -36,12 +40,16 @@ from monitorbench.errors import InputError
 
 HERE = Path(__file__).parent
 _RECORD_KEYS = {"preferences", "policy", "customer_steps", "questions", "nothing_stated", "note",
-                "gold_breaks", "not_questions"}
-_OPTIONAL = {"note", "gold_breaks", "not_questions"}
+                "gold_breaks", "not_questions", "not_items"}
+_OPTIONAL = {"note", "gold_breaks", "not_questions", "not_items"}
 _PREFERENCE_KEYS = {"quote", "binds", "resolves_to", "note"}
 _QUESTION_KEYS = {"quote", "must_tell", "source", "note", "tells", "search", "lookups"}
 _NOT_QUESTION_KEYS = {"quote", "why"}
 _SOURCES = ("lookup:", "kb:", "communicate_info")
+# Why a sentence of the brief decides nothing: GUIDE.md's "not items", one name each (its
+# "Coverage (banking)" section says what each holds). Closed, so two readers sort alike.
+NOT_ITEM_CATEGORIES = ("situation", "manner", "order", "reason", "accepts_refusal",
+                       "red_herring", "purpose", "customer_step", "restated")
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,15 @@ class NotQuestion:
 
 
 @dataclass(frozen=True)
+class NotItem:
+    """A sentence of the brief reviewed as no item, and its :data:`NOT_ITEM_CATEGORIES` name:
+    it proves the sentence was read and decided, not skipped."""
+
+    quote: str
+    why: str
+
+
+@dataclass(frozen=True)
 class AcceptanceRecord:
     """One task's reviewed record; see the module docstring for why it exists."""
 
@@ -93,6 +110,7 @@ class AcceptanceRecord:
     note: str = ""
     gold_breaks: str = ""             # reviewed: how τ²'s gold breaks the request (excluded)
     not_questions: tuple[NotQuestion, ...] = ()
+    not_items: tuple[NotItem, ...] = ()
 
 
 def record_path(domain: str) -> Path:
@@ -164,6 +182,15 @@ def _not_question(path: Path, where: str, raw: Any) -> NotQuestion:
                        _text(path, f"{where}.why", raw["why"]))
 
 
+def _not_item(path: Path, where: str, raw: Any) -> NotItem:
+    _check_keys(path, where, raw, _NOT_QUESTION_KEYS, _NOT_QUESTION_KEYS)
+    why = _text(path, f"{where}.why", raw["why"])
+    if why not in NOT_ITEM_CATEGORIES:
+        raise _fail(path, f"{where}.why", f"unknown category {why!r}",
+                    f"use one of {', '.join(NOT_ITEM_CATEGORIES)} (GUIDE.md)")
+    return NotItem(_text(path, f"{where}.quote", raw["quote"]), why)
+
+
 def _strings(path: Path, where: str, raw: Any) -> tuple[str, ...]:
     if not isinstance(raw, list):
         raise _fail(path, where, "must be a list", "write a JSON list of strings")
@@ -197,11 +224,14 @@ def parse_record(path: Path, task_id: str, raw: Any) -> AcceptanceRecord:
     not_questions = tuple(_not_question(path, f"{where}.not_questions[{i}]", q) for i, q in
                           enumerate(_items(path, f"{where}.not_questions",
                                            raw.get("not_questions", []))))
+    not_items = tuple(_not_item(path, f"{where}.not_items[{i}]", n) for i, n in
+                      enumerate(_items(path, f"{where}.not_items", raw.get("not_items", []))))
     return AcceptanceRecord(task_id, prefs, _strings(path, f"{where}.policy", raw["policy"]),
                             _strings(path, f"{where}.customer_steps", raw["customer_steps"]),
                             questions, nothing, note=str(raw.get("note", "")),
                             gold_breaks=_text(path, f"{where}.gold_breaks", raw["gold_breaks"])
-                            if "gold_breaks" in raw else "", not_questions=not_questions)
+                            if "gold_breaks" in raw else "", not_questions=not_questions,
+                            not_items=not_items)
 
 
 def parse_file(path: Path, data: Any) -> dict[str, AcceptanceRecord]:

@@ -14,6 +14,10 @@ can so repeat a pass and check it with the records' own quote rule::
 
     python -m monitorbench.sources.tau2.acceptance.blind_folder write tenth_pass.json DEST
     python -m monitorbench.sources.tau2.acceptance.blind_folder check DEST DEST/tenth_pass.json
+
+A pass that asks for coverage (the eleventh, banking only) marks its banking tasks in
+``index.json``, and the check then lists each sentence of the task's text that no quote of the
+record covers (:mod:`.coverage`, GUIDE.md "Coverage (banking)").
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError, MonitorbenchError
 from monitorbench.sources.tau2.acceptance import HERE, parse_record
-from monitorbench.sources.tau2.acceptance.second_pass import LATER_PASSES, blind_sample
+from monitorbench.sources.tau2.acceptance.coverage import COVERAGE_DOMAINS, uncovered
+from monitorbench.sources.tau2.acceptance.second_pass import (LATER_PASSES, BlindPass,
+                                                              blind_pass, blind_sample)
 
 INDEX = "index.json"
 GUIDE = "GUIDE.md"
@@ -55,7 +61,10 @@ text (`tasks/`), its domain's policy (`policies/`) and tool list (`tools/`) alon
 
     {{"about": "<who wrote it, from what>", "seed": {seed}, "tasks": {{"<key>": {{<record>}}}}}}
 
-Then check its quotes and fields: `python check.py {name}`.
+A task `index.json` marks `"coverage": true` must account for every sentence of its text
+(`GUIDE.md`, "Coverage (banking)"): read it sentence by sentence, in order.
+
+Then check its quotes, fields and coverage: `python check.py {name}`.
 """
 
 
@@ -65,13 +74,13 @@ def quote_norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def pass_seed(name: str) -> int:
-    """The seed of the blind pass ``name``; an unknown name is refused naming the known ones."""
-    for pass_name, seed, _ in LATER_PASSES:
-        if pass_name == name:
-            return seed
-    raise InputError(None, "pass name", f"{name!r} is not a blind pass after the second",
-                     f"use one of {', '.join(n for n, _, _ in LATER_PASSES)}")
+def _pass(name: str) -> BlindPass:
+    """The blind pass ``name``; an unknown name is refused naming the known ones."""
+    try:
+        return blind_pass(name)
+    except KeyError:
+        raise InputError(None, "pass name", f"{name!r} is not a blind pass after the second",
+                         f"use one of {', '.join(p.name for p in LATER_PASSES)}") from None
 
 
 def task_header(domain: str, task_id: str) -> str:
@@ -79,7 +88,7 @@ def task_header(domain: str, task_id: str) -> str:
     return f"domain: {domain}\ntask_id: {task_id}\n\n"
 
 
-def public_text(folder: Path, entry: Mapping[str, str]) -> str:
+def public_text(folder: Path, entry: Mapping[str, Any]) -> str:
     """The public text of the task of ``entry`` (an index row), without its header."""
     domain, task_id = entry["key"].split("/", 1)
     text = (folder / entry["file"]).read_text(encoding="utf-8")
@@ -101,7 +110,7 @@ def write_blind_folder(name: str, dest: Path) -> list[str]:
     ``"<domain>/<task_id>"`` written, in :func:`second_pass.blind_sample` order."""
     from monitorbench.sources.tau2 import source as src
 
-    seed = pass_seed(name)
+    spec = _pass(name)
     _refuse_unless_empty(dest)
     picked = blind_sample(name)
     domains = list(dict.fromkeys(d for d, _ in picked))
@@ -110,8 +119,11 @@ def write_blind_folder(name: str, dest: Path) -> list[str]:
     index = []
     for i, (domain, task_id) in enumerate(picked):
         task = next(t for t in src.load_tasks(domain) if t.task_id == task_id)
-        entry = {"key": f"{domain}/{task_id}", "file": f"tasks/{i:02d}_{domain}.txt",
-                 "policy": f"policies/{domain}.md", "tools": f"tools/{domain}.json"}
+        entry: dict[str, Any] = {"key": f"{domain}/{task_id}", "file": f"tasks/{i:02d}_{domain}.txt",
+                                 "policy": f"policies/{domain}.md",
+                                 "tools": f"tools/{domain}.json"}
+        if spec.coverage and domain in COVERAGE_DOMAINS:
+            entry["coverage"] = True
         (dest / entry["file"]).write_text(task_header(domain, task_id) + src.user_request(task),
                                           encoding="utf-8")
         index.append(entry)
@@ -121,7 +133,7 @@ def write_blind_folder(name: str, dest: Path) -> list[str]:
     _write_json(dest / INDEX, index)
     shutil.copyfile(HERE / GUIDE, dest / GUIDE)
     (dest / CHECKER).write_text(_CHECK_PY.format(name=name), encoding="utf-8")
-    (dest / README).write_text(_README.format(name=name, seed=seed), encoding="utf-8")
+    (dest / README).write_text(_README.format(name=name, seed=spec.seed), encoding="utf-8")
     return [e["key"] for e in index]
 
 
@@ -142,9 +154,11 @@ def check_blind_pass(folder: Path, pass_file: Path) -> list[str]:
     """The problems of the blind pass ``pass_file`` against the folder it was written from
     (none: ``[]``): a top-level key or a record field unknown or missing, a reviewer's field
     (:data:`REVIEWER_FIELDS`), ``nothing_stated`` inconsistent with the items (the records'
-    own validation, :func:`acceptance.parse_record`), a key the index lacks or a task of the
-    index without a record, a quote not in its task's public text, a policy line not in its
-    domain's policy (both under :func:`quote_norm`)."""
+    own validation, :func:`acceptance.parse_record`: a not-item's category too), a key the
+    index lacks or a task of the index without a record, a quote not in its task's public
+    text, a policy line not in its domain's policy (both under :func:`quote_norm`), and, for a
+    task the index marks ``coverage``, each sentence of its public text that no quote covers
+    (:func:`coverage.uncovered`)."""
     entries = {e["key"]: e for e in _read_json(folder / INDEX)}
     data = _read_json(pass_file)
     if not isinstance(data, Mapping):
@@ -174,7 +188,7 @@ def _reviewer_fields(raw: Any) -> list[str]:
     return sorted(set(found))
 
 
-def _task_problems(folder: Path, entry: Mapping[str, str], pass_file: Path,
+def _task_problems(folder: Path, entry: Mapping[str, Any], pass_file: Path,
                    raw: Any) -> list[str]:
     """One record's problems: its fields, then its quotes and policy lines."""
     key = entry["key"]
@@ -187,10 +201,14 @@ def _task_problems(folder: Path, entry: Mapping[str, str], pass_file: Path,
     text = quote_norm(public_text(folder, entry))
     policy = quote_norm((folder / entry["policy"]).read_text(encoding="utf-8"))
     problems += [f"{key}: quote {i.quote!r} not in the task's public text"
-                 for i in (*rec.preferences, *rec.questions, *rec.not_questions)
+                 for i in (*rec.preferences, *rec.questions, *rec.not_questions,
+                           *rec.not_items)
                  if quote_norm(i.quote) not in text]
     problems += [f"{key}: policy {q!r} not in the policy" for q in rec.policy
                  if quote_norm(q) not in policy]
+    if entry.get("coverage"):
+        problems += [f"{key}: sentence {s!r} not covered (GUIDE.md, Coverage (banking))"
+                     for s in uncovered(rec, public_text(folder, entry))]
     return problems
 
 
@@ -202,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Write or check a τ² blind-pass folder.")
     sub = parser.add_subparsers(dest="command", required=True)
     write = sub.add_parser("write", help="write the folder of a blind pass")
-    write.add_argument("name", help=", ".join(n for n, _, _ in LATER_PASSES))
+    write.add_argument("name", help=", ".join(p.name for p in LATER_PASSES))
     write.add_argument("dest", type=Path)
     check = sub.add_parser("check", help="check a pass file against its folder")
     check.add_argument("dest", type=Path)

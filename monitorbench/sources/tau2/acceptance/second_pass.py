@@ -10,6 +10,7 @@ agreement.
 from __future__ import annotations
 
 import random
+from typing import NamedTuple
 
 SAMPLE_SEED = 46
 PER_DOMAIN = 8
@@ -40,8 +41,23 @@ SEVENTH_PASS = "seventh_pass.json"
 EIGHTH_PASS = "eighth_pass.json"
 NINTH_PASS = "ninth_pass.json"
 TENTH_PASS = "tenth_pass.json"
+ELEVENTH_PASS = "eleventh_pass.json"
+
+
+class BlindPass(NamedTuple):
+    """One blind pass after the second: its file, seed, tasks per domain, the domains it draws
+    from, and whether its records of :data:`coverage.COVERAGE_DOMAINS` must cover every
+    sentence of the brief (GUIDE.md "Coverage (banking)"; the passes before it did not)."""
+
+    name: str
+    seed: int
+    per_domain: int
+    domains: tuple[str, ...] = THIRD_DOMAINS
+    coverage: bool = False
+
+
 # The blind passes after the second, in the order they were written: each drew, by one
-# random.Random(seed), up to ``per_domain`` recorded tasks of each of THIRD_DOMAINS (telecom's
+# random.Random(seed), up to ``per_domain`` recorded tasks of each of its domains (telecom's
 # included) that no earlier pass sampled (:func:`blind_sample`); its reader's folder is written
 # from the repository by :func:`blind_folder.write_blind_folder`.
 # - third (4747, 6): after the records' question review;
@@ -59,35 +75,48 @@ TENTH_PASS = "tenth_pass.json"
 # - eighth (5252, 8; telecom has none left): after the seventh's settlement and the tells of
 #   four banking questions;
 # - ninth (5353, 10; only retail and banking have tasks left): after the eighth's settlement;
-# - tenth (5454, 10): after the ninth's settlement.
-LATER_PASSES = ((THIRD_PASS, 4747, 6), (FOURTH_PASS, 4848, 6), (FIFTH_PASS, 4949, 6),
-                (SIXTH_PASS, 5050, 8), (SEVENTH_PASS, 5151, 8), (EIGHTH_PASS, 5252, 8),
-                (NINTH_PASS, 5353, 10), (TENTH_PASS, 5454, 10))
+# - tenth (5454, 10): after the ninth's settlement;
+# - eleventh (5555, 10, banking only): the first read sentence by sentence with every
+#   sentence of the brief covered (GUIDE.md "Coverage (banking)"), after banking stayed at
+#   71.7 % over the eighth to tenth passes; not written yet.
+LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
+                BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
+                BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
+                BlindPass(NINTH_PASS, 5353, 10), BlindPass(TENTH_PASS, 5454, 10),
+                BlindPass(ELEVENTH_PASS, 5555, 10, ("banking_knowledge",), coverage=True))
+
+
+def blind_pass(name: str) -> BlindPass:
+    """The :data:`LATER_PASSES` entry named ``name``."""
+    for entry in LATER_PASSES:
+        if entry.name == name:
+            return entry
+    raise KeyError(f"{name!r} is not a blind pass after the second")
 
 
 def blind_sample(name: str) -> list[tuple[str, str]]:
     """The ``(domain, task_id)`` pairs of the blind pass ``name`` of :data:`LATER_PASSES`,
     drawn among the tasks neither the second pass nor an earlier later pass sampled."""
     before = set(sample())
-    for pass_name, seed, per_domain in LATER_PASSES:
-        picked = _later_sample(seed, before, per_domain)
-        if pass_name == name:
+    for entry in LATER_PASSES:
+        picked = _later_sample(entry.seed, before, entry.per_domain, entry.domains)
+        if entry.name == name:
             return picked
         before |= set(picked)
     raise KeyError(f"{name!r} is not a blind pass after the second")
 
 
-def _later_sample(seed: int, before: set[tuple[str, str]], per_domain: int
-                  ) -> list[tuple[str, str]]:
-    """``per_domain`` recorded tasks of each of :data:`THIRD_DOMAINS` that are not in
-    ``before`` (all of them where fewer are left), drawn by one ``random.Random(seed)`` from the
-    task ids in file order."""
+def _later_sample(seed: int, before: set[tuple[str, str]], per_domain: int,
+                  domains: tuple[str, ...] = THIRD_DOMAINS) -> list[tuple[str, str]]:
+    """``per_domain`` recorded tasks of each of ``domains`` that are not in ``before`` (all of
+    them where fewer are left), drawn by one ``random.Random(seed)`` from the task ids in file
+    order."""
     from monitorbench.sources.tau2 import source as src
     from monitorbench.sources.tau2.acceptance import load_records
 
     rng = random.Random(seed)
     picked = []
-    for domain in THIRD_DOMAINS:
+    for domain in domains:
         recorded = load_records(domain)
         ids = [t.task_id for t in src.load_tasks(domain)
                if (domain, t.task_id) not in before and t.task_id in recorded]
