@@ -23,7 +23,7 @@ BRIEF = """The customer's brief:
 1. **Opening:** "Hi. Can you close my Gold Card?"
 - **If the agent offers a credit:** Accept it.
 ---
-Never respond as a customer service representative/assistant. How much is the fee?
+Never respond as a customer service representative/assistant. How much is the fee? ###STOP###
 """
 
 

@@ -30,6 +30,8 @@ BOILERPLATE = (
     "You are playing the role of the customer.",
 )
 _BOILERPLATE = frozenset(_norm(s) for s in BOILERPLATE)
+# τ²'s token that ends the simulated customer's side of the call: a signal, not words.
+_STOP = "###STOP###"
 # A line's list or heading marker: "## ", "- ", "* ", "> ", "3. ".
 _MARKER = re.compile(r"^\s*(?:#+|[-*>]|\d+\.)\s+")
 # A bold label ending in a colon ("**Your goal:**"); it is split from what follows it.
@@ -44,6 +46,7 @@ _END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+|(?<=[a-z0-9)][.!?])(?=[A-Z])")
 def _segments(line: str) -> list[tuple[str, bool]]:
     """The line's pieces without markdown, each with whether it is a structural label (a
     ``#`` heading, or a bold label ending in a colon that names a part, not a condition)."""
+    line = line.replace(_STOP, "")
     heading = line.lstrip().startswith("#")
     body = _MARKER.sub("", line)
     pieces: list[tuple[str, bool]] = []
@@ -58,8 +61,9 @@ def _segments(line: str) -> list[tuple[str, bool]]:
 
 def sentences(brief: str) -> list[str]:
     """The brief's sentences in order: split at line breaks, bold labels and sentence ends,
-    markdown markers stripped; τ²'s :data:`BOILERPLATE`, structural labels ("Your goal:",
-    "Conversation Flow:") and pieces with no word or figure (``---``) dropped."""
+    markdown markers and τ²'s ``###STOP###`` token stripped; τ²'s :data:`BOILERPLATE`,
+    structural labels ("Your goal:", "Conversation Flow:") and pieces with no word or figure
+    (``---``) dropped."""
     out = []
     for line in brief.splitlines():
         for piece, label in _segments(line):
