@@ -350,6 +350,9 @@ def main() -> None:
                     help="runs of each path; the rows show each path's median run")
     ap.add_argument("--before", metavar="REV",
                     help="also run the bwrap worker.py of this git revision, side by side")
+    ap.add_argument("--shell-cgroups", action="store_true",
+                    help="also run bwrap sessions that join a fresh pids cgroup through a shell, "
+                         "as before the leased spawners (session_cgroups.py), side by side")
     args = ap.parse_args()
 
     source, tasks, cases = load(args.suite, args.tasks)
@@ -369,6 +372,10 @@ def main() -> None:
         ap.error("--before compares bwrap workers: use it with --backend bwrap")
     if before is not None:
         runs["before"] = []
+    shell = make_sandbox("bwrap") if args.shell_cgroups else None
+    if shell is not None:
+        shell.cgroups._spawners = False  # measurement only: the way cgroup v2 hosts take
+        runs["shell"] = []
     for _ in range(max(1, args.repeat)):  # alternated, so drifting load hits both paths alike
         runs["sandboxed"].append(measure(lambda t: box.session(vdir, publics[t], spec), tasks,
                                          cases, args.parallel, docker=box.name == "docker"))
@@ -379,6 +386,9 @@ def main() -> None:
             with bound_worker(before):
                 runs["before"].append(measure(lambda t: box.session(vdir, publics[t], spec),
                                               tasks, cases, args.parallel))
+        if shell is not None:
+            runs["shell"].append(measure(lambda t: shell.session(vdir, publics[t], spec),
+                                         tasks, cases, args.parallel))
         runs["floor"].append(measure(
             lambda t: floor_session(vdir, publics[t], spec, work / "floor.py"), tasks, cases,
             args.parallel))
@@ -405,6 +415,13 @@ def main() -> None:
               f"{sandboxed.cpu_per_case / old.cpu_per_case:.2f}x in CPU per case; "
               f"sandboxed / floor rate: {sb_rate / fl_rate:.0%} now, {bf_rate / fl_rate:.0%} "
               f"at {args.before}")
+    if shell is not None:
+        sh = median_run(runs["shell"])
+        sh_rate = report("sandboxed (shell cgroups)", sh, n_cases)
+        print(f"leased spawners / shell-joined cgroups: {sb_rate / sh_rate:.2f}x in cases/s, "
+              f"{sandboxed.cpu_per_case / sh.cpu_per_case:.2f}x in CPU per case; "
+              f"sandboxed / floor rate: {sb_rate / fl_rate:.0%} now, {sh_rate / fl_rate:.0%} "
+              "with shell-joined cgroups")
     print(f"{'in-process (no isolation)':<30}{ip_rate:>10.1f}")
     for k, ms in runs.items():
         rates = sorted(n_cases / m.seconds for m in ms)

@@ -26,7 +26,7 @@ from typing import Iterator
 
 import monitorbench
 from monitorbench.sandbox.base import SandboxSpec
-from monitorbench.sandbox.cgroup import PidsCgroup
+from monitorbench.sandbox.session_cgroups import SessionCgroups
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, resolve_runtime,
                                          sandbox_readable, sandbox_runtime_path,
@@ -200,16 +200,15 @@ class BwrapSandbox:
 
     def __init__(self, runtimes_dir: Path | None = None) -> None:
         self.runtimes_dir = default_runtimes_dir(runtimes_dir)
+        self.cgroups = SessionCgroups()
 
     @contextmanager
     def session(self, verifier_dir: Path, public_dir: Path, spec: SandboxSpec
                 ) -> Iterator[WorkerSession]:
         check_inputs(Path(public_dir), spec, self.runtimes_dir)
-        with sandbox_readable(Path(verifier_dir).resolve(), os.geteuid() == 0) as vdir:
+        with sandbox_readable(Path(verifier_dir).resolve(), os.geteuid() == 0) as vdir, \
+                self.cgroups.lease(spec.limits.processes + PIDS_SLACK) as launch:
             argv = bwrap_argv(vdir, Path(public_dir).resolve(), spec, self.runtimes_dir)
-            cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)
-            if cgroup is not None:
-                argv = cgroup.wrap(argv)
-            with WorkerSession(argv, minimal_env(), spec,
-                               on_close=cgroup.remove if cgroup is not None else None) as s:
+            with WorkerSession(launch.wrap(argv), minimal_env(), spec,
+                               popen=launch.popen) as s:
                 yield s

@@ -17,15 +17,18 @@ from pathlib import Path
 _CANDIDATES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 
 
-def _writable_root() -> Path | None:
+def writable_pids_root() -> Path | None:
+    """The pids hierarchy this process may make cgroups in (v1's own, or v2's with pids
+    enabled), or None."""
     for root in _CANDIDATES:
         if (root / "cgroup.procs").is_file() and os.access(root, os.W_OK):
-            if root.name == "pids" or "pids" in _read(root / "cgroup.subtree_control"):
+            if root.name == "pids" or "pids" in read_text(root / "cgroup.subtree_control"):
                 return root
     return None
 
 
-def _read(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A cgroup file's text, or '' where it cannot be read (gone, or not this version's)."""
     try:
         return path.read_text()
     except OSError:
@@ -43,7 +46,7 @@ class PidsCgroup:
     @classmethod
     def create(cls, max_pids: int) -> "PidsCgroup | None":
         """A new cgroup, or None when this host gives us no writable pids controller."""
-        root = _writable_root()
+        root = writable_pids_root()
         if root is None:
             return None
         path = root / f"monitorbench-{uuid.uuid4().hex[:12]}"
@@ -61,6 +64,12 @@ class PidsCgroup:
         which is unsafe with threads, is needed)."""
         procs = str(self.path / "cgroup.procs")
         return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, *argv]
+
+    def set_max(self, max_pids: int) -> None:
+        """Cap what is in it from now on at ``max_pids`` (a leased cgroup's sessions differ)."""
+        if max_pids != self.max_pids:
+            (self.path / "pids.max").write_text(str(max_pids))
+            self.max_pids = max_pids
 
     def remove(self, wait_seconds: float = 2.0) -> None:
         """Remove the cgroup; a cgroup with live members cannot be removed, so retry briefly."""
@@ -97,7 +106,7 @@ class MemoryCgroup:
             if not ((root / "cgroup.procs").is_file() and os.access(root, os.W_OK)):
                 continue
             v1 = (root / "memory.limit_in_bytes").is_file()
-            if not v1 and "memory" not in _read(root / "cgroup.subtree_control"):
+            if not v1 and "memory" not in read_text(root / "cgroup.subtree_control"):
                 continue
             limit_file, events = (("memory.limit_in_bytes", "memory.oom_control") if v1
                                   else ("memory.max", "memory.events"))
@@ -119,7 +128,7 @@ class MemoryCgroup:
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed a member for going past the limit."""
-        words = _read(self.path / self.events_file).split()
+        words = read_text(self.path / self.events_file).split()
         return any(w == "oom_kill" and i + 1 < len(words) and words[i + 1] != "0"
                    for i, w in enumerate(words))
 

@@ -231,8 +231,10 @@ class WorkerSession:
 
     def __init__(self, argv: list[str], env: Mapping[str, str], spec: SandboxSpec,
                  on_close: Callable[[], None] | None = None,
-                 answer_grace: float = ANSWER_GRACE) -> None:
+                 answer_grace: float = ANSWER_GRACE,
+                 popen: Callable[..., subprocess.Popen[bytes]] = subprocess.Popen) -> None:
         self.argv = argv
+        self.popen = popen  # what starts the worker (a session_cgroups spawner's, or Popen)
         self.answer_grace = answer_grace
         self.env = dict(env)
         self.spec = spec
@@ -253,9 +255,9 @@ class WorkerSession:
         self._buf = b""
         self._stderr.seek(0)
         self._stderr.truncate()
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self._stderr, env=self.env, start_new_session=True,
-                                     close_fds=True)
+        self.proc = self.popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=self._stderr, env=self.env, start_new_session=True,
+                               close_fds=True)
         self._await_ready(t0, self._kill)
 
     def _await_ready(self, t0: float, abandon: Callable[[], None],

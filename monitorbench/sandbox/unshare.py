@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from monitorbench.sandbox.base import SandboxSpec
-from monitorbench.sandbox.cgroup import PidsCgroup
+from monitorbench.sandbox.session_cgroups import SessionCgroups
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, resolve_runtime,
                                          worker_config)
@@ -43,6 +43,7 @@ class UnshareSandbox:
 
     def __init__(self, runtimes_dir: Path | None = None) -> None:
         self.runtimes_dir = default_runtimes_dir(runtimes_dir)
+        self.cgroups = SessionCgroups()
         warnings.warn(WARNING, RuntimeWarning, stacklevel=2)
         log.warning(WARNING)
 
@@ -61,14 +62,7 @@ class UnshareSandbox:
                               scratch_root=str(scratch),
                               own_pid_namespace=True, own_ipc_namespace=True,
                               case_pid_namespace=True)]
-        cgroup = PidsCgroup.create(spec.limits.processes + PIDS_SLACK)
-        if cgroup is not None:
-            argv = cgroup.wrap(argv)
-
-        def cleanup() -> None:
-            if cgroup is not None:
-                cgroup.remove()
-            shutil.rmtree(scratch, ignore_errors=True)
-
-        with WorkerSession(argv, minimal_env(), spec, on_close=cleanup) as s:
+        with self.cgroups.lease(spec.limits.processes + PIDS_SLACK) as launch, \
+                WorkerSession(launch.wrap(argv), minimal_env(), spec, popen=launch.popen,
+                              on_close=lambda: shutil.rmtree(scratch, ignore_errors=True)) as s:
             yield s
