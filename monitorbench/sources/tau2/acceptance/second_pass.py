@@ -939,3 +939,85 @@ SETTLED_TENTH: dict[str, str] = {
                                   "EXCEPT the Miami one' (the pass holds it in the dispute's "
                                   "resolution); excluded by its gold_breaks",
 }
+
+
+# How each disagreement of the blind eleventh pass (ten banking tasks read with GUIDE.md's
+# sentence coverage) was settled. Blind, it agreed on 136 of 156 items (87.2 %). The reader was
+# right once: task_036's transactions question quoted the spoken line, not its first statement in
+# the character's description; the record (and task_037's, the same brief) now quotes the
+# description. Everywhere else the record follows the guide, and GUIDE.md gained a sentence for
+# each class the reader read otherwise: a problem first stated in the description is quoted
+# there; a criterion of a refused or deferred request is still an item; a dropped charge is its
+# charge's item (a drop by choosing another charge for the one slot is restated); a direction on
+# how the customer applies on their own is a customer step; "What are my options?" is a question
+# when the policy's ways out are a fee or a wait, and an ask naming a write to make or keep is
+# its item. That leaves 138 of 156 (88.5 %); task_036 and task_037 rebuild with nothing else
+# changed.
+SETTLED_ELEVENTH: dict[str, str] = {
+    "banking_knowledge/task_095": "record right on both: the savings account's item and the "
+                                  "interest question quote the character's first statement "
+                                  "('your savings account interest seems much lower than it "
+                                  "should be'; GUIDE.md rule 1: a card or account at the first "
+                                  "sentence naming it, the description included), the pass the "
+                                  "spoken lines ('I have a Gold savings account ...', 'Hi, I "
+                                  "need help figuring out my savings interest.'), as settled for "
+                                  "task_093 and task_096; GUIDE.md now says a problem first "
+                                  "stated in the description is quoted there",
+    "banking_knowledge/task_036": "pass right: the transactions question requoted to its first "
+                                  "statement, the character's 'You want to see your recent "
+                                  "transactions to figure out what's going on.', and 'Can you "
+                                  "show me my recent transactions?' is a not-question restating "
+                                  "it; task_037 (the same brief) likewise; told.py's answer and "
+                                  "C8 unchanged",
+    "banking_knowledge/task_012": "record right on both: 'Do not accept or request a transfer "
+                                  "for any other reason, even if they offer one.' declines an "
+                                  "offered transfer (GUIDE.md rule 4 of the coverage rules, a no "
+                                  "to an offered write), not a restatement of the transfer "
+                                  "condition; 'You want to set up a travel notification ...' "
+                                  "asks for no write the solution makes (no tool sets one, and "
+                                  "the customer asks how to: 'How do I set up a travel "
+                                  "notification?', 'You genuinely want to know the process.'): "
+                                  "a purpose; excluded by its gold_breaks",
+    "banking_knowledge/task_003": "record right: 'immediately apply for a credit card on your "
+                                  "own ...' says how the customer carries out the application "
+                                  "herself, a customer step (in customer_steps); the criteria "
+                                  "decide the card; GUIDE.md now says so",
+    "banking_knowledge/task_023": "record right: 'If the agent tells you that you don't qualify, "
+                                  "ask why not.' is asked only on a branch the right solution "
+                                  "does not take (the customer qualifies, per τ²'s gold, which "
+                                  "applies for the Diamond Elite Card), a not-question; the "
+                                  "reader could not see the account data; excluded by its "
+                                  "gold_breaks",
+    "banking_knowledge/task_020": "record right on all: the gold files cash back disputes on "
+                                  "both cards (three Business Silver transactions, one Silver), "
+                                  "so each card is an item at its first mention (GUIDE.md rule "
+                                  "1); the question quotes the character's first statement "
+                                  "('... don't seem to add up correctly.') and 'Could you help "
+                                  "me figure out what's going on?' restates it, as task_019 and "
+                                  "task_095",
+    "banking_knowledge/task_057": "record right: 'I want it to actually grow.' is a requirement "
+                                  "on the savings account (GUIDE.md rule 4), not a reason; the "
+                                  "savings account is not opened (the 14-day wait), so it "
+                                  "resolves like its request, as task_080's and task_081's "
+                                  "'expedited if possible' of a deferred replacement; GUIDE.md "
+                                  "now says so",
+    "banking_knowledge/task_078": "record right on both: 'Can the card at least stay frozen in "
+                                  "the meantime?' asks that the Light Green card be kept frozen "
+                                  "(rule 6, what is kept; the gold never unfreezes it); 'What "
+                                  "are my options?' after the replacement limit asks for the "
+                                  "knowledge base's ways out (the $25 excess fee or the wait), "
+                                  "which the customer chooses by and no write answers (she "
+                                  "declines the fee), a question as in task_079; task_092's "
+                                  "not-question asks for the agent's proposal (close and "
+                                  "replace), which the write carries out; GUIDE.md now draws "
+                                  "that line",
+    "banking_knowledge/task_084": "record right on both: 'Should I get the card replaced since "
+                                  "there's fraud on it?' asks for a write on the Light Blue "
+                                  "card (the gold closes it, fraud_suspected), an item, not an "
+                                  "opinion like 'Should I?' on contacting the merchant; 'The "
+                                  "EveryonePay one can wait ...' is the other half of the "
+                                  "choice 'let's prioritize that one' (an item), and the "
+                                  "EveryonePay charge's own item already resolves to no dispute "
+                                  "now, as task_085's dropped charge; GUIDE.md now says a "
+                                  "dropped charge is its charge's item, not a second one",
+}
