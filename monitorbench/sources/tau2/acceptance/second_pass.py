@@ -42,6 +42,7 @@ EIGHTH_PASS = "eighth_pass.json"
 NINTH_PASS = "ninth_pass.json"
 TENTH_PASS = "tenth_pass.json"
 ELEVENTH_PASS = "eleventh_pass.json"
+TWELFTH_PASS = "twelfth_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -78,12 +79,15 @@ class BlindPass(NamedTuple):
 # - tenth (5454, 10): after the ninth's settlement;
 # - eleventh (5555, 10, banking only): the first read sentence by sentence with every
 #   sentence of the brief covered (GUIDE.md "Coverage (banking)"), after banking stayed at
-#   71.7 % over the eighth to tenth passes; not written yet.
+#   71.7 % over the eighth to tenth passes: 87.2 % (136 of 156), settled to 88.5 %;
+# - twelfth (5656, 10, banking only): after the eleventh's settlement (GUIDE.md's five
+#   clarifications), its ten records revised to the coverage rule before it was read.
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
                 BlindPass(NINTH_PASS, 5353, 10), BlindPass(TENTH_PASS, 5454, 10),
-                BlindPass(ELEVENTH_PASS, 5555, 10, ("banking_knowledge",), coverage=True))
+                BlindPass(ELEVENTH_PASS, 5555, 10, ("banking_knowledge",), coverage=True),
+                BlindPass(TWELFTH_PASS, 5656, 10, ("banking_knowledge",), coverage=True))
 
 
 def blind_pass(name: str) -> BlindPass:
