@@ -82,7 +82,7 @@ class BlindPass(NamedTuple):
 #   71.7 % over the eighth to tenth passes: 87.2 % (136 of 156), settled to 88.5 %;
 # - twelfth (5656, 10, banking only): after the eleventh's settlement (GUIDE.md's five
 #   clarifications), its ten records revised to the coverage rule before it was read: 85.1 %
-#   (131 of 154).
+#   (131 of 154), settled to 87.7 % (135 of 154).
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
@@ -1025,4 +1025,97 @@ SETTLED_ELEVENTH: dict[str, str] = {
                                   "EveryonePay charge's own item already resolves to no dispute "
                                   "now, as task_085's dropped charge; GUIDE.md now says a "
                                   "dropped charge is its charge's item, not a second one",
+}
+
+
+# How each disagreement of the blind twelfth pass (ten banking tasks read with GUIDE.md's
+# sentence coverage after the eleventh's settlement) was settled. Blind, it agreed on 131 of 154
+# items (85.1 %). The reader was right twice: task_049's $5 credit is accepted in the line 'Just
+# give me the $5 then.', not in the bold label 'If the agent offers a $5 statement credit:',
+# which holds only the condition (now order); task_082's ATM charge is quoted at the sentence
+# naming the transaction (machine 2847, November 9th), as its three other charges are, and the
+# shortfall is said of it (situation). Everywhere else the record follows the guide, and
+# GUIDE.md gained a sentence for each class the reader read otherwise: accounts written on by a
+# request made in general terms; facts an application takes that nobody chooses; an echo of the
+# agent, an ask for another way, a wish the policy forbids answering; a yes confirming a value,
+# a yes to an announced write the solution never makes, a bold label holding only a condition;
+# asks for a human, a bypass code, a single charge (coverage rule 6). That leaves 135 of 154
+# (87.7 %); task_049 and task_082 rebuild with nothing else changed.
+SETTLED_TWELFTH: dict[str, str] = {
+    "banking_knowledge/task_065": "record right: 'Is there any other way to boost my savings "
+                                  "rate?' asks what to do, answered by the accounts opened (the "
+                                  "checking pairing), a not-question (GUIDE.md coverage rule 3); "
+                                  "the push-back 'Just tell me - what combination ...' is the "
+                                  "question that must name the accounts (Recommendations); "
+                                  "GUIDE.md now names an ask for another way",
+    "banking_knowledge/task_087": "record right on all three: 'Yes, my address on file is "
+                                  "correct.' confirms the replacement's shipping_address (the "
+                                  "gold's order_debit_card_5739 ships to the profile address), "
+                                  "an item as task_077's 'Ship them to my address on file.'; the "
+                                  "$500 California charge is the one charge disputed, whose item "
+                                  "is the yes 'Agree to the dispute ...' (its facts in the "
+                                  "resolves_to), so its denial is situation; 'Okay, if that's "
+                                  "what needs to happen.' answers an announced freeze the gold "
+                                  "never makes (it closes and replaces the card), "
+                                  "accepts_refusal; GUIDE.md now decides all three classes",
+    "banking_knowledge/task_074": "record right on all: the customer asks for the credits in "
+                                  "general terms ('apply credits for all the incorrect "
+                                  "charges') and the gold credits each of the four named "
+                                  "accounts, so the list sentence and each account are items at "
+                                  "their first naming, as task_019's and task_020's cards; 'If "
+                                  "the agent does not offer, then get angry and request to speak "
+                                  "to a real human.' is a fallback asking for a transfer, an item "
+                                  "resolved to no transfer, as task_072's (the same sentence) and "
+                                  "task_082's opening ask; GUIDE.md now says both (rule 1, rule 6)",
+    "banking_knowledge/task_005": "record right on all four: the bypass code is a value offered "
+                                  "in place of verification (the gold logs a verification made "
+                                  "of it), an item resolved to the refusal, not situation; 'Ask "
+                                  "to speak to another supervisor if they still refuse.' is a "
+                                  "fallback on a new condition (the code refused), its own "
+                                  "transfer item, not a restatement of the first demand; 'If the "
+                                  "agent accepts the bypass code ..., thank them and end the "
+                                  "conversation.' ends a branch (order), the email change's item "
+                                  "being the ask '... a special bypass code that should let you "
+                                  "change my email ...'; the opening balance check is a "
+                                  "not-question, since the never-verified customer may be told "
+                                  "nothing of it; GUIDE.md now decides the code and the "
+                                  "forbidden answer; excluded by its gold_breaks",
+    "banking_knowledge/task_049": "pass right on the $5 credit: the bold label 'If the agent "
+                                  "offers a $5 statement credit:' holds only the condition (its "
+                                  "first line argues for $50), now order, and the item quotes the "
+                                  "yes 'Just give me the $5 then.' (was restated); record right "
+                                  "on 'The annual fee is too high for what I'm getting.': "
+                                  "log_credit_card_closure_reason_4521 takes it (closure_reason "
+                                  "annual_fee in the gold), a reason a tool argument holds "
+                                  "(GUIDE.md); GUIDE.md now decides the bare label",
+    "banking_knowledge/task_053": "record right on both: the laptop is the one charge disputed, "
+                                  "whose item is the request 'You want to dispute this charge.' "
+                                  "(txn_e9d195fe8e_001 in its resolves_to), so the sentence "
+                                  "stating the purchase is situation (GUIDE.md coverage rule 6, "
+                                  "as task_087's charge); 'So I might get the money back "
+                                  "temporarily while you investigate?' echoes the agent's own "
+                                  "mention of provisional credit to confirm it, said only after "
+                                  "it, a not-question (GUIDE.md coverage rule 3 now says so)",
+    "banking_knowledge/task_082": "record right on the list sentence ('... FOUR suspicious "
+                                  "transactions across TWO of your debit cards.', the request's "
+                                  "item naming the whole list: GUIDE.md coverage rule 1); pass "
+                                  "right on the ATM charge: its item requoted to the sentence "
+                                  "naming the transaction ('\"On my Green Fee-Free Account card "
+                                  "ending in 7391, I used the Rho-Bank ATM - machine 2847 - on "
+                                  "November 9th.', as the other three charges quote theirs), and "
+                                  "'I requested $200 but only got $100 in cash.' is said of it, "
+                                  "situation (its facts in the resolves_to)",
+    "banking_knowledge/task_017": "record right: both bind the same write, the gold's customer "
+                                  "call submit_cash_back_dispute_0589 on the two transactions "
+                                  "whose cash back is wrong (the agent gives the tool, the "
+                                  "customer runs it); the pass describes the tool without its "
+                                  "name, which the blind reader could not see",
+    "banking_knowledge/task_001": "record right: the free Rho-Bank+ subscription is a fact about "
+                                  "the customer that the application takes "
+                                  "(rho_bank_subscription true) but nobody chooses, situation "
+                                  "like income (GUIDE.md coverage rule 2 now says so), as "
+                                  "task_003's, task_024's and task_049's records have it; "
+                                  "task_064's record binds its 'You also have an active "
+                                  "Rho-Bank+ subscription' to rho_bank_subscription and is the "
+                                  "one record that conflicts (left as it is)",
 }
