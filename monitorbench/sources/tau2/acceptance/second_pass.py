@@ -85,7 +85,8 @@ class BlindPass(NamedTuple):
 #   clarifications), its ten records revised to the coverage rule before it was read: 85.1 %
 #   (131 of 154), settled to 87.7 % (135 of 154);
 # - thirteenth (5757, banking only: the last 7 banking tasks no pass drew): after the twelfth's
-#   settlement, its records revised to the coverage rule before it was read: 78.9 % (75 of 95).
+#   settlement, its records revised to the coverage rule before it was read: 78.9 % (75 of 95),
+#   settled to 88.0 % (81 of 92).
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
@@ -1122,4 +1123,90 @@ SETTLED_TWELFTH: dict[str, str] = {
                                   "task_064's record binds its 'You also have an active "
                                   "Rho-Bank+ subscription' to rho_bank_subscription and is the "
                                   "one record that conflicts (left as it is)",
+}
+
+
+# How each disagreement of the blind thirteenth pass (the last seven banking tasks, read with
+# GUIDE.md's sentence coverage after the twelfth's settlement) was settled. Blind, it agreed on
+# 75 of 95 items (78.9 %). The reader was right on task_075 (the trip's length quoted at the
+# description's first statement of it; the yes to the requested recommendation and the ask for
+# the product then opened restate the request), task_025 (the Apple Music purchase, priced by
+# category, is a criterion of the card), task_054 (the proposed order of the writes is a
+# push-back on the order, not an item) and task_016 (the customer's transaction quoted at the
+# offer, its how-to customer_step). Everywhere else the record follows the guide, and GUIDE.md
+# gained a sentence for each class read otherwise: a single account's two items, a figure's
+# first statement in the description, what is bought, an answer on a product's term, "Are you
+# sure ...", a reorder ask against a proposed order, "What is going on?!" when answered, a yes to
+# a requested recommendation, a yes to an offered transfer, a goal first stated without its
+# write, the customer's own write, a replacement's reason. That leaves 81 of 92 (88.0 %);
+# task_075, task_025, task_054 and task_016 rebuild.
+SETTLED_THIRTEENTH: dict[str, str] = {
+    "banking_knowledge/task_075": "pass right on three: the trip's length is a usage figure "
+                                  "quoted at its first statement, the description's 'You're "
+                                  "planning a 3-month photography assignment ...' ('Trip "
+                                  "duration: 3 months' now restated); 'Then accept the "
+                                  "recommendation.' is a yes to the recommendation the customer "
+                                  "asked for, the requested opening asked again (now restated, "
+                                  "as task_057's, task_065's and task_067's 'That sounds "
+                                  "perfect.'; task_071's stage direction conflicts); 'I want to "
+                                  "know which personal checking account ...' asks for the "
+                                  "product then opened, the request's preference, not a question "
+                                  "(GUIDE.md Recommendations; now a not-question restating "
+                                  "it); record right on "
+                                  "'Are you sure that's the best one for my situation?': it asks "
+                                  "to be told that the account fits, a question naming the "
+                                  "account opened, as task_076's; GUIDE.md now decides all four",
+    "banking_knowledge/task_035": "record right: 'Get this fixed immediately.' names no write "
+                                  "(purpose); the next sentence's 'you need someone to fix the "
+                                  "erroneous report ... RIGHT NOW' is the first that holds the "
+                                  "escalation the gold makes (the emergency incident transfer and "
+                                  "transfer_to_human_agents), and 'You want immediate escalation, "
+                                  "not troubleshooting.' asks for the same human again, "
+                                  "restated, not a further ask on a new condition; 'What is "
+                                  "going on?!' is answered by the knowledge base's incident "
+                                  "notice the gold's search returns, so it is a question, the "
+                                  "'no explanations' being how the customer talks; GUIDE.md "
+                                  "rules 3 and 5 now say both",
+    "banking_knowledge/task_067": "record right on both: the Light Blue account is an item at its "
+                                  "first naming (rule 1) and the goal line 'After that, you want "
+                                  "to close your old Light Blue checking account ...' is the "
+                                  "request's item (rule 5), both binding close_bank_account_7392, "
+                                  "as task_065's record (the same brief, agreed by the twelfth "
+                                  "pass); 'So accounts with high minimum balances are fine - I "
+                                  "can meet them.' answers the agent's question on a term of the "
+                                  "savings account, a criterion of the choice (the gold's "
+                                  "Platinum Plus Account), as task_065's 'If an account needs "
+                                  "more than that as a minimum balance, it won't work for me.'; "
+                                  "GUIDE.md rules 1 and 2 now say both",
+    "banking_knowledge/task_025": "pass right: the Apple Music subscription is what the card is "
+                                  "used for, and the knowledge base prices it by category (the "
+                                  "Business Platinum Rewards Card earns 4.0% on software and "
+                                  "subscriptions), a criterion of the card chosen, now an item "
+                                  "(was situation); GUIDE.md rule 2 now says so and names "
+                                  "task_024's work truck as the record to re-check",
+    "banking_knowledge/task_054": "pass right on the order: 'Can we do the credit limit increase "
+                                  "FIRST ...' proposes an order the knowledge base's conflict "
+                                  "rule sets, a push-back on the order (now a not-question, as "
+                                  "task_065's and task_067's), and 'let's handle the fraud "
+                                  "situation first ...' is order (both were items binding 'order "
+                                  "of the writes'); record right on the rest: 'You're worried "
+                                  "your card information was compromised' is the replacement's "
+                                  "reason (order_replacement_credit_card_7291 reason "
+                                  "fraud_suspected in the gold), a reason a tool argument holds; "
+                                  "'Yes, please send me a new card with a new number.' decides "
+                                  "the dispute's card_action cancel_and_reissue; 'Immediately ask "
+                                  "if you can reorder to get all three done.' asks whether it is "
+                                  "possible, a question the knowledge base's CLI eligibility "
+                                  "rules answer; GUIDE.md now names all three",
+    "banking_knowledge/task_016": "pass right on the transaction: its item now quotes the offer "
+                                  "'Once you understand what's needed, offer to help your friend "
+                                  "out by making a transaction on their behalf ...', its first "
+                                  "statement, and the how-to 'If the agent gives you this "
+                                  "information, submit a transaction ...' is customer_step; "
+                                  "record right on 'If the agent gives generic answers, can't "
+                                  "find your information, or offers to transfer you to a human, "
+                                  "accept that.': a yes to a transfer the agent may offer is an "
+                                  "item binding transfer_to_human_agents (rule 4), resolved to no "
+                                  "transfer, like a fallback ask for a human (rule 6, task_074's "
+                                  "and task_072's); GUIDE.md now says both",
 }
