@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import functools
 import importlib.util
 import json
 import os
@@ -324,13 +325,17 @@ class CpuAccount:
         return int(text) / 1e9
 
 
-ACCOUNT = CpuAccount()
+@functools.lru_cache(maxsize=None)
+def account() -> CpuAccount:
+    """The one :class:`CpuAccount` of this process, made at first use (not at import: a module
+    that imports this one for a helper is not moved into a cgroup)."""
+    return CpuAccount()
 
 
 def measure(open_session, tasks, cases, parallel: int, docker: bool = False) -> Measured:
     """Judge every case, one session per task, ``parallel`` sessions at a time. ``docker``:
     the CPU column counts the engine's and the kept containers' growth (``engine_cpu``);
-    otherwise it is ``ACCOUNT``'s growth, or, without it, the tick sums of /proc."""
+    otherwise it is ``account()``'s growth, or, without it, the tick sums of /proc."""
     starts: list[float] = []
     per_case: list[float] = []
     sandbox_cpu: list[float] = []
@@ -350,7 +355,7 @@ def measure(open_session, tasks, cases, parallel: int, docker: bool = False) -> 
 
     n_cases = sum(len(cases[t]) for t, _ in tasks)
     engine0 = engine_cpu() if docker else 0.0
-    cpu0, charged0 = _self_cpu(), ACCOUNT.usage()
+    cpu0, charged0 = _self_cpu(), account().usage()
     t0 = time.perf_counter()
     with ThreadPoolExecutor(parallel) as pool:
         decisions = [d for ds in pool.map(run_task, tasks) for d in ds]
@@ -360,7 +365,7 @@ def measure(open_session, tasks, cases, parallel: int, docker: bool = False) -> 
     elif charged0 is not None:
         time.sleep(0.05)  # the last sessions' teardown, charged as it runs
         return Measured(seconds, decisions, starts, per_case,
-                        (ACCOUNT.usage() - charged0) / n_cases)
+                        (account().usage() - charged0) / n_cases)
     return Measured(seconds, decisions, starts, per_case,
                  (_self_cpu() - cpu0 + sum(sandbox_cpu)) / n_cases)
 
@@ -455,7 +460,7 @@ def main() -> None:
           f"{args.parallel} parallel sessions; load average at start {load_before:.1f} on "
           f"{os.cpu_count()} cores; CPU from "
           + ("the engine's growth (docker)" if box.name == "docker" else
-             "a cpuacct cgroup of the bench's own" if ACCOUNT.file is not None else
+             "a cpuacct cgroup of the bench's own" if account().file is not None else
              "/proc's tick sums (no cpuacct cgroup could be made: they miss about half)"))
     print(f"{'path':<30}{'cases/s':>10}{'CPU ms/case':>12}{'start ms':>11}{'case ms p50':>13}"
           f"{'p95':>8}")
