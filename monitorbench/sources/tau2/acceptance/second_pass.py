@@ -1121,8 +1121,9 @@ SETTLED_TWELFTH: dict[str, str] = {
                                   "like income (GUIDE.md coverage rule 2 now says so), as "
                                   "task_003's, task_024's and task_049's records have it; "
                                   "task_064's record binds its 'You also have an active "
-                                  "Rho-Bank+ subscription' to rho_bank_subscription and is the "
-                                  "one record that conflicts (left as it is)",
+                                  "Rho-Bank+ subscription' to rho_bank_subscription and was the "
+                                  "one record that conflicted (since revised to situation; the "
+                                  "fourth pass, which read it as an item, has no floor)",
 }
 
 
