@@ -162,7 +162,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.95),   # blind 89.2 % (232 of 260); 267 of 281 after
     (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.945),    # blind 85.3 % (272 of 319); 317 of 334 after
     (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.975),      # blind 85.3 % (244 of 286); 301 of 308 after
-    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.945),      # blind 72.4 % (160 of 221); 230 of 243 after
+    # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
+    # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
+    # so), hence 0.94
+    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.94),
     (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.88),   # blind 87.2 % (136 of 156); 138 of 156 after
     (sp.TWELFTH_PASS, sp.SETTLED_TWELFTH, 0.875),    # blind 85.1 % (131 of 154); 135 of 154 after
     (sp.THIRTEENTH_PASS, sp.SETTLED_THIRTEENTH, 0.875)])  # blind 78.9 % (75 of 95); 81 of 92 after

@@ -947,7 +947,11 @@ SETTLED_TENTH: dict[str, str] = {
                                   "pass wrong on 'Alright, please transfer me.' (accepting the "
                                   "transfer the refusal resolves); same item on 'confirm all "
                                   "EXCEPT the Miami one' (the pass holds it in the dispute's "
-                                  "resolution); excluded by its gold_breaks",
+                                  "resolution); excluded by its gold_breaks; record later "
+                                  "revised to the guide (issue 46, after the thirteenth "
+                                  "settlement): 'Should I be worried about my card?' asks for an "
+                                  "opinion, the example GUIDE.md coverage rule 3 gives of a "
+                                  "not-question, so the pass's question is its own again",
 }
 
 
