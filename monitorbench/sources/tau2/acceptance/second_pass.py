@@ -446,7 +446,12 @@ SETTLED_THIRD: dict[str, str] = {
                                   "folds it into its goal item's resolves_to) and on the "
                                   "opening's 'just tell me which accounts are the right fit' "
                                   "(the same question asked twice, both spans kept so C8 "
-                                  "reads them; the third pass's own note says so)",
+                                  "reads them; the third pass's own note says so); record "
+                                  "later revised to the guide (issue 46, after the thirteenth "
+                                  "settlement): the accept-and-open stage direction is a yes to "
+                                  "the recommendation the customer asked for, restated (GUIDE.md "
+                                  "coverage rule 4, as task_075's), so the pass's item is its "
+                                  "own again",
     "banking_knowledge/task_097": "record split its bundled correction preference into the "
                                   "customer's two requests (apply the credits, submit the "
                                   "reports); the interest question is the same item, other "
@@ -1153,7 +1158,8 @@ SETTLED_THIRTEENTH: dict[str, str] = {
                                   "recommendation.' is a yes to the recommendation the customer "
                                   "asked for, the requested opening asked again (now restated, "
                                   "as task_057's, task_065's and task_067's 'That sounds "
-                                  "perfect.'; task_071's stage direction conflicts); 'I want to "
+                                  "perfect.'; task_071's stage direction, which conflicted, is "
+                                  "now restated too); 'I want to "
                                   "know which personal checking account ...' asks for the "
                                   "product then opened, the request's preference, not a question "
                                   "(GUIDE.md Recommendations; now a not-question restating "
