@@ -166,7 +166,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
     # so), hence 0.94
     (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.94),
-    (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.88),   # blind 87.2 % (136 of 156); 138 of 156 after
+    # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
+    # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875
+    (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.875),
     (sp.TWELFTH_PASS, sp.SETTLED_TWELFTH, 0.875),    # blind 85.1 % (131 of 154); 135 of 154 after
     (sp.THIRTEENTH_PASS, sp.SETTLED_THIRTEENTH, 0.875)])  # blind 78.9 % (75 of 95); 81 of 92 after
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,

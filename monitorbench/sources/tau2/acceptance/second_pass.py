@@ -1039,6 +1039,14 @@ SETTLED_ELEVENTH: dict[str, str] = {
                                   "EveryonePay charge's own item already resolves to no dispute "
                                   "now, as task_085's dropped charge; GUIDE.md now says a "
                                   "dropped charge is its charge's item, not a second one",
+    "banking_knowledge/task_024": "record later revised to the guide (issue 46, after the "
+                                  "thirteenth settlement; pass and record had agreed): 'You're "
+                                  "planning to purchase a new work truck ...' is what the card "
+                                  "is used for, priced by category in the knowledge base (no "
+                                  "business card's bonus category covers a vehicle, so it earns "
+                                  "the base rate), a criterion of the card chosen (GUIDE.md "
+                                  "coverage rule 2, as task_025's Apple Music subscription), "
+                                  "now an item (was situation, as the pass reads it)",
 }
 
 
@@ -1193,8 +1201,9 @@ SETTLED_THIRTEENTH: dict[str, str] = {
                                   "used for, and the knowledge base prices it by category (the "
                                   "Business Platinum Rewards Card earns 4.0% on software and "
                                   "subscriptions), a criterion of the card chosen, now an item "
-                                  "(was situation); GUIDE.md rule 2 now says so and names "
-                                  "task_024's work truck as the record to re-check",
+                                  "(was situation); GUIDE.md rule 2 now says so and named "
+                                  "task_024's work truck as the record to re-check (since "
+                                  "revised to a criterion too)",
     "banking_knowledge/task_054": "pass right on the order: 'Can we do the credit limit increase "
                                   "FIRST ...' proposes an order the knowledge base's conflict "
                                   "rule sets, a push-back on the order (now a not-question, as "
