@@ -85,12 +85,11 @@ class _Spawner:
         orphaned when bwrap's monitor exits before reaping it, and the host's pid 1 reaps it
         when it will (on some hosts seconds later): until then it holds one pid of the cgroup
         but is no process of anyone's."""
-        try:
+        try:  # leased only when empty (or just made): the spawner is its one live task
             charged = int(read_text(self.cgroup.path / "pids.current"))
         except ValueError:
             charged = 1
-        live = len(read_text(self.cgroup.path / "tasks").split())
-        self.cgroup.set_max(max_pids + 1 + max(0, charged - live))
+        self.cgroup.set_max(max_pids + max(1, charged))
 
     def stop(self) -> None:
         """End the thread; the cgroup is removed once it has left."""

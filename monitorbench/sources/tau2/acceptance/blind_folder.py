@@ -32,7 +32,8 @@ from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError, MonitorbenchError
 from monitorbench.sources.tau2.acceptance import HERE, parse_record
-from monitorbench.sources.tau2.acceptance.coverage import COVERAGE_DOMAINS, uncovered
+from monitorbench.sources.tau2.acceptance.coverage import (COVERAGE_DOMAINS, record_quotes,
+                                                           uncovered)
 from monitorbench.sources.tau2.acceptance.second_pass import (LATER_PASSES, BlindPass,
                                                               blind_pass, blind_sample)
 
@@ -119,7 +120,8 @@ def write_blind_folder(name: str, dest: Path) -> list[str]:
     index = []
     for i, (domain, task_id) in enumerate(picked):
         task = next(t for t in src.load_tasks(domain) if t.task_id == task_id)
-        entry: dict[str, Any] = {"key": f"{domain}/{task_id}", "file": f"tasks/{i:02d}_{domain}.txt",
+        entry: dict[str, Any] = {"key": f"{domain}/{task_id}",
+                                 "file": f"tasks/{i:02d}_{domain}.txt",
                                  "policy": f"policies/{domain}.md",
                                  "tools": f"tools/{domain}.json"}
         if spec.coverage and domain in COVERAGE_DOMAINS:
@@ -198,17 +200,16 @@ def _task_problems(folder: Path, entry: Mapping[str, Any], pass_file: Path,
         rec = parse_record(pass_file, key, raw)
     except InputError as e:
         return [*problems, f"{key}: field {e.field!r} {e.problem}"]
-    text = quote_norm(public_text(folder, entry))
+    brief = public_text(folder, entry)
+    text = quote_norm(brief)
     policy = quote_norm((folder / entry["policy"]).read_text(encoding="utf-8"))
-    problems += [f"{key}: quote {i.quote!r} not in the task's public text"
-                 for i in (*rec.preferences, *rec.questions, *rec.not_questions,
-                           *rec.not_items)
-                 if quote_norm(i.quote) not in text]
+    problems += [f"{key}: quote {q!r} not in the task's public text"
+                 for q in record_quotes(rec) if quote_norm(q) not in text]
     problems += [f"{key}: policy {q!r} not in the policy" for q in rec.policy
                  if quote_norm(q) not in policy]
     if entry.get("coverage"):
         problems += [f"{key}: sentence {s!r} not covered (GUIDE.md, Coverage (banking))"
-                     for s in uncovered(rec, public_text(folder, entry))]
+                     for s in uncovered(rec, brief)]
     return problems
 
 
