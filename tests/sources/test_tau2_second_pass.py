@@ -79,8 +79,25 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
         print("\n[issue 46] blind second pass vs first pass:\n" + sp.format_report(report))
 
 
-# The passes whose file a blind reader has written: all of them.
-WRITTEN = [p.name for p in sp.LATER_PASSES]
+# The passes whose file a blind reader has written (the fourteenth's is still to be written).
+WRITTEN = [p.name for p in sp.LATER_PASSES if p.name != sp.FOURTEENTH_PASS]
+
+
+def test_the_fourteenth_pass_rereads_ten_banking_tasks_the_guide_does_not_quote() -> None:
+    """The re-read draws 10 of its pool by its seed; the pool is tasks of the eleventh to
+    thirteenth passes (read once, records settled), none of whose sentences GUIDE.md quotes
+    and whose ids it does not name, so its examples do not hand the reader the answers."""
+    from monitorbench.sources.tau2.acceptance.coverage import sentences
+
+    picked = sp.blind_sample(sp.FOURTEENTH_PASS)
+    read = set().union(*(sp.blind_sample(n) for n in (sp.ELEVENTH_PASS, sp.TWELFTH_PASS,
+                                                       sp.THIRTEENTH_PASS)))
+    assert len(picked) == len(set(picked)) == 10 and set(picked) <= set(sp.REREAD_POOL) <= read
+    guide = _norm((HERE / "GUIDE.md").read_text(encoding="utf-8"))
+    tasks = {t.task_id: t for t in src.load_tasks("banking_knowledge")}
+    quoted = [(t, s) for _, t in sp.REREAD_POOL for s in sentences(src.user_request(tasks[t]))
+              if len(s) > 25 and _norm(s).strip('"') in guide]
+    assert quoted == [] and not [t for _, t in sp.REREAD_POOL if t in guide]
 
 
 @pytest.mark.parametrize("name", WRITTEN)

@@ -44,18 +44,22 @@ TENTH_PASS = "tenth_pass.json"
 ELEVENTH_PASS = "eleventh_pass.json"
 TWELFTH_PASS = "twelfth_pass.json"
 THIRTEENTH_PASS = "thirteenth_pass.json"
+FOURTEENTH_PASS = "fourteenth_pass.json"
 
 
 class BlindPass(NamedTuple):
     """One blind pass after the second: its file, seed, tasks per domain, the domains it draws
     from, and whether its records of :data:`coverage.COVERAGE_DOMAINS` must cover every
-    sentence of the brief (GUIDE.md "Coverage (banking)"; the passes before it did not)."""
+    sentence of the brief (GUIDE.md "Coverage (banking)"; the passes before it did not).
+    ``reread``: where not empty, the pass draws from these tasks, read by earlier passes, to
+    measure whether a fresh reader now writes their settled records again."""
 
     name: str
     seed: int
     per_domain: int
     domains: tuple[str, ...] = THIRD_DOMAINS
     coverage: bool = False
+    reread: tuple[tuple[str, str], ...] = ()  # a pass over tasks read before: its pool
 
 
 # The blind passes after the second, in the order they were written: each drew, by one
@@ -86,14 +90,25 @@ class BlindPass(NamedTuple):
 #   (131 of 154), settled to 87.7 % (135 of 154);
 # - thirteenth (5757, banking only: the last 7 banking tasks no pass drew): after the twelfth's
 #   settlement, its records revised to the coverage rule before it was read: 78.9 % (75 of 95),
-#   settled to 88.0 % (81 of 92).
+#   settled to 88.0 % (81 of 92);
+# - fourteenth (5858, 10 of REREAD_POOL, banking only): a re-read. Every banking task had been
+#   read blind once, by the eleventh to thirteenth passes with coverage or before without it;
+#   this pass asks whether a fresh reader, with GUIDE.md as those passes' settlements left it,
+#   writes the settled records of tasks read once again. Its pool is the fourteen tasks of the
+#   eleventh to thirteenth passes none of whose sentences GUIDE.md quotes or whose id it names
+#   (its examples would tell the reader the records' answers).
+REREAD_POOL = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
+    "025"))
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
                 BlindPass(NINTH_PASS, 5353, 10), BlindPass(TENTH_PASS, 5454, 10),
                 BlindPass(ELEVENTH_PASS, 5555, 10, ("banking_knowledge",), coverage=True),
                 BlindPass(TWELFTH_PASS, 5656, 10, ("banking_knowledge",), coverage=True),
-                BlindPass(THIRTEENTH_PASS, 5757, 10, ("banking_knowledge",), coverage=True))
+                BlindPass(THIRTEENTH_PASS, 5757, 10, ("banking_knowledge",), coverage=True),
+                BlindPass(FOURTEENTH_PASS, 5858, 10, ("banking_knowledge",), coverage=True,
+                          reread=REREAD_POOL))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -106,10 +121,14 @@ def blind_pass(name: str) -> BlindPass:
 
 def blind_sample(name: str) -> list[tuple[str, str]]:
     """The ``(domain, task_id)`` pairs of the blind pass ``name`` of :data:`LATER_PASSES`,
-    drawn among the tasks neither the second pass nor an earlier later pass sampled."""
+    drawn among the tasks neither the second pass nor an earlier later pass sampled (a re-read
+    pass: among its ``reread`` pool, by one ``random.Random(seed)``)."""
     before = set(sample())
     for entry in LATER_PASSES:
-        picked = _later_sample(entry.seed, before, entry.per_domain, entry.domains)
+        picked = (random.Random(entry.seed).sample(entry.reread,
+                                                   min(entry.per_domain, len(entry.reread)))
+                  if entry.reread else
+                  _later_sample(entry.seed, before, entry.per_domain, entry.domains))
         if entry.name == name:
             return picked
         before |= set(picked)
