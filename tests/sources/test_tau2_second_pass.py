@@ -177,7 +177,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.FIFTH_PASS, sp.SETTLED_FIFTH, 0.96),     # blind 94.7 % (231 of 244 items)
     (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.92),     # blind 84.6 % (242 of 286); 272 of 294 after
     (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.95),   # blind 89.2 % (232 of 260); 267 of 281 after
-    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.945),    # blind 85.3 % (272 of 319); 317 of 334 after
+    # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
+    # was requoted to its first statement and its savings account added by the guide
+    # (SETTLED_EIGHTH says so), hence 0.94
+    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.94),
     (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.975),      # blind 85.3 % (244 of 286); 301 of 308 after
     # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says

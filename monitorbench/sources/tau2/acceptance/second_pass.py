@@ -381,7 +381,11 @@ SETTLED: dict[str, str] = {
                                   "prioritising item",
     "banking_knowledge/task_007": "kind differs: the sign-up-bonus search decides the card "
                                   "the customer applies for; the first pass's preference "
-                                  "stands (the second pass called it a question)",
+                                  "stands (the second pass called it a question); record later "
+                                  "revised to the guide (issue 46, coverage): 'don't expect to "
+                                  "use it much afterward' (the spend through the card, coverage "
+                                  "rule 2, as task_003's) and the no-card-fits fallback "
+                                  "(preferences rule 3, as task_002's) added as items",
     "banking_knowledge/task_004": "second pass wrong (request as preference): the email "
                                   "change, refused because the customer is not verified; "
                                   "record revised to GUIDE.md (2026-12-07): the request now "
@@ -389,7 +393,13 @@ SETTLED: dict[str, str] = {
                                   "the second pass did not record",
     "banking_knowledge/task_021": "same request, other kind: the first pass binds the "
                                   "disputes the customer files; it gained the question the "
-                                  "second pass recorded ('any errors with my cash back')",
+                                  "second pass recorded ('any errors with my cash back'); "
+                                  "record later revised to the guide (issue 46, coverage): the "
+                                  "question requoted to its first statement, the situation's "
+                                  "'noticed that your cash back rewards seem inconsistent' "
+                                  "(the opening's ask a not-question restating it), and the "
+                                  "two cards disputed on added as items (coverage rule 1), as "
+                                  "task_020's",
     "banking_knowledge/task_076": "same item, other span: the first pass's account preference "
                                   "quotes the situation; the first pass gained the optional "
                                   "'Are you sure ...' question; record revised to GUIDE.md "
@@ -398,7 +408,12 @@ SETTLED: dict[str, str] = {
                                   "amount) are items of their own, quoted from the situation "
                                   "and usage lines; the second pass quoted the opening's "
                                   "'cost me the least in ATM fees' (same item, other span) "
-                                  "and did not itemise the figures",
+                                  "and did not itemise the figures; record later revised to "
+                                  "the guide (issue 46, coverage), as task_075's: the request "
+                                  "split from its criterion 'that minimizes ATM fees', the trip "
+                                  "duration requoted to its first statement (the description's "
+                                  "2-month trip; 'Trip duration: 2 months' restated) and the "
+                                  "foreign out-of-network ATM use added as a criterion",
     "banking_knowledge/task_043": "same items, other spans (the pay-off); the closure reason "
                                   "is a request as preference the second pass missed; the "
                                   "fee-waiver binds agree in substance (the waiver flag)",
@@ -815,7 +830,17 @@ SETTLED_EIGHTH: dict[str, str] = {
                                   "to the customer's own claim ('That's $480 a month - you're "
                                   "shorting me $72!'), and gained 'if there are any other "
                                   "boosts that I'm missing' (it decides the credit: 140.00 "
-                                  "counts the cards' boosts); no disagreement left",
+                                  "counts the cards' boosts); no disagreement left; record "
+                                  "later revised to the guide (issue 46, coverage; pass and "
+                                  "record had agreed): the question requoted from 'That's $480 "
+                                  "a month - you're shorting me $72!' (now restated) to its "
+                                  "first statement, the character's 'You're frustrated because "
+                                  "you believe your savings account interest is much lower than "
+                                  "it should be.' (GUIDE.md questions: a problem first stated in "
+                                  "the description is one question, quoted there; the guide's "
+                                  "own example has this form), and the Gold savings account "
+                                  "the credit and report are written on added as an item "
+                                  "(coverage rule 1, as task_095's)",
     "banking_knowledge/task_055": "record gained the age criterion ('no student or senior "
                                   "stuff'), the declined funding transfer and the question "
                                   "'Did that work? Can you confirm the money is in there?'; the "
