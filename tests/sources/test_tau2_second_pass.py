@@ -174,18 +174,28 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
 
 
 @pytest.mark.parametrize("name,settled,at_least", [
-    (sp.FIFTH_PASS, sp.SETTLED_FIFTH, 0.96),     # blind 94.7 % (231 of 244 items)
+    # fifth: blind 94.7 % (231 of 244 items); 237 of 249 once the cash back briefs' questions were
+    # requoted to the problem's first statement and the cards disputed on added by the guide
+    # (task_026, task_029; SETTLED_FIFTH says so), hence 0.95
+    (sp.FIFTH_PASS, sp.SETTLED_FIFTH, 0.95),
     (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.92),     # blind 84.6 % (242 of 286); 272 of 294 after
-    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.95),   # blind 89.2 % (232 of 260); 267 of 281 after
+    # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
+    # was requoted to the problem's first statement and its two cards added by the guide
+    # (SETTLED_SEVENTH says so), hence 0.935
+    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.935),
     # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
     # was requoted to its first statement and its savings account added by the guide
     # (SETTLED_EIGHTH says so), hence 0.94
     (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.94),
-    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.975),      # blind 85.3 % (244 of 286); 301 of 308 after
+    # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
+    # questions were requoted to the problem's first statement and task_019's two cards added by
+    # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95
+    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.95),
     # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
-    # so), hence 0.94
-    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.94),
+    # so), hence 0.94; 226 of 245 once task_022's question was requoted to the problem's first
+    # statement and its three cards disputed on added by the guide (SETTLED_TENTH says so), 0.92
+    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.92),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875
     (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.875),

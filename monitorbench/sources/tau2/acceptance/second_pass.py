@@ -523,12 +523,28 @@ SETTLED_FIFTH: dict[str, str] = {
                   "left",
     "retail/31": "binds agree in substance: the refund or reorder of the tablet is a return "
                  "or a new order, which the record names by what it decides",
-    "banking_knowledge/task_026": "record right: 'If you have not submitted any disputes, "
-                                  "ignore Phase 2.' orders the conversation (not an item, "
-                                  "GUIDE.md); 'Could you help me figure out what's going on?' "
-                                  "asks what the agent's review of the cash back finds, which "
-                                  "the reply must tell (a question, value-tested by C8; the "
-                                  "fifth pass called it a not-question)",
+    "banking_knowledge/task_026": "record right: 'If you have not submitted any disputes, ignore "
+                                  "Phase 2.' orders the conversation (not an item, GUIDE.md); "
+                                  "'Could you help me figure out what's going on?' asks what the "
+                                  "agent's review of the cash back finds, which the reply must "
+                                  "tell (a question, value-tested by C8; the fifth pass called it "
+                                  "a not-question); record later revised to the guide (issue 46, "
+                                  "coverage): the question requoted from 'Could you help me "
+                                  "figure out what's going on?' (now a not-question restating it) "
+                                  "to its first statement, the situation's 'You've noticed that "
+                                  "your recent cash back rewards don't seem to add up correctly.' "
+                                  "(GUIDE.md questions: a problem first stated in the description "
+                                  "is one question, as task_020's, the same brief), and the two "
+                                  "cards disputed on added as items (coverage rule 1)",
+    "banking_knowledge/task_029": "record later revised to the guide (issue 46, coverage; pass "
+                                  "and record had agreed, neither had a question): the question "
+                                  "added at its first statement, the character's 'you feel "
+                                  "something seems off with your recent credit card rewards' "
+                                  "(GUIDE.md questions: a request for help understanding a "
+                                  "problem the task lets the agent answer is a question, quoted "
+                                  "at the description, as task_017's and task_028's); the "
+                                  "opening's 'Can you help me check?' a not-question restating "
+                                  "it, as the pass has it",
     "banking_knowledge/task_080": "record requoted the freeze to its first statement ('I want "
                                   "to freeze all of them right away.'); the two binds that "
                                   "differ agree in substance (the Blue card's delivery option, "
@@ -696,10 +712,18 @@ SETTLED_SEVENTH: dict[str, str] = {
                  "possible' decides no call, argument or reply (no tool sets a delivery "
                  "speed; the urgency is the persona's 'in a rush' and restates the undo "
                  "request)",
-    "banking_knowledge/task_027": "pass wrong on the binds: a request the policy refuses "
-                                  "binds the call it asks for, resolved to the refusal "
-                                  "(GUIDE.md rule 1); both resolve to no update of the "
-                                  "transaction rewards",
+    "banking_knowledge/task_027": "pass wrong on the binds: a request the policy refuses binds "
+                                  "the call it asks for, resolved to the refusal (GUIDE.md rule "
+                                  "1); both resolve to no update of the transaction rewards; "
+                                  "record later revised to the guide (issue 46, coverage; pass "
+                                  "and record had agreed on the question): the question requoted "
+                                  "from 'Could you help me figure out what's going on?' (now a "
+                                  "not-question restating it) to its first statement, the "
+                                  "situation's 'You've noticed that your recent cash back rewards "
+                                  "don't seem to add up correctly.' (GUIDE.md questions: a "
+                                  "problem first stated in the description is one question, as "
+                                  "task_020's, the same brief), and the two cards disputed on "
+                                  "added as items (coverage rule 1)",
     "banking_knowledge/task_102": "record requoted the request to its first statement ('you "
                                   "have four more people you want to refer before "
                                   "year-end'), replaced '\"Makes sense, let me do that one "
@@ -877,12 +901,29 @@ SETTLED_NINTH: dict[str, str] = {
                                   "question (GUIDE.md: a request for help understanding a "
                                   "problem), 'help you fix any errors' the dispute request; no "
                                   "disagreement left (the task stays excluded: its gold writes "
-                                  "computed rewards)",
-    "banking_knowledge/task_018": "as task_028; no disagreement left",
+                                  "computed rewards); record later revised to the guide (issue "
+                                  "46, coverage; pass and record had agreed): the question "
+                                  "requoted from 'you want the agent to investigate' to its first "
+                                  "statement, the character's 'you feel something seems off with "
+                                  "your recent credit card rewards' (GUIDE.md questions: a "
+                                  "problem first stated in the description is one question, as "
+                                  "task_017's, the same brief form)",
+    "banking_knowledge/task_018": "as task_028; no disagreement left; record later revised to the "
+                                  "guide as task_028 (issue 46, coverage): the question requoted "
+                                  "to the character's 'you feel something seems off with your "
+                                  "recent credit card rewards'",
     "banking_knowledge/task_019": "as task_028, the question requoted to its first statement "
                                   "('you want the agent to look into it'; the later 'Could you "
                                   "help me figure out what's going on?' a not-question); no "
-                                  "disagreement left",
+                                  "disagreement left; record later revised to the guide (issue "
+                                  "46, coverage; pass and record had agreed): the question "
+                                  "requoted from 'you want the agent to look into it' to its "
+                                  "first statement, the situation's 'You've noticed that your "
+                                  "recent cash back rewards don't seem to add up correctly.' "
+                                  "(GUIDE.md questions: a problem first stated in the description "
+                                  "is one question, as task_020's, the same brief), and the two "
+                                  "cards disputed on added as items (coverage rule 1, as "
+                                  "task_020's)",
     "banking_knowledge/task_062": "pass wrong: 'Wait, why can't we just do the closures "
                                   "first?' pushes back on the order of the steps (GUIDE.md now "
                                   "says so), a not-question in the record",
@@ -946,11 +987,18 @@ SETTLED_TENTH: dict[str, str] = {
     "retail/0": "record dropped 'want to make sure everything is addressed in one go.': the "
                 "persona (GUIDE.md), and the policy's one exchange per order already decides the "
                 "one call; no disagreement left",
-    "banking_knowledge/task_022": "record split its bundled item: the correction request "
-                                  "('You believe in accuracy and want all discrepancies "
-                                  "corrected.'), the both-ways criterion, and the investigation "
-                                  "ask as the question; binds agree in substance (the pass "
-                                  "names no tool)",
+    "banking_knowledge/task_022": "record split its bundled item: the correction request ('You "
+                                  "believe in accuracy and want all discrepancies corrected.'), "
+                                  "the both-ways criterion, and the investigation ask as the "
+                                  "question; binds agree in substance (the pass names no tool); "
+                                  "record later revised to the guide (issue 46, coverage): the "
+                                  "question requoted from the investigation ask to its first "
+                                  "statement, the situation's 'you've noticed discrepancies in "
+                                  "your cash back rewards' (GUIDE.md questions: a problem first "
+                                  "stated in the description is one question, as task_020's), the "
+                                  "opening's ask a not-question, and the three cards disputed on "
+                                  "added as items at their first naming (coverage rule 1; the "
+                                  "Diamond Elite Card gets no dispute)",
     "banking_knowledge/task_099": "record gained the business-checking and $30,000 criteria, as "
                                   "task_100's; no disagreement left",
     "banking_knowledge/task_072": "record gained the transfer fallback (not reached) and the "
