@@ -201,10 +201,15 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # statement and its three cards disputed on added by the guide (SETTLED_TENTH says so), 0.92
     (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.92),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
-    # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875
-    (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.875),
+    # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
+    # 134 of 155 once the fourteenth pass showed task_084's two confirming asks echo the agent
+    # (rule 3: not-questions, which this pass's reader had as questions), hence 0.86
+    (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.86),
     (sp.TWELFTH_PASS, sp.SETTLED_TWELFTH, 0.875),    # blind 85.1 % (131 of 154); 135 of 154 after
-    (sp.THIRTEENTH_PASS, sp.SETTLED_THIRTEENTH, 0.875)])  # blind 78.9 % (75 of 95); 81 of 92 after
+    (sp.THIRTEENTH_PASS, sp.SETTLED_THIRTEENTH, 0.875),  # blind 78.9 % (75 of 95); 81 of 92 after
+    # fourteenth, a re-read of ten banking tasks read once: blind 94.7 % (126 of 133); 126 of
+    # 131 after (task_084's two echoes now not-questions; the records right elsewhere)
+    (sp.FOURTEENTH_PASS, sp.SETTLED_FOURTEENTH, 0.96)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

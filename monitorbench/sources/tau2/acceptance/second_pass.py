@@ -1130,7 +1130,13 @@ SETTLED_ELEVENTH: dict[str, str] = {
                                   "choice 'let's prioritize that one' (an item), and the "
                                   "EveryonePay charge's own item already resolves to no dispute "
                                   "now, as task_085's dropped charge; GUIDE.md now says a "
-                                  "dropped charge is its charge's item, not a second one",
+                                  "dropped charge is its charge's item, not a second one; "
+                                  "later, the fourteenth pass (a re-read) showed its two "
+                                  "confirming asks echo the agent (GUIDE.md rule 3), so the "
+                                  "record's questions 'So I can only file one more dispute "
+                                  "...?' and 'So for the TechWorld charge, my liability could "
+                                  "be up to $500 ...?', which this pass's reader had as "
+                                  "questions too, are now not-questions (SETTLED_FOURTEENTH)",
     "banking_knowledge/task_024": "record later revised to the guide (issue 46, after the "
                                   "thirteenth settlement; pass and record had agreed): 'You're "
                                   "planning to purchase a new work truck ...' is what the card "
@@ -1321,4 +1327,35 @@ SETTLED_THIRTEENTH: dict[str, str] = {
                                   "item binding transfer_to_human_agents (rule 4), resolved to no "
                                   "transfer, like a fallback ask for a human (rule 6, task_074's "
                                   "and task_072's); GUIDE.md now says both",
+}
+
+
+SETTLED_FOURTEENTH: dict[str, str] = {
+    "banking_knowledge/task_084": "pass right: 'So I can only file one more dispute on that "
+                                  "account right now?' (said 'IF AGENT DISCOVERS AND MENTIONS "
+                                  "DISPUTE LIMIT') and 'So for the TechWorld charge, my "
+                                  "liability could be up to $500 ...?' (said 'If agent explains "
+                                  "late reporting liability') echo back what the agent has just "
+                                  "told, to confirm it: not-questions by GUIDE.md rule 3, as "
+                                  "task_053's 'So I might get the money back temporarily ...?'; "
+                                  "the record had them as questions (the eleventh pass's reader "
+                                  "too, before rule 3 named echoes), now not-questions",
+    "banking_knowledge/task_023": "record right on all three: the gold applies for the Diamond "
+                                  "Elite Card, so the customer qualifies for the rebate and the "
+                                  "don't-qualify branch is not taken: its 'ask why not' is a "
+                                  "not-question (rule 3, a branch the right solution does not "
+                                  "take), and each branch's 'say you want to ...' is what the "
+                                  "customer says before the branch's application, whose item the "
+                                  "record has; the reader, with no account data in the folder, "
+                                  "guessed the other branch (its own note says so): a limit of a "
+                                  "blind folder for a brief whose branch the data decides",
+    "banking_knowledge/task_001": "record right: 'You're looking for a credit card to use for "
+                                  "your everyday purchases.' is purpose whole; 'everyday "
+                                  "purchases' names no category a card's terms price (the "
+                                  "knowledge base uses it only of all eligible purchases), so "
+                                  "it is no criterion by rule 2; the criteria are the highest "
+                                  "cash back and no annual fee that follow; GUIDE.md now says so",
+    "banking_knowledge/task_003": "record right, as task_001's (the same sentence): purpose "
+                                  "whole; the criteria are the hard requirements, travel as the "
+                                  "main spending and the fee and cash back ties that follow",
 }
