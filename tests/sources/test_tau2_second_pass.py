@@ -180,9 +180,12 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
 @pytest.mark.parametrize("name,settled,at_least", [
     # fifth: blind 94.7 % (231 of 244 items); 237 of 249 once the cash back briefs' questions were
     # requoted to the problem's first statement and the cards disputed on added by the guide
-    # (task_026, task_029; SETTLED_FIFTH says so), hence 0.95
-    (sp.FIFTH_PASS, sp.SETTLED_FIFTH, 0.95),
-    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.92),     # blind 84.6 % (242 of 286); 272 of 294 after
+    # (task_026, task_029; SETTLED_FIFTH says so), hence 0.95; 237 of 250 once task_050's card was
+    # added by the guide (coverage rule 1; SETTLED_FIFTH says so), hence 0.945
+    (sp.FIFTH_PASS, sp.SETTLED_FIFTH, 0.945),
+    # sixth: blind 84.6 % (242 of 286); 272 of 294 after; 274 of 299 once task_096's two savings
+    # accounts were added by the guide (coverage rule 1; SETTLED_SIXTH says so), hence 0.915
+    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.915),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
     # (SETTLED_SEVENTH says so), hence 0.935
@@ -198,8 +201,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
     # so), hence 0.94; 226 of 245 once task_022's question was requoted to the problem's first
-    # statement and its three cards disputed on added by the guide (SETTLED_TENTH says so), 0.92
-    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.92),
+    # statement and its three cards disputed on added by the guide (SETTLED_TENTH says so), 0.92;
+    # 224 of 248 once task_072's question was requoted and its two accounts added, as task_074's
+    # (SETTLED_TENTH says so), hence 0.9
+    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.9),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
     # 134 of 155 once the fourteenth pass showed task_084's two confirming asks echo the agent

@@ -418,12 +418,19 @@ SETTLED: dict[str, str] = {
                                   "is a request as preference the second pass missed; the "
                                   "fee-waiver binds agree in substance (the waiver flag)",
     "banking_knowledge/task_073": "second pass over-reach: 'anything else I need to do' is a "
-                                  "closing courtesy no lookup or passage decides; the first "
-                                  "pass gained the per-account credit question and now quotes "
-                                  "the customer's request for the credits; later the "
-                                  "record review of C8's question words added \"Can you help "
-                                  "me figure out what's going on?\", answered with the fee "
-                                  "review (after the second pass: it lowers the agreement)",
+                                  "closing courtesy no lookup or passage decides; the first pass "
+                                  "gained the per-account credit question and now quotes the "
+                                  "customer's request for the credits; later the record review of "
+                                  "C8's question words added \"Can you help me figure out what's "
+                                  "going on?\", answered with the fee review (after the second "
+                                  "pass: it lowers the agreement); record later revised to the "
+                                  "guide (issue 46, coverage), as task_074's: the review question "
+                                  "requoted to its first statement, the situation's 'some of the "
+                                  "ATM fees don't look right to you', its second copy on 'Can you "
+                                  "help me figure out what's going on?' removed (both asks now "
+                                  "not-questions restating it), the three accounts credited added "
+                                  "as a list item and one item each (coverage rule 1), and the "
+                                  "fallback ask for a human added (rule 6, not reached)",
 }
 
 
@@ -555,9 +562,14 @@ SETTLED_FIFTH: dict[str, str] = {
                                   "record right on 'You will inquire about these cards one at "
                                   "a time' (conversation order) and on its two questions, "
                                   "whose tells are the referral terms the reply must give",
-    "banking_knowledge/task_050": "record right: 'It's for an upcoming home renovation "
-                                  "project.' is a reason no argument of the credit-limit tools "
-                                  "takes (the request takes the card, the user and the amount)",
+    "banking_knowledge/task_050": "record right: 'It's for an upcoming home renovation project.' "
+                                  "is a reason no argument of the credit-limit tools takes (the "
+                                  "request takes the card, the user and the amount); record later "
+                                  "revised to the guide (issue 46, coverage; pass and record had "
+                                  "agreed on the rest): the Gold Rewards Card whose limit is "
+                                  "raised added as an item at its first naming, the character's "
+                                  "'You have a Gold Rewards Card with Rho-Bank ...' (coverage "
+                                  "rule 1, as task_054's record of the same customer and card)",
     "banking_knowledge/task_093": "same item, other span and kind: the record's question (the "
                                   "character's first statement of the low interest, telling "
                                   "the $33.00 discrepancy) is the fifth pass's opening "
@@ -641,12 +653,17 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "(full_refund) is a dispute argument, as in task_080",
     "banking_knowledge/task_096": "same item, other span: the record's question quotes the "
                                   "character's first statement of the low interest (telling "
-                                  "$17.50 and $15.00), the pass the opening's request for "
-                                  "help, as settled for task_093; pass wrong on 'I want the "
-                                  "full amounts I'm entitled to.': it restates the credit "
-                                  "request (the amounts are the corrections the KB computes, "
-                                  "no value stated; task_095's record quotes it inside its "
-                                  "credit request)",
+                                  "$17.50 and $15.00), the pass the opening's request for help, "
+                                  "as settled for task_093; pass wrong on 'I want the full "
+                                  "amounts I'm entitled to.': it restates the credit request (the "
+                                  "amounts are the corrections the KB computes, no value stated; "
+                                  "task_095's record quotes it inside its credit request); record "
+                                  "later revised to the guide (issue 46, coverage): the two "
+                                  "savings accounts the credits and reports are written on added "
+                                  "as a list item (the character's 'the interest on BOTH of your "
+                                  "savings accounts ...') and one item each at its first naming "
+                                  "in the opening (coverage rule 1, as task_095's savings "
+                                  "account)",
     "banking_knowledge/task_037": "record moved 'What is 'Electronics Express Miami'? And "
                                   "'GamerZone LA'?' to not_questions (a rhetorical reaction: "
                                   "the transactions are already told for 'Can you show me my "
@@ -1004,7 +1021,14 @@ SETTLED_TENTH: dict[str, str] = {
     "banking_knowledge/task_072": "record gained the transfer fallback (not reached) and the "
                                   "question on the credited totals (tells $14.00 and $3.50); its "
                                   "repeated question moved to not-questions; no disagreement "
-                                  "left",
+                                  "left; record later revised to the guide (issue 46, coverage; "
+                                  "pass and record had agreed), as task_074's: the question "
+                                  "requoted from 'Can you help me figure out what's going on?' "
+                                  "(now a not-question restating it) to its first statement, the "
+                                  "situation's 'some of the ATM fees don't look right to you' "
+                                  "(GUIDE.md questions), and the two accounts credited added as a "
+                                  "list item and one item each (coverage rule 1: the customer "
+                                  "asks for the credits in general terms)",
     "banking_knowledge/task_090": "record gained the list of cards, one item per card, and the "
                                   "notification condition (not reached: no tool sets one); the "
                                   "alarm 'How is that possible?' moved to not-questions and 'Did "
