@@ -184,8 +184,11 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # added by the guide (coverage rule 1; SETTLED_FIFTH says so), hence 0.945
     (sp.FIFTH_PASS, sp.SETTLED_FIFTH, 0.945),
     # sixth: blind 84.6 % (242 of 286); 272 of 294 after; 274 of 299 once task_096's two savings
-    # accounts were added by the guide (coverage rule 1; SETTLED_SIXTH says so), hence 0.915
-    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.915),
+    # accounts were added by the guide (coverage rule 1; SETTLED_SIXTH says so), hence 0.915; 274
+    # of 301 once task_070's ATM use and minimum-balance answer were added as criteria by the
+    # guide (coverage rule 2; SETTLED_SIXTH says so), hence 0.91; 272 of 301 once task_058's premium
+    # question was re-kinded a red herring and its $20,000 added by the guide (SETTLED_SIXTH), 0.9
+    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.9),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
     # (SETTLED_SEVENTH says so), hence 0.935
@@ -196,8 +199,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.94),
     # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
     # questions were requoted to the problem's first statement and task_019's two cards added by
-    # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95
-    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.95),
+    # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95; 295 of 311 once
+    # task_079's list of cards was added by the guide (coverage rule 1; SETTLED_NINTH), 0.945
+    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.945),
     # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
     # so), hence 0.94; 226 of 245 once task_022's question was requoted to the problem's first
