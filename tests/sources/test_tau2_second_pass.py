@@ -191,8 +191,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.9),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
-    # (SETTLED_SEVENTH says so), hence 0.935
-    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.935),
+    # (SETTLED_SEVENTH says so), hence 0.935; 265 of 284 once task_051's card was added by the
+    # guide (coverage rule 1; SETTLED_SEVENTH says so), hence 0.93
+    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.93),
     # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
     # was requoted to its first statement and its savings account added by the guide
     # (SETTLED_EIGHTH says so), hence 0.94
