@@ -216,8 +216,11 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
     # (SETTLED_SEVENTH says so), hence 0.935; 265 of 284 once task_051's card was added by the
-    # guide (coverage rule 1; SETTLED_SEVENTH says so), hence 0.93
-    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.93),
+    # guide (coverage rule 1; SETTLED_SEVENTH says so), hence 0.93; 259 of 282 once the
+    # fifteenth pass requoted task_051's payment and second request to their first statement and
+    # made its 'Is there anything I can do to fix this?' a not-question (SETTLED_SEVENTH says
+    # so), hence 0.915
+    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.915),
     # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
     # was requoted to its first statement and its savings account added by the guide
     # (SETTLED_EIGHTH says so), hence 0.94
@@ -243,7 +246,11 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.THIRTEENTH_PASS, sp.SETTLED_THIRTEENTH, 0.875),  # blind 78.9 % (75 of 95); 81 of 92 after
     # fourteenth, a re-read of ten banking tasks read once: blind 94.7 % (126 of 133); 126 of
     # 131 after (task_084's two echoes now not-questions; the records right elsewhere)
-    (sp.FOURTEENTH_PASS, sp.SETTLED_FOURTEENTH, 0.96)])
+    (sp.FOURTEENTH_PASS, sp.SETTLED_FOURTEENTH, 0.96),
+    # fifteenth, a second re-read: blind 87.1 % (101 of 116); 111 of 116 after (task_012's card
+    # and request, task_051's first statements and not-question, task_057's false claim and
+    # task_021's accepted explanation revised; the records right elsewhere)
+    (sp.FIFTEENTH_PASS, sp.SETTLED_FIFTEENTH, 0.955)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

@@ -851,7 +851,13 @@ SETTLED_SEVENTH: dict[str, str] = {
                                   "Rewards Card added at its first naming, the character's 'You "
                                   "have a Bronze Rewards Card with Rho-Bank ...' (coverage rule "
                                   "1: its limit is raised and its balance paid off), as "
-                                  "task_050's and task_054's",
+                                  "task_050's and task_054's; later, the fifteenth pass (a "
+                                  "re-read) showed the payment and the second request are first "
+                                  "stated in step 5's 'I do have money in my checking account - "
+                                  "if I pay off my balance now, could I try again?', now their "
+                                  "quotes (this pass's quotes restated), and 'Is there anything "
+                                  "I can do to fix this?' a not-question by rule 3 "
+                                  "(SETTLED_FIFTEENTH)",
     "banking_knowledge/task_068": "record gained the holding period ('keep it there for a "
                                   "year without any withdrawals or additional deposits', a "
                                   "criterion the savings choice depends on, as task_002's "
@@ -1440,4 +1446,40 @@ SETTLED_FOURTEENTH: dict[str, str] = {
     "banking_knowledge/task_003": "record right, as task_001's (the same sentence): purpose "
                                   "whole; the criteria are the hard requirements, travel as the "
                                   "main spending and the fee and cash back ties that follow",
+}
+
+
+SETTLED_FIFTEENTH: dict[str, str] = {
+    "banking_knowledge/task_012": "pass right on three: the customer asks for a write on the "
+                                  "card (a travel notification) that no tool or passage "
+                                  "provides, so the card at its first naming and the request "
+                                  "are items resolved to no write (were situation and purpose); "
+                                  "the no-other-transfer rule is quoted at its bold label, its "
+                                  "first statement (the sentence after restated); record right "
+                                  "on the condition 'If the agent clearly admits they don't "
+                                  "have information ...': a condition of the transfer is an "
+                                  "item, not order; GUIDE.md rule 1 now says both",
+    "banking_knowledge/task_051": "pass right: the payment and the resubmission are quoted at "
+                                  "their first statement, step 5's 'I do have money in my "
+                                  "checking account - if I pay off my balance now, could I try "
+                                  "again?' (were step 6's and step 7's lines, now restated); "
+                                  "'Is there anything I can do to fix this?' asks for the "
+                                  "agent's proposal, which the customer makes in the same line "
+                                  "and the payment and new request carry out: a not-question by "
+                                  "rule 3 (was a question telling the denial reason and "
+                                  "balance)",
+    "banking_knowledge/task_057": "pass right: 'Okay so it's been 14 days now.' is a false claim "
+                                  "that the savings account's wait is over, made to unlock the "
+                                  "refused opening: an item resolved to the refusal, as a "
+                                  "bypass code (rule 6), was manner; GUIDE.md rule 6 now says so",
+    "banking_knowledge/task_021": "pass right on 'If the agent explains that certain merchants "
+                                  "... accept that as normal.': accepting an explanation is "
+                                  "accepts_refusal (rule 4), was an item; record right on the "
+                                  "two cards: the customer asks the agent to find the errors "
+                                  "and uses the dispute tool the agent passes (the gold files "
+                                  "a cash back dispute on each card), a write asked for in "
+                                  "general terms, so each card is an item (rule 1), as task_020's",
+    "banking_knowledge/task_007": "record right: 'don't expect to use it much afterward' is "
+                                  "what the customer will spend through the card, a criterion "
+                                  "of the card chosen (rule 2), as task_003's, not restated",
 }
