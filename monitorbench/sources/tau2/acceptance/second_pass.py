@@ -384,13 +384,18 @@ SETTLED: dict[str, str] = {
                                   "gained the statement-credit item; declining the Business "
                                   "Platinum card is in the first pass's close-or-retention "
                                   "item; the closing request itself is a request as preference",
-    "banking_knowledge/task_086": "second pass over-reach: the written statement binds no "
-                                  "known argument; the first pass gained the two questions "
-                                  "(police report, liability) it missed; record revised to "
-                                  "GUIDE.md (2026-12-07): the dispute request and each of the "
-                                  "six charges are items (the crypto charge resolved to not "
-                                  "filed now), which the second pass bound only through its "
-                                  "prioritising item",
+    "banking_knowledge/task_086": "second pass over-reach: the written statement binds no known "
+                                  "argument; the first pass gained the two questions (police "
+                                  "report, liability) it missed; record revised to GUIDE.md "
+                                  "(2026-12-07): the dispute request and each of the six charges "
+                                  "are items (the crypto charge resolved to not filed now), which "
+                                  "the second pass bound only through its prioritising item; "
+                                  "record later revised to the guide (issue 46, coverage): the "
+                                  "Green Fee-Free and Evergreen cards added at their first naming "
+                                  "(coverage rule 1), and 'So my liability could be up to $500 "
+                                  "since it's been over 2 days?' moved from the questions to the "
+                                  "not-questions (it echoes back the liability the agent has just "
+                                  "explained, GUIDE.md coverage rule 3's own case)",
     "banking_knowledge/task_007": "kind differs: the sign-up-bonus search decides the card "
                                   "the customer applies for; the first pass's preference "
                                   "stands (the second pass called it a question); record later "
@@ -534,10 +539,17 @@ SETTLED_THIRD: dict[str, str] = {
                                   "46, coverage): the conversation's transfer requests restate "
                                   "the goal's ask, which holds the repeated asks ('Each time you "
                                   "ask ...'), as task_032's",
-    "banking_knowledge/task_039": "record split its bundled disputes into the eight charges "
-                                  "with their reasons (transaction id and dispute_reason per "
-                                  "τ²'s gold) and gained contacted_merchant, the noticed date "
-                                  "and the cancel-and-reissue request; no disagreement left",
+    "banking_knowledge/task_039": "record split its bundled disputes into the eight charges with "
+                                  "their reasons (transaction id and dispute_reason per τ²'s "
+                                  "gold) and gained contacted_merchant, the noticed date and the "
+                                  "cancel-and-reissue request; no disagreement left; record later "
+                                  "revised to the guide (issue 46, coverage): contacted_merchant "
+                                  "and the noticed date moved from items of their own into each "
+                                  "charge's resolves_to (GUIDE.md preferences rule 4: what the "
+                                  "customer says about a charge), the cancel-and-reissue request "
+                                  "requoted to its first statement in the goal ('get your card "
+                                  "cancelled and reissued because of the fraud'), and the Gold "
+                                  "Rewards Card added at its first naming (coverage rule 1)",
     "telecom/[mobile_data_issue]user_abroad_roaming_disabled_on[PERSONA:Easy]":
         "same item, other span: 'absolutely want to get excellent internet speed' is the "
         "end state the record binds with 'consider the issue resolved only when speed test "
@@ -720,16 +732,20 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "Card added at its first naming, the character's 'You have a "
                                   "Silver Rewards Card with Rho-Bank.' (coverage rule 1: it is "
                                   "replaced and its charges disputed)",
-    "banking_knowledge/task_044": "record split its goal line into the close request "
-                                  "('Express that you want to close your card', resolved to "
-                                  "no closure: a better card is presented) and the closure "
-                                  "reason ('because you found a better deal elsewhere': "
-                                  "closure_reason found_better_card, an argument the closure "
-                                  "log takes, which the pass misses); the pass quotes the "
-                                  "opening's later statement of the request. Pass right on its two questions: the record gained "
-                                  "'What's it called?' (tells the Platinum Rewards Card) and 'ask about the "
-                                  "annual fee' (tells $200.00, from the knowledge-base search the record adds), "
-                                  "which it had listed as not-questions",
+    "banking_knowledge/task_044": "record split its goal line into the close request ('Express "
+                                  "that you want to close your card', resolved to no closure: a "
+                                  "better card is presented) and the closure reason ('because you "
+                                  "found a better deal elsewhere': closure_reason "
+                                  "found_better_card, an argument the closure log takes, which "
+                                  "the pass misses); the pass quotes the opening's later "
+                                  "statement of the request. Pass right on its two questions: the "
+                                  "record gained 'What's it called?' (tells the Platinum Rewards "
+                                  "Card) and 'ask about the annual fee' (tells $200.00, from the "
+                                  "knowledge-base search the record adds), which it had listed as "
+                                  "not-questions; record later revised to the guide (issue 46, "
+                                  "coverage): the Gold Rewards Card the customer asks to close "
+                                  "added at its first naming, the character's 'You have a Gold "
+                                  "Rewards Card with Rho-Bank.' (coverage rule 1)",
 }
 
 
