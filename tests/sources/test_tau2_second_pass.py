@@ -228,8 +228,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.915),
     # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
     # was requoted to its first statement and its savings account added by the guide
-    # (SETTLED_EIGHTH says so), hence 0.94
-    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.94),
+    # (SETTLED_EIGHTH says so), hence 0.94; 315 of 338 once task_055's and task_060's records were
+    # revised to the guide (coverage rules 1 and 2, Recommendations, red herrings; SETTLED_EIGHTH
+    # says so), hence 0.93
+    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.93),
     # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
     # questions were requoted to the problem's first statement and task_019's two cards added by
     # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95; 295 of 311 once
