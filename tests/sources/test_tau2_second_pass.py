@@ -223,9 +223,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # guide (coverage rule 1; SETTLED_SEVENTH says so), hence 0.93; 259 of 282 once the
     # fifteenth pass requoted task_051's payment and second request to their first statement and
     # made its 'Is there anything I can do to fix this?' a not-question (SETTLED_SEVENTH says
-    # so), and 259 of 283 once task_038's card was added (coverage rule 1, as task_037's),
-    # hence 0.915
-    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.915),
+    # so), 259 of 283 once task_038's card was added (coverage rule 1, as task_037's), and 259
+    # of 284 once task_045's Business Silver Rewards Card was added (coverage rule 1;
+    # SETTLED_SEVENTH says so), hence 0.91
+    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.91),
     # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
     # was requoted to its first statement and its savings account added by the guide
     # (SETTLED_EIGHTH says so), hence 0.94; 315 of 338 once task_055's and task_060's records were
