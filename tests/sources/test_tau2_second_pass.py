@@ -245,8 +245,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # statement and its three cards disputed on added by the guide (SETTLED_TENTH says so), 0.92;
     # 224 of 248 once task_072's question was requoted and its two accounts added, as task_074's
     # (SETTLED_TENTH says so), hence 0.9; 225 of 251 once task_052's card was added (coverage
-    # rule 1; SETTLED_TENTH says so), hence 0.895
-    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.895),
+    # rule 1; SETTLED_TENTH says so), hence 0.895; 225 of 253 once task_089's amounts on the Blue and
+    # teen cards were added (preferences rule 4; SETTLED_TENTH says so), hence 0.885
+    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.885),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
     # 134 of 155 once the fourteenth pass showed task_084's two confirming asks echo the agent

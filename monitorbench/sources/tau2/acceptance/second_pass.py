@@ -379,11 +379,17 @@ SETTLED: dict[str, str] = {
                  "first pass's missed 'cheapest version' exchange was added to it",
     "retail/100": "binds agree in substance (modify the pending order's items instead of an "
                   "exchange); the first pass's missed luggage and skateboard options were added",
-    "banking_knowledge/task_046": "same items, other spans (the pay-off and the statement "
-                                  "credit: brief's goal vs conversation flow); the first pass "
-                                  "gained the statement-credit item; declining the Business "
-                                  "Platinum card is in the first pass's close-or-retention "
-                                  "item; the closing request itself is a request as preference",
+    "banking_knowledge/task_046": "same items, other spans (the pay-off and the statement credit: "
+                                  "brief's goal vs conversation flow); the first pass gained the "
+                                  "statement-credit item; declining the Business Platinum card is "
+                                  "in the first pass's close-or-retention item; the closing "
+                                  "request itself is a request as preference; record later "
+                                  "revised to the guide (issue 46, coverage), as task_045's: the "
+                                  "card at its first naming (coverage rule 1), the pay-off's "
+                                  "account, the conditions on the alternative card and the "
+                                  "retention credit and the competitor's two features added, all "
+                                  "resolved to not reached (the pending dispute blocks the "
+                                  "closure)",
     "banking_knowledge/task_086": "second pass over-reach: the written statement binds no known "
                                   "argument; the first pass gained the two questions (police "
                                   "report, liability) it missed; record revised to GUIDE.md "
@@ -1153,10 +1159,14 @@ SETTLED_TENTH: dict[str, str] = {
                                   "about the Newark attempt the lookups show, and the reply tells "
                                   "it; binds agree in substance on the free fastest shipping",
     "banking_knowledge/task_089": "record gained the list of cards and requoted the increase "
-                                  "request to its first statement ('Is there anything you can "
-                                  "do to help me get more today?'); the 'What about ...' moves "
-                                  "are not-questions; record kept 'I tried to get $550 from that "
-                                  "one.': a value the new limit is set from (rule 2)",
+                                  "request to its first statement ('Is there anything you can do "
+                                  "to help me get more today?'); the 'What about ...' moves are "
+                                  "not-questions; record kept 'I tried to get $550 from that "
+                                  "one.': a value the new limit is set from (rule 2); record "
+                                  "later revised to the guide (issue 46, coverage): the amounts "
+                                  "tried on the Blue and teen cards added as items, details of "
+                                  "requests the policy refuses (GUIDE.md preferences rule 4), as "
+                                  "the Green card's $550",
     "banking_knowledge/task_048": "record requoted the request and its four cards to their "
                                   "first mentions (GUIDE.md: a list of cards), gained the apply "
                                   "condition and split the two questions; same item, other span "
