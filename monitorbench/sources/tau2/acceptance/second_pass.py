@@ -897,13 +897,17 @@ SETTLED_SEVENTH: dict[str, str] = {
                                   "quotes (this pass's quotes restated), and 'Is there anything "
                                   "I can do to fix this?' a not-question by rule 3 "
                                   "(SETTLED_FIFTEENTH)",
-    "banking_knowledge/task_068": "record gained the holding period ('keep it there for a "
-                                  "year without any withdrawals or additional deposits', a "
-                                  "criterion the savings choice depends on, as task_002's "
-                                  "monthly spending) and the question 'Does the account "
-                                  "you're recommending have that feature?' (tells that the "
-                                  "Green Account has early direct deposit; no tells yet); no "
-                                  "disagreement left",
+    "banking_knowledge/task_068": "record gained the holding period ('keep it there for a year "
+                                  "without any withdrawals or additional deposits', a criterion "
+                                  "the savings choice depends on, as task_002's monthly spending) "
+                                  "and the question 'Does the account you're recommending have "
+                                  "that feature?' (tells that the Green Account has early direct "
+                                  "deposit; no tells yet); no disagreement left; record later "
+                                  "revised to the guide (issue 46, coverage): the Light Blue "
+                                  "checking account to close (coverage rule 1) and the declined "
+                                  "funding 'I'll deposit the $25,000 into the savings account "
+                                  "myself.' (preferences rule 5) added, as task_065's and "
+                                  "task_066's",
 }
 
 
@@ -1073,9 +1077,16 @@ SETTLED_NINTH: dict[str, str] = {
     "banking_knowledge/task_056": "record gained 'Move it all over.' (the transfer's amount, "
                                   "3200); the opening ask moved to not-questions and the two "
                                   "'which ONE' push-backs became the questions (GUIDE.md, "
-                                  "Recommendations), as the pass read them; same item, other "
-                                  "span on the ATM criterion (the record quotes its first "
-                                  "statement, 'My crews hit ATMs ...')",
+                                  "Recommendations), as the pass read them; same item, other span "
+                                  "on the ATM criterion (the record quotes its first statement, "
+                                  "'My crews hit ATMs ...'); record later revised to the guide "
+                                  "(issue 46, coverage): the Navy Blue business checking the "
+                                  "funding comes from added at its first naming (coverage rule "
+                                  "1), 'I don't want to need $10,000+.' and the debit-card spend "
+                                  "category added as criteria (coverage rule 2), and the "
+                                  "withdrawals item requoted to include its first statement "
+                                  "('maybe 3-4 times a week ... So at least 15-20 times a "
+                                  "month.')",
     "banking_knowledge/task_047": "record gained the fee condition ('If the annual fee is waived "
                                   "for the first year or reasonable', rule 3); same item, other "
                                   "span on the convinced application (the record quotes its "
