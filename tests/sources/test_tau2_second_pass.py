@@ -231,8 +231,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # was requoted to its first statement and its savings account added by the guide
     # (SETTLED_EIGHTH says so), hence 0.94; 315 of 338 once task_055's and task_060's records were
     # revised to the guide (coverage rules 1 and 2, Recommendations, red herrings; SETTLED_EIGHTH
-    # says so), hence 0.93
-    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.93),
+    # says so), hence 0.93; 315 of 340 once task_061's record was revised as task_060's
+    # (SETTLED_EIGHTH says so), hence 0.925
+    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.925),
     # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
     # questions were requoted to the problem's first statement and task_019's two cards added by
     # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95; 295 of 311 once
@@ -246,8 +247,8 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # statement and its three cards disputed on added by the guide (SETTLED_TENTH says so), 0.92;
     # 224 of 248 once task_072's question was requoted and its two accounts added, as task_074's
     # (SETTLED_TENTH says so), hence 0.9; 225 of 251 once task_052's card was added (coverage
-    # rule 1; SETTLED_TENTH says so), hence 0.895; 225 of 253 once task_089's amounts on the Blue and
-    # teen cards were added (preferences rule 4; SETTLED_TENTH says so), hence 0.885
+    # rule 1; SETTLED_TENTH says so), hence 0.895; 225 of 253 once task_089's amounts on the Blue
+    # and teen cards were added (preferences rule 4; SETTLED_TENTH says so), hence 0.885
     (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.885),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
