@@ -46,6 +46,7 @@ TWELFTH_PASS = "twelfth_pass.json"
 THIRTEENTH_PASS = "thirteenth_pass.json"
 FOURTEENTH_PASS = "fourteenth_pass.json"
 FIFTEENTH_PASS = "fifteenth_pass.json"
+SIXTEENTH_PASS = "sixteenth_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -103,6 +104,9 @@ class BlindPass(NamedTuple):
 #   brief (on 2026-12-07, after a helper revised 35 more to coverage), but the fourteenth's ten
 #   and those GUIDE.md quotes or names; most of them were revised to the guide just before and
 #   never read with coverage, as the eleventh to thirteenth passes' records were.
+# - sixteenth (6060, 8 of REREAD_POOL_16, banking only): a third re-read, after the fifteenth's
+#   settlement, of the long conversation briefs: its pool is the records a helper revised to
+#   coverage after the fifteenth's pool was drawn (25), but those GUIDE.md quotes or names.
 REREAD_POOL = tuple(("banking_knowledge", f"task_{n}") for n in (
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025"))
@@ -110,6 +114,9 @@ REREAD_POOL_15 = tuple(("banking_knowledge", f"task_{n}") for n in (
     "002", "004", "005", "006", "007", "008", "010", "012", "014", "018", "021", "022", "028",
     "029", "032", "033", "043", "050", "051", "057", "058", "070", "072", "073", "074", "077",
     "079", "085", "093", "094", "096", "097", "098"))
+REREAD_POOL_16 = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "044", "064", "039", "086", "040", "059", "062", "063", "080", "038", "052", "100", "101",
+    "055", "099", "056", "068", "061"))
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
@@ -120,7 +127,9 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FOURTEENTH_PASS, 5858, 10, ("banking_knowledge",), coverage=True,
                           reread=REREAD_POOL),
                 BlindPass(FIFTEENTH_PASS, 5959, 10, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL_15))
+                          reread=REREAD_POOL_15),
+                BlindPass(SIXTEENTH_PASS, 6060, 8, ("banking_knowledge",), coverage=True,
+                          reread=REREAD_POOL_16))
 
 
 def blind_pass(name: str) -> BlindPass:
