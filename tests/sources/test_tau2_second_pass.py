@@ -221,8 +221,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # question was re-kinded a red herring and its $20,000 added by the guide (SETTLED_SIXTH), 0.9;
     # 272 of 303 once task_037's and task_044's cards were added (coverage rule 1), hence 0.895;
     # 272 of 307 once task_059's and task_063's sums (rule 2) and questions (rule 3) were added
-    # by the guide (SETTLED_SIXTH says so), hence 0.885
-    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.885),
+    # by the guide (SETTLED_SIXTH says so), hence 0.885; 270 of 306 once the sixteenth pass
+    # showed task_059's premium ask is the brief's red herring, a not-question (SETTLED_SIXTH
+    # says so), hence 0.88
+    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.88),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
     # (SETTLED_SEVENTH says so), hence 0.935; 265 of 284 once task_051's card was added by the
@@ -238,8 +240,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # (SETTLED_EIGHTH says so), hence 0.94; 315 of 338 once task_055's and task_060's records were
     # revised to the guide (coverage rules 1 and 2, Recommendations, red herrings; SETTLED_EIGHTH
     # says so), hence 0.93; 315 of 340 once task_061's record was revised as task_060's
-    # (SETTLED_EIGHTH says so), hence 0.925
-    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.925),
+    # (SETTLED_EIGHTH says so), hence 0.925; 313 of 340 once the sixteenth pass showed task_100's
+    # 'How can I not refer someone ...?' is a complaint and its bold referral condition an item
+    # (SETTLED_EIGHTH says so), hence 0.92
+    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.92),
     # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
     # questions were requoted to the problem's first statement and task_019's two cards added by
     # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95; 295 of 311 once
@@ -254,8 +258,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # 224 of 248 once task_072's question was requoted and its two accounts added, as task_074's
     # (SETTLED_TENTH says so), hence 0.9; 225 of 251 once task_052's card was added (coverage
     # rule 1; SETTLED_TENTH says so), hence 0.895; 225 of 253 once task_089's amounts on the Blue
-    # and teen cards were added (preferences rule 4; SETTLED_TENTH says so), hence 0.885
-    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.885),
+    # and teen cards were added (preferences rule 4; SETTLED_TENTH says so), hence 0.885; 228 of
+    # 258 once the sixteenth pass showed task_052's cooldown and pre-approval claims are items
+    # resolved to the refusal (rule 6; SETTLED_TENTH says so), hence 0.88
+    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.88),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
     # 134 of 155 once the fourteenth pass showed task_084's two confirming asks echo the agent
@@ -269,7 +275,11 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # fifteenth, a second re-read: blind 87.1 % (101 of 116); 111 of 116 after (task_012's card
     # and request, task_051's first statements and not-question, task_057's false claim and
     # task_021's accepted explanation revised; the records right elsewhere)
-    (sp.FIFTEENTH_PASS, sp.SETTLED_FIFTEENTH, 0.955)])
+    (sp.FIFTEENTH_PASS, sp.SETTLED_FIFTEENTH, 0.955),
+    # sixteenth, a third re-read of eight long briefs: blind 91.3 % (168 of 184); 182 of 189
+    # after (task_039, task_052, task_059, task_064 and task_100 revised; the records right
+    # elsewhere)
+    (sp.SIXTEENTH_PASS, sp.SETTLED_SIXTEENTH, 0.96)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

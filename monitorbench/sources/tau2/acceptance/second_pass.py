@@ -502,7 +502,8 @@ SETTLED_THIRD: dict[str, str] = {
     "retail/33": "record right: the customer asks the total refund whatever the branch, and "
                  "τ²'s gold tells it (communicate_info 1093.34); the third pass made it a "
                  "not-question because no partial cancellation is possible; the record gained "
-                 "nothing here (its long fallback quote spans the third pass's branch items); record "
+                 "nothing here (its long fallback quote spans the third pass's branch items); "
+                 "record "
                  "revised to GUIDE.md (2026-12-07): the fallback is split into keeping the "
                  "order and the profile-address change, and the return-the-office-items "
                  "branch is an item; the third pass's 'you do not want to reveal it in chat' "
@@ -682,7 +683,10 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "managed to save $5,000' added at its first statement (coverage "
                                   "rule 2: one item per figure, as task_058's) and 'Are there "
                                   "cards with no annual fee?' added as a question (it asks which "
-                                  "options the bank's products offer, coverage rule 3)",
+                                  "options the bank's products offer, coverage rule 3); "
+                                  "later, the sixteenth pass (a re-read) showed the premium "
+                                  "savings ask is the brief's red herring: a not-question "
+                                  "(SETTLED_SIXTEENTH)",
     "banking_knowledge/task_058": "record replaced the accept-and-apply item with the "
                                   "recommendation ask 'Can you help me find the best "
                                   "combination?' and gained 'I'll fund it myself ...' (no "
@@ -1024,7 +1028,10 @@ SETTLED_EIGHTH: dict[str, str] = {
                                   "statement (coverage rule 2)",
     "banking_knowledge/task_100": "record gained the business-checking, $31,000 and 'get this "
                                   "done today' criteria (each decides the account type referred, "
-                                  "GUIDE.md rule 4); no disagreement left",
+                                  "GUIDE.md rule 4); no disagreement left; "
+                                  "later, the sixteenth pass (a re-read) showed 'How can I not "
+                                  "refer someone ...?' is a complaint, a not-question, and the "
+                                  "bold referral condition an item (SETTLED_SIXTEENTH)",
     "airline/27": "record's resolution corrected to the pass's reading (no certificate: the "
                   "policy offers one only after a change or cancellation; τ²'s gold, which sends "
                   "150, is excluded by its gold_breaks); no disagreement left",
@@ -1213,7 +1220,10 @@ SETTLED_TENTH: dict[str, str] = {
                                   "is excluded by its new gold_breaks; record later revised to "
                                   "the guide (issue 46, coverage): the Bronze Rewards Card added "
                                   "at its first naming (coverage rule 1: the customer asks to "
-                                  "raise its limit)",
+                                  "raise its limit); "
+                                  "later, the sixteenth pass (a re-read) showed the cooldown and "
+                                  "pre-approval claims are items resolved to the refusal (rule 6; "
+                                  "SETTLED_SIXTEENTH)",
     "banking_knowledge/task_083": "record gained the kept account and the two questions the "
                                   "flow draws (the walk-through, whether to call the merchant); "
                                   "no disagreement left (the task stays excluded: its gold's "
@@ -1583,4 +1593,47 @@ SETTLED_FIFTEENTH: dict[str, str] = {
     "banking_knowledge/task_007": "record right: 'don't expect to use it much afterward' is "
                                   "what the customer will spend through the card, a criterion "
                                   "of the card chosen (rule 2), as task_003's, not restated",
+}
+
+
+SETTLED_SIXTEENTH: dict[str, str] = {
+    "banking_knowledge/task_059": "pass right on the premium savings ask, which the brief "
+                                  "labels a red herring: a not-question (was a question); record "
+                                  "right on 'Can you help me find the best combination?' (the "
+                                  "ask of the products then opened is the request's item, "
+                                  "Recommendations) and on 'I don't want fees eating into my "
+                                  "small returns.' (restated: the opening's 'interest minus any "
+                                  "fees' states the criterion first); GUIDE.md rule 2 now says so",
+    "banking_knowledge/task_064": "pass right on 'Oh, one important thing - I need to be able to "
+                                  "access my savings fairly regularly.' (the withdrawal "
+                                  "criterion at its first statement, before its figure: two "
+                                  "items, was restated); record right on 'Can you help me find "
+                                  "the best combination?' (Recommendations) and on the annual "
+                                  "fee line (restated of the opening's 'interest ... minus any "
+                                  "annual fees'); GUIDE.md rule 2 now says both",
+    "banking_knowledge/task_052": "pass right: the 60-day cooldown claim and the claimed "
+                                  "pre-approval letter are offered to unlock the refused "
+                                  "increase, items resolved to the refusal (rule 6), were a "
+                                  "not-question and manner",
+    "banking_knowledge/task_100": "pass right on 'How can I not refer someone for the same "
+                                  "account I already have?' (a complaint like 'How is that "
+                                  "possible?', a not-question by rule 3, was a question) and on "
+                                  "the bold 'If agent recommends a specific account that you DO "
+                                  "qualify for RIGHT NOW ...' (a condition deciding the "
+                                  "referral's account, an item, was order); record right on the "
+                                  "partner's business checking account, which decides the "
+                                  "account referred for (an item, not situation)",
+    "banking_knowledge/task_039": "pass right on the kept list's two lines (each an item, as "
+                                  "each charge of a list to dispute, was restated) and on the "
+                                  "named pair for provisional credit (the $234 charge is not "
+                                  "the second largest, so it is a further choice, was "
+                                  "restated); record right on the list's label, the item "
+                                  "naming the whole kept list; GUIDE.md rule 1 now says both",
+    "banking_knowledge/task_038": "record right: 'I want a full refund for all three.' is the "
+                                  "only statement of the resolution asked for, an item, not "
+                                  "restated",
+    "banking_knowledge/task_086": "binds agree in substance: the prioritising item binds which "
+                                  "charges are disputed within the limit; the record names the "
+                                  "dispute tool's transaction_id, the pass (which knows no tool "
+                                  "names) the charges",
 }
