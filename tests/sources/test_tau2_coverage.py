@@ -87,20 +87,25 @@ def test_each_boilerplate_sentence_is_in_some_banking_brief() -> None:
     assert [s for s in BOILERPLATE if not any(s in b for b in briefs)] == []
 
 
-def test_the_banking_records_uncovered_sentences_are_counted(capsys) -> None:
-    """Not asserted yet: the records were written before coverage (GUIDE.md); the count says
-    how far they are from it, overall and for the eleventh pass's tasks."""
+# The banking records not yet revised to coverage (GUIDE.md "Coverage (banking)"): written before
+# it, each is revised in its own commit and then leaves this list, which only shrinks.
+NOT_YET_COVERED = ("task_015", "task_041", "task_069", "task_081", "task_083", "task_088",
+                   "task_090", "task_091", "task_092")
+
+
+def test_every_banking_record_covers_every_sentence_but_those_not_yet_revised(capsys) -> None:
+    """A revised record accounts for every sentence of its brief, and stays so; the records
+    not yet revised are named, and each of them still has sentences to cover (so the list is
+    kept exact). The count of what is left is printed."""
     tasks = {t.task_id: t for t in src.load_tasks(BANKING)}
     counts = {task_id: (len(uncovered(rec, src.user_request(tasks[task_id]))),
                         len(sentences(src.user_request(tasks[task_id]))))
               for task_id, rec in load_records(BANKING).items()}
-    eleventh = [t for _, t in sp.blind_sample(sp.ELEVENTH_PASS)]
+    assert sorted(t for t, (left, _) in counts.items() if left) == sorted(NOT_YET_COVERED)
     total = [sum(c[i] for c in counts.values()) for i in (0, 1)]
-    sampled = [sum(counts[t][i] for t in eleventh) for i in (0, 1)]
     with capsys.disabled():
         print(f"\n[issue 46] banking records leave {total[0]} of {total[1]} sentences uncovered"
-              f" ({len(counts)} records); the eleventh pass's tasks {sampled[0]} of "
-              f"{sampled[1]}")
+              f" ({len(NOT_YET_COVERED)} of {len(counts)} records not yet revised)")
 
 
 def test_the_eleventh_pass_draws_ten_banking_tasks_no_earlier_pass_drew() -> None:
