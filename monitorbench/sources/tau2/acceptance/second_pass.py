@@ -1191,7 +1191,13 @@ SETTLED_TENTH: dict[str, str] = {
                                   "they actually get any of my money?' became a question; record "
                                   "kept 'Why are you asking about Newark?': the right flow asks "
                                   "about the Newark attempt the lookups show, and the reply tells "
-                                  "it; binds agree in substance on the free fastest shipping",
+                                  "it; binds agree in substance on the free fastest shipping; "
+                                  "record later revised to the guide (issue 46, coverage): the "
+                                  "yes to the Blue card's offered PIN reset ('Yeah, that's "
+                                  "probably a good idea.') and to an unasked transfer ('Accept "
+                                  "the transfer.', no transfer) added as items (coverage rule 4); "
+                                  "the close-and-replace item requoted to its stage direction "
+                                  "'Agree: \"Yes, absolutely close it!' (rule 4)",
     "banking_knowledge/task_089": "record gained the list of cards and requoted the increase "
                                   "request to its first statement ('Is there anything you can do "
                                   "to help me get more today?'); the 'What about ...' moves are "
