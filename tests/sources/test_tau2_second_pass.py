@@ -223,8 +223,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # 272 of 307 once task_059's and task_063's sums (rule 2) and questions (rule 3) were added
     # by the guide (SETTLED_SIXTH says so), hence 0.885; 270 of 306 once the sixteenth pass
     # showed task_059's premium ask is the brief's red herring, a not-question (SETTLED_SIXTH
-    # says so), hence 0.88
-    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.88),
+    # says so), hence 0.88; 272 of 311 once task_081's list of five cards and its cards were
+    # added at their first naming, as task_080's (coverage rule 1; SETTLED_SIXTH says so), 0.87
+    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.87),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
     # (SETTLED_SEVENTH says so), hence 0.935; 265 of 284 once task_051's card was added by the

@@ -737,7 +737,11 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "transfer me to a human agent?'; 'This is your 4th request "
                                   "...' is a later stage note); record right on 'I want a "
                                   "full refund for all three': resolution_requested "
-                                  "(full_refund) is a dispute argument, as in task_080",
+                                  "(full_refund) is a dispute argument, as in task_080; "
+                                  "record later revised to the guide (issue 46, coverage), as "
+                                  "task_080's: the list of five cards ('Your wallet was stolen "
+                                  "and it contained FIVE cards ...') and each card added at "
+                                  "their first naming (coverage rule 1)",
     "banking_knowledge/task_096": "same item, other span: the record's question quotes the "
                                   "character's first statement of the low interest (telling "
                                   "$17.50 and $15.00), the pass the opening's request for help, "
