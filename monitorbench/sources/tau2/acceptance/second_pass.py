@@ -1141,6 +1141,12 @@ SETTLED_NINTH: dict[str, str] = {
                                   "list of cards added at its first naming, the situation's 'Your "
                                   "wallet was stolen with all three of your debit cards ...' "
                                   "(coverage rule 1, as task_077's list item)",
+    "banking_knowledge/task_041": "no disagreement at the pass; record later revised to the "
+                                  "guide (issue 46, coverage): the four cards disputed on and "
+                                  "kept active added at their first naming, the character's "
+                                  "'You have four credit cards with Rho-Bank: ...' (coverage rule "
+                                  "1), and the provisional-credit priority requoted to hold the "
+                                  "sentence naming its two charges, as the pass quotes it",
 }
 
 
