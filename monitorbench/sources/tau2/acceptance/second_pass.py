@@ -1243,7 +1243,11 @@ SETTLED_TENTH: dict[str, str] = {
     "banking_knowledge/task_083": "record gained the kept account and the two questions the "
                                   "flow draws (the walk-through, whether to call the merchant); "
                                   "no disagreement left (the task stays excluded: its gold's "
-                                  "dispute calls fail on replay)",
+                                  "dispute calls fail on replay); record later revised to the "
+                                  "guide (issue 46, coverage): the Blue and Green Fee-Free cards "
+                                  "disputed on added at their first naming (coverage rule 1), and "
+                                  "'Should I?' about calling the merchant moved to not-questions "
+                                  "(coverage rule 3: the knowledge base does not advise on it)",
     "banking_knowledge/task_077": "record gained the list of cards, one item per card; 'What "
                                   "should I do about that?' moved to not-questions (the agent's "
                                   "proposal, which the replacement carries out); no disagreement "
