@@ -96,9 +96,8 @@ def test_every_banking_record_covers_every_sentence_but_those_not_yet_revised(ca
     """A revised record accounts for every sentence of its brief, and stays so; the records
     not yet revised are named, and each of them still has sentences to cover (so the list is
     kept exact). The count of what is left is printed."""
-    tasks = {t.task_id: t for t in src.load_tasks(BANKING)}
-    counts = {task_id: (len(uncovered(rec, src.user_request(tasks[task_id]))),
-                        len(sentences(src.user_request(tasks[task_id]))))
+    briefs = {t.task_id: src.user_request(t) for t in src.load_tasks(BANKING)}
+    counts = {task_id: (len(uncovered(rec, briefs[task_id])), len(sentences(briefs[task_id])))
               for task_id, rec in load_records(BANKING).items()}
     assert sorted(t for t, (left, _) in counts.items() if left) == sorted(NOT_YET_COVERED)
     total = [sum(c[i] for c in counts.values()) for i in (0, 1)]

@@ -83,35 +83,29 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
 WRITTEN = [p.name for p in sp.LATER_PASSES]
 
 
-def test_the_fourteenth_pass_rereads_ten_banking_tasks_the_guide_does_not_quote() -> None:
-    """The re-read draws 10 of its pool by its seed; the pool is tasks of the eleventh to
-    thirteenth passes (read once, records settled), none of whose sentences GUIDE.md quotes
-    and whose ids it does not name, so its examples do not hand the reader the answers."""
-    from monitorbench.sources.tau2.acceptance.coverage import sentences
-
-    picked = sp.blind_sample(sp.FOURTEENTH_PASS)
-    read = set().union(*(sp.blind_sample(n) for n in (sp.ELEVENTH_PASS, sp.TWELFTH_PASS,
-                                                       sp.THIRTEENTH_PASS)))
-    assert len(picked) == len(set(picked)) == 10 and set(picked) <= set(sp.REREAD_POOL) <= read
-    guide = _norm((HERE / "GUIDE.md").read_text(encoding="utf-8"))
-    tasks = {t.task_id: t for t in src.load_tasks("banking_knowledge")}
-    quoted = [(t, s) for _, t in sp.REREAD_POOL for s in sentences(src.user_request(tasks[t]))
-              if len(s) > 25 and _norm(s).strip('"') in guide]
-    assert quoted == [] and not [t for _, t in sp.REREAD_POOL if t in guide]
+# The re-reads: each name, pool, size, and the earlier passes that read its pool's tasks, where
+# the pool is defined by them (the fourteenth's: the eleventh to thirteenth).
+REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
+            (sp.ELEVENTH_PASS, sp.TWELFTH_PASS, sp.THIRTEENTH_PASS)),
+           (sp.FIFTEENTH_PASS, sp.REREAD_POOL_15, 10, ()),
+           (sp.SIXTEENTH_PASS, sp.REREAD_POOL_16, 8, ())]
 
 
-@pytest.mark.parametrize("name,pool,size", [(sp.FIFTEENTH_PASS, sp.REREAD_POOL_15, 10),
-                                             (sp.SIXTEENTH_PASS, sp.REREAD_POOL_16, 8)])
-def test_a_later_reread_draws_covered_banking_records_the_guide_does_not_quote(
-        name: str, pool: tuple, size: int) -> None:
-    """The second and third re-reads draw their size of their pool by their seed; a pool is
-    banking records that cover every sentence of their brief, none drawn by an earlier re-read,
-    none of whose sentences GUIDE.md quotes and whose ids it does not name."""
+@pytest.mark.parametrize("name,pool,size,read_by", REREADS)
+def test_a_reread_draws_covered_banking_records_the_guide_does_not_quote(
+        name: str, pool: tuple, size: int, read_by: tuple) -> None:
+    """A re-read draws its size of its pool by its seed; a pool is banking records that cover
+    every sentence of their brief (the fourteenth's: tasks of the eleventh to thirteenth passes,
+    read once, records settled), none drawn by an earlier re-read, none of whose sentences
+    GUIDE.md quotes and whose ids it does not name, so its examples do not hand the reader the
+    answers."""
     from monitorbench.sources.tau2.acceptance.coverage import sentences, uncovered
 
     picked = sp.blind_sample(name)
     pool = set(pool)
     assert len(picked) == len(set(picked)) == size and set(picked) <= pool
+    if read_by:
+        assert pool <= set().union(*(sp.blind_sample(n) for n in read_by))
     earlier = [p.name for p in sp.LATER_PASSES if p.reread]
     assert not pool & set().union(*(sp.blind_sample(n) for n in earlier[:earlier.index(name)]))
     guide = _norm((HERE / "GUIDE.md").read_text(encoding="utf-8"))
