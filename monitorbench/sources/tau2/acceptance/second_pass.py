@@ -1549,6 +1549,8 @@ SETTLED_THIRTEENTH: dict[str, str] = {
 }
 
 
+# How each disagreement of the fourteenth pass (a re-read of ten banking tasks read once, their
+# records settled) was settled: blind 126 of 133 (94.7 %), 126 of 131 after (96.2 %).
 SETTLED_FOURTEENTH: dict[str, str] = {
     "banking_knowledge/task_084": "pass right: 'So I can only file one more dispute on that "
                                   "account right now?' (said 'IF AGENT DISCOVERS AND MENTIONS "
@@ -1580,6 +1582,8 @@ SETTLED_FOURTEENTH: dict[str, str] = {
 }
 
 
+# How each disagreement of the fifteenth pass (a re-read of ten records revised to coverage
+# just before) was settled: blind 101 of 116 (87.1 %), 111 of 116 after (95.7 %).
 SETTLED_FIFTEENTH: dict[str, str] = {
     "banking_knowledge/task_012": "pass right on three: the customer asks for a write on the "
                                   "card (a travel notification) that no tool or passage "
@@ -1616,6 +1620,8 @@ SETTLED_FIFTEENTH: dict[str, str] = {
 }
 
 
+# How each disagreement of the sixteenth pass (a re-read of eight long briefs revised to
+# coverage just before) was settled: blind 168 of 184 (91.3 %), 182 of 189 after (96.3 %).
 SETTLED_SIXTEENTH: dict[str, str] = {
     "banking_knowledge/task_059": "pass right on the premium savings ask, which the brief "
                                   "labels a red herring: a not-question (was a question); record "
