@@ -79,8 +79,8 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
         print("\n[issue 46] blind second pass vs first pass:\n" + sp.format_report(report))
 
 
-# The passes whose file a blind reader has written: all of them.
-WRITTEN = [p.name for p in sp.LATER_PASSES]
+# The passes whose file a blind reader has written (the seventeenth's is still to be written).
+WRITTEN = [p.name for p in sp.LATER_PASSES if p.name != sp.SEVENTEENTH_PASS]
 
 
 # The re-reads: each name, pool, size, and the earlier passes that read its pool's tasks, where
@@ -88,7 +88,8 @@ WRITTEN = [p.name for p in sp.LATER_PASSES]
 REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
             (sp.ELEVENTH_PASS, sp.TWELFTH_PASS, sp.THIRTEENTH_PASS)),
            (sp.FIFTEENTH_PASS, sp.REREAD_POOL_15, 10, ()),
-           (sp.SIXTEENTH_PASS, sp.REREAD_POOL_16, 8, ())]
+           (sp.SIXTEENTH_PASS, sp.REREAD_POOL_16, 8, ()),
+           (sp.SEVENTEENTH_PASS, sp.REREAD_POOL_17, 10, ())]
 
 
 @pytest.mark.parametrize("name,pool,size,read_by", REREADS)

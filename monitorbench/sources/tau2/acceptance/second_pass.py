@@ -47,6 +47,7 @@ THIRTEENTH_PASS = "thirteenth_pass.json"
 FOURTEENTH_PASS = "fourteenth_pass.json"
 FIFTEENTH_PASS = "fifteenth_pass.json"
 SIXTEENTH_PASS = "sixteenth_pass.json"
+SEVENTEENTH_PASS = "seventeenth_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -107,6 +108,10 @@ class BlindPass(NamedTuple):
 # - sixteenth (6060, 8 of REREAD_POOL_16, banking only): a third re-read, after the fifteenth's
 #   settlement, of the long conversation briefs: its pool is the records a helper revised to
 #   coverage after the fifteenth's pool was drawn (25), but those GUIDE.md quotes or names.
+# - seventeenth (6161, 10 of REREAD_POOL_17, banking only): a fourth re-read, after the
+#   sixteenth's settlement: its pool is every banking record that covers every sentence of its
+#   brief but those an earlier re-read drew and those GUIDE.md quotes or names (31, short and
+#   long briefs alike).
 REREAD_POOL = tuple(("banking_knowledge", f"task_{n}") for n in (
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025"))
@@ -117,6 +122,10 @@ REREAD_POOL_15 = tuple(("banking_knowledge", f"task_{n}") for n in (
 REREAD_POOL_16 = tuple(("banking_knowledge", f"task_{n}") for n in (
     "044", "064", "039", "086", "040", "059", "062", "063", "080", "038", "052", "100", "101",
     "055", "099", "056", "068", "061"))
+REREAD_POOL_17 = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "002", "006", "008", "010", "014", "015", "032", "033", "040", "041", "055", "056", "058",
+    "061", "062", "063", "069", "070", "077", "079", "080", "081", "090", "093", "094", "096",
+    "097", "098", "099", "101", "102"))
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
@@ -129,7 +138,9 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTEENTH_PASS, 5959, 10, ("banking_knowledge",), coverage=True,
                           reread=REREAD_POOL_15),
                 BlindPass(SIXTEENTH_PASS, 6060, 8, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL_16))
+                          reread=REREAD_POOL_16),
+                BlindPass(SEVENTEENTH_PASS, 6161, 10, ("banking_knowledge",), coverage=True,
+                          reread=REREAD_POOL_17))
 
 
 def blind_pass(name: str) -> BlindPass:
