@@ -264,8 +264,11 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # task_090's yes to the offered PIN reset and to an unasked transfer were added (coverage
     # rule 4; SETTLED_TENTH says so), hence 0.875; 226 of 261 once task_083's two cards were
     # added (coverage rule 1) and its 'Should I?' about calling the merchant became a
-    # not-question (coverage rule 3's own example; SETTLED_TENTH says so), hence 0.865
-    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.865),
+    # not-question (coverage rule 3's own example; SETTLED_TENTH says so), hence 0.865; 226 of
+    # 268 once task_088's Evergreen and Blue cards, its three charges not to dispute, its yes to
+    # the transfer and the question who reported the card stolen were added (coverage rules 1, 3,
+    # 4; SETTLED_TENTH says so), hence 0.84
+    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.84),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
     # 134 of 155 once the fourteenth pass showed task_084's two confirming asks echo the agent

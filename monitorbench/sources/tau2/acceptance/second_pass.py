@@ -1278,7 +1278,16 @@ SETTLED_TENTH: dict[str, str] = {
                                   "revised to the guide (issue 46, after the thirteenth "
                                   "settlement): 'Should I be worried about my card?' asks for an "
                                   "opinion, the example GUIDE.md coverage rule 3 gives of a "
-                                  "not-question, so the pass's question is its own again",
+                                  "not-question, so the pass's question is its own again; "
+                                  "revised again to coverage (issue 46): the Evergreen and Blue "
+                                  "cards added at their first naming (coverage rule 1), the lines "
+                                  "of the list of charges not to dispute (rule 1; the pass holds "
+                                  "them in the dispute's resolution), the yes to the transfer at "
+                                  "its stage direction 'Accept but express frustration: ...' "
+                                  "(rule 4; the pass's 'Alright, please transfer me.' is restated) "
+                                  "and 'if I didn't report it stolen, who did?' a question (rule "
+                                  "3: the card lookup shows an unknown caller; the pass has it "
+                                  "rhetorical)",
 }
 
 
