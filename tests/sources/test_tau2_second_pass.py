@@ -249,8 +249,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # task_079's list of cards was added by the guide (coverage rule 1; SETTLED_NINTH), 0.945; 296
     # of 314 once task_047's two cards were added (coverage rule 1; SETTLED_NINTH), hence 0.94; 297
     # of 317 once task_056's account and two criteria were added (coverage rules 1, 2), 0.935;
-    # 297 of 321 once task_041's four cards were added (coverage rule 1; SETTLED_NINTH), 0.925
-    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.925),
+    # 297 of 321 once task_041's four cards were added (coverage rule 1; SETTLED_NINTH), 0.925;
+    # 295 of 324 once task_091's yeses to two PIN resets and a transfer were added (coverage rule
+    # 4) and its 'What should I do?' became a not-question (rule 3; SETTLED_NINTH), hence 0.91
+    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.91),
     # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
     # so), hence 0.94; 226 of 245 once task_022's question was requoted to the problem's first

@@ -1111,7 +1111,14 @@ SETTLED_NINTH: dict[str, str] = {
                                   "gold closes it (the task stays excluded by its gold_breaks "
                                   "on the replacement's shipping). Pass wrong on 'Can I get "
                                   "that money back?': a question that is also a request, which "
-                                  "'Dispute all of it.' holds",
+                                  "'Dispute all of it.' holds; record later revised to coverage "
+                                  "(issue 46): 'Can I get that money back?' is now the dispute "
+                                  "request's own item at its first statement (coverage rule 3: a "
+                                  "question asking for a write), the yeses to the offered PIN "
+                                  "resets on the Green and Blue cards and to an offered security "
+                                  "transfer added (rule 4), and 'What should I do?' moved to "
+                                  "not-questions (rule 3: asks what to do, answered by the PIN "
+                                  "reset that follows), where the pass has a question",
     "banking_knowledge/task_056": "record gained 'Move it all over.' (the transfer's amount, "
                                   "3200); the opening ask moved to not-questions and the two "
                                   "'which ONE' push-backs became the questions (GUIDE.md, "
