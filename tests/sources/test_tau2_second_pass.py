@@ -241,8 +241,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # says so), hence 0.93; 315 of 340 once task_061's record was revised as task_060's
     # (SETTLED_EIGHTH says so), hence 0.925; 313 of 340 once the sixteenth pass showed task_100's
     # 'How can I not refer someone ...?' is a complaint and its bold referral condition an item
-    # (SETTLED_EIGHTH says so), hence 0.92
-    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.92),
+    # (SETTLED_EIGHTH says so), hence 0.92; 315 of 343 once task_092's yes to an offered transfer
+    # for the Blue card was added (coverage rule 4; SETTLED_EIGHTH says so), hence 0.915
+    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.915),
     # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
     # questions were requoted to the problem's first statement and task_019's two cards added by
     # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95; 295 of 311 once

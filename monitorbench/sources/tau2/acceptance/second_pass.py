@@ -1009,7 +1009,15 @@ SETTLED_EIGHTH: dict[str, str] = {
                                   "agent's proposal ('What do I need to do?', 'What are my "
                                   "options?') moved to not-questions, as the pass read them; "
                                   "the binds left differing pair two cards' lines by their "
-                                  "shared words (not one item)",
+                                  "shared words (not one item); record later revised to "
+                                  "coverage (issue 46): the Green close and replacement and the "
+                                  "Light Blue transfer requoted to their first statements, as "
+                                  "the pass has them ('Fine, I'll take a new card then. ...', "
+                                  "'Okay, yes please transfer me.'), the yes to the Evergreen "
+                                  "card's PIN reset added (rule 4, inside the pass's item), and "
+                                  "the yes 'Oh, okay.' to an offered transfer for the Blue card "
+                                  "added (coverage rule 4, resolved to no transfer), which the "
+                                  "pass does not have",
     "banking_knowledge/task_094": "record requoted the credit request to its first statement "
                                   "('I need to dispute my interest payment.') and the question "
                                   "to the customer's own claim ('That's $480 a month - you're "
