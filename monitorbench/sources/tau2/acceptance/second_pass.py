@@ -527,7 +527,10 @@ SETTLED_THIRD: dict[str, str] = {
                                   "customer's own step, in customer_steps, binding no agent "
                                   "call) and on 'You're looking for a credit card ...' (a "
                                   "purpose, not a question: the customer applies himself, the "
-                                  "card is the requirements' preference)",
+                                  "card is the requirements' preference); "
+                                  "later, the seventeenth pass (a re-read) showed the credit score "
+                                  "is situation, like age and income (GUIDE.md coverage rule 2; "
+                                  "SETTLED_SEVENTEENTH)",
     "banking_knowledge/task_071": "record gained the seven checking and savings criteria and the "
                                   "accept-and-open request; record right on 'recommend single "
                                   "accounts ... not give you options' (the third pass folds it "
@@ -725,7 +728,12 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "saved up $8,000' added at its first statement (coverage rule "
                                   "2, as task_058's) and 'Is that an option with your savings "
                                   "accounts?' added as a question (whether paper statements are "
-                                  "possible, coverage rule 3)",
+                                  "possible, coverage rule 3); "
+                                  "later, the seventeenth pass (a re-read) showed the credit score "
+                                  "is situation, like age and income (coverage rule 2), and 'Is "
+                                  "that an option ...?' a not-question answered by the account "
+                                  "opened (coverage rule 3), as this pass read it "
+                                  "(SETTLED_SEVENTEENTH)",
     "banking_knowledge/task_070": "record requoted the overdraft and minimum-balance criteria to "
                                   "their first statements ('I also want stuff like no overdraft "
                                   "fees', 'I can't commit to keeping $10,000 or more in the "
@@ -999,7 +1007,11 @@ SETTLED_EIGHTH: dict[str, str] = {
                                   "rule 1), as task_065's record of the same brief",
     "banking_knowledge/task_069": "as task_066: record gained the $10,000 held for a year and "
                                   "the customer's own deposit; pass wrong on 'Is there a reason "
-                                  "we can't?'",
+                                  "we can't?'; later, the seventeenth pass (a re-read) "
+                                  "showed 'You'd rather pay a small transfer fee than have "
+                                  "payments bounce.' is a criterion of the checking account (a "
+                                  "budget for fees, coverage rule 2), which this pass did not "
+                                  "record (SETTLED_SEVENTEENTH)",
     "banking_knowledge/task_092": "record gained the opening request and one item per card "
                                   "(its first mention; GUIDE.md: a list of cards is split like a "
                                   "list of charges) and the conditional Evergreen replacement "
@@ -1048,7 +1060,11 @@ SETTLED_EIGHTH: dict[str, str] = {
                                   "request's preference; the 'which ONE' push-backs stay the "
                                   "questions), as task_071's, and the trip frequency 'You travel "
                                   "internationally 3-4 times/year ...' added at its first "
-                                  "statement (coverage rule 2)",
+                                  "statement (coverage rule 2); later, the seventeenth pass (a "
+                                  "re-read) showed 'Don't want fees for that.' is the "
+                                  "no-withdrawal-fee criterion, an item (coverage rule 2), which "
+                                  "this pass's withdrawal item quotes with its figure "
+                                  "(SETTLED_SEVENTEENTH)",
     "banking_knowledge/task_100": "record gained the business-checking, $31,000 and 'get this "
                                   "done today' criteria (each decides the account type referred, "
                                   "GUIDE.md rule 4); no disagreement left; "
@@ -1139,7 +1155,10 @@ SETTLED_NINTH: dict[str, str] = {
                                   "category added as criteria (coverage rule 2), and the "
                                   "withdrawals item requoted to include its first statement "
                                   "('maybe 3-4 times a week ... So at least 15-20 times a "
-                                  "month.')",
+                                  "month.'); later, the seventeenth pass (a re-read) "
+                                  "showed 'Would that waive any monthly fee?' is a question (what "
+                                  "the stated balance comes to under the fee waiver, coverage "
+                                  "rule 3), which this pass did not record (SETTLED_SEVENTEENTH)",
     "banking_knowledge/task_047": "record gained the fee condition ('If the annual fee is waived "
                                   "for the first year or reasonable', rule 3); same item, other "
                                   "span on the convinced application (the record quotes its "
@@ -1233,7 +1252,12 @@ SETTLED_TENTH: dict[str, str] = {
                                   "probably a good idea.') and to an unasked transfer ('Accept "
                                   "the transfer.', no transfer) added as items (coverage rule 4); "
                                   "the close-and-replace item requoted to its stage direction "
-                                  "'Agree: \"Yes, absolutely close it!' (rule 4)",
+                                  "'Agree: \"Yes, absolutely close it!' (rule 4); "
+                                  "later, the seventeenth pass (a re-read) showed 'Accept the "
+                                  "transfer.' answers a transfer made unasked on a branch the "
+                                  "solution does not take (accepts_refusal) and 'Yes please!' to "
+                                  "the offered unlock of the Blue card is an item (rule 4; "
+                                  "SETTLED_SEVENTEENTH)",
     "banking_knowledge/task_089": "record gained the list of cards and requoted the increase "
                                   "request to its first statement ('Is there anything you can do "
                                   "to help me get more today?'); the 'What about ...' moves are "
@@ -1697,4 +1721,75 @@ SETTLED_SIXTEENTH: dict[str, str] = {
                                   "charges are disputed within the limit; the record names the "
                                   "dispute tool's transaction_id, the pass (which knows no tool "
                                   "names) the charges",
+}
+
+
+# How each disagreement of the seventeenth pass (a re-read of ten records that cover every
+# sentence, short and long briefs) was settled: blind 203 of 225 (90.2 %), 211 of 225 after
+# (93.8 %).
+SETTLED_SEVENTEENTH: dict[str, str] = {
+    "banking_knowledge/task_006": "pass right: 'You have a credit score of 540.' is a fact about "
+                                  "the customer nobody chooses, situation like age and income "
+                                  "(the cards' eligibility terms weigh it), was a criterion item; "
+                                  "GUIDE.md rule 2 now says so",
+    "banking_knowledge/task_063": "pass right on the credit score (situation, as task_006's; the "
+                                  "lines repeating it situation, were restated) and on 'Is that "
+                                  "an option with your savings accounts?' (asks for a savings "
+                                  "account meeting the paper-statement need just stated, "
+                                  "answered by the account opened: a not-question, as task_056's "
+                                  "'Is that allowed?', was a question); record right on 'Can you "
+                                  "help me find the best combination?' (the ask of the products "
+                                  "then opened, Recommendations) and on 'You've saved up $8,000' "
+                                  "(the sum deposited at its first statement, rule 2, as "
+                                  "task_058's); GUIDE.md rules 2 and 3 now say so",
+    "banking_knowledge/task_055": "pass right on 'Don't want fees for that.' (the "
+                                  "no-withdrawal-fee criterion stated right after its figure, an "
+                                  "item, was restated); record right on 'I'm 33 by the way, so no "
+                                  "student or senior stuff for me.' (it turns down a class of "
+                                  "accounts, a value turned down, though the age alone is "
+                                  "situation), on 'Nothing crazy like fifty grand though ...' "
+                                  "(the balance's cap, 'five at most', said again: restated) and "
+                                  "on 'How do I deposit it?' (answered by the deposit tool the "
+                                  "agent hands over and the customer's deposit: a not-question); "
+                                  "GUIDE.md rules 2 and 3 now say so",
+    "banking_knowledge/task_056": "pass right on 'Would that waive any monthly fee?' (what the "
+                                  "stated balance comes to under the product's fee waiver, a "
+                                  "consequence: a question, as task_057's 'Would that be enough "
+                                  "to avoid monthly fees?', was a not-question); record right on "
+                                  "'I'm keeping overhead low.' (why the fee cap matters, naming "
+                                  "nothing the account must have: reason) and on 'Nothing like "
+                                  "$100k - I'm not that big yet.' (the deposit's cap said again: "
+                                  "restated); GUIDE.md rules 2 and 3 now say so",
+    "banking_knowledge/task_069": "pass right: 'You'd rather pay a small transfer fee than have "
+                                  "payments bounce.' is a fee the customer will pay for the "
+                                  "overdraft protection of the account chosen, a budget for fees "
+                                  "(rule 2), was accepts_refusal (which answers a fee the agent "
+                                  "names); GUIDE.md rule 2 now says so",
+    "banking_knowledge/task_090": "pass right on 'Accept the transfer.' (said if the agent "
+                                  "transfers unasked, a branch the right solution does not take: "
+                                  "accepts_refusal, was an item) and on 'Yes please!' to the "
+                                  "offered unlock of the Blue card (an item, rule 4; the record "
+                                  "had it covered only by the question's 'Yes, please check.'); "
+                                  "record right on 'Please close it right away and send me a new "
+                                  "one.' (the yes to the recommended close-and-replace, restated "
+                                  "of its stage direction 'Agree:') and on 'Set it to 5678.', "
+                                  "'Sure, set it to 4321.' and 'Sure, close it and send me a new "
+                                  "one.' (yeses to writes offered on branches the right solution "
+                                  "does not take, their values included: accepts_refusal); "
+                                  "GUIDE.md rule 4 now says both",
+    "banking_knowledge/task_002": "record right: 'If you are recommended a particular credit "
+                                  "card, then you take that recommendation.' is how the customer "
+                                  "carries out her own application (customer_step, as task_024's "
+                                  "'... and then apply for that specific card.'); the criteria "
+                                  "and the one-option question decide the card; GUIDE.md now "
+                                  "says so",
+    "banking_knowledge/task_014": "record right on both: 'How can I get a referral link for this "
+                                  "offer ...?' asks how a write no tool or passage provides is "
+                                  "done, so the reply tells that it cannot be: a question beside "
+                                  "the request's item, as task_012's 'How do I set up a travel "
+                                  "notification?' and task_015's same line; 'Do NOT accept "
+                                  "generic referral program information ...' turns down an "
+                                  "answer that is no write, how the customer insists (manner): "
+                                  "the request's item already resolves to no link; GUIDE.md "
+                                  "rule 3 and the manner bullet now say so",
 }
