@@ -48,6 +48,7 @@ FOURTEENTH_PASS = "fourteenth_pass.json"
 FIFTEENTH_PASS = "fifteenth_pass.json"
 SIXTEENTH_PASS = "sixteenth_pass.json"
 SEVENTEENTH_PASS = "seventeenth_pass.json"
+EIGHTEENTH_PASS = "eighteenth_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -112,6 +113,10 @@ class BlindPass(NamedTuple):
 #   sixteenth's settlement: its pool is every banking record that covers every sentence of its
 #   brief but those an earlier re-read drew and those GUIDE.md quotes or names (31, short and
 #   long briefs alike).
+# - eighteenth (6262, 10 of REREAD_POOL_18, banking only): a fifth re-read, after the
+#   seventeenth's settlement and the three last records' revision to coverage: its pool is
+#   every banking record (all cover every sentence) but those an earlier re-read drew and those
+#   GUIDE.md quotes or names (22).
 REREAD_POOL = tuple(("banking_knowledge", f"task_{n}") for n in (
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025"))
@@ -126,6 +131,9 @@ REREAD_POOL_17 = tuple(("banking_knowledge", f"task_{n}") for n in (
     "002", "006", "008", "010", "014", "015", "032", "033", "040", "041", "055", "056", "058",
     "061", "062", "063", "069", "070", "077", "079", "080", "081", "090", "093", "094", "096",
     "097", "098", "099", "101", "102"))
+REREAD_POOL_18 = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "008", "010", "015", "032", "033", "040", "041", "058", "061", "062", "070", "079", "080",
+    "081", "092", "093", "094", "096", "098", "099", "101", "102"))
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
@@ -140,7 +148,9 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(SIXTEENTH_PASS, 6060, 8, ("banking_knowledge",), coverage=True,
                           reread=REREAD_POOL_16),
                 BlindPass(SEVENTEENTH_PASS, 6161, 10, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL_17))
+                          reread=REREAD_POOL_17),
+                BlindPass(EIGHTEENTH_PASS, 6262, 10, ("banking_knowledge",), coverage=True,
+                          reread=REREAD_POOL_18))
 
 
 def blind_pass(name: str) -> BlindPass:
