@@ -105,6 +105,34 @@ def test_no_secret_in_the_harness_sandbox(chat_server, task_dir, tmp_path: Path,
     assert canary_free(tmp_path / "o")
 
 
+RESOLVE = r'''
+import json, socket, time
+t = time.monotonic()
+try:
+    socket.getaddrinfo("api.openai.com", 443)
+    error = ""
+except OSError as e:
+    error = type(e).__name__
+print(json.dumps({"resolv": open("/etc/resolv.conf").read(), "error": error,
+                  "seconds": time.monotonic() - t}))
+'''
+
+
+@needs_bwrap
+def test_a_name_lookup_inside_the_harness_sandbox_fails_at_once(chat_server, task_dir,
+                                                                 tmp_path: Path) -> None:
+    """The sandbox has no network, and its resolver config is its own, not the host's (whose
+    unreachable nameserver kept Codex's static binary waiting 5 s at every exit on its
+    background lookups): a lookup is refused on the sandbox's loopback, well inside the 1 s
+    timeout the config allows."""
+    task, public = task_dir
+    server = chat_server(lambda body: "ok")
+    _generator(_probe(RESOLVE), server.base_url, tmp_path).generate(task, public, tmp_path / "o")
+    seen = _seen(tmp_path / "o")
+    assert seen["resolv"] == "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"
+    assert seen["error"] == "gaierror" and seen["seconds"] < 1.0
+
+
 @needs_bwrap
 def test_no_secret_in_the_verifier_sandbox(tmp_path: Path, task_dir, runtimes_dir: Path) -> None:
     """The same for the verifier (and run_public) sandbox: a verifier scanning /proc finds no

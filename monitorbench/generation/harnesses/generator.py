@@ -28,8 +28,8 @@ from monitorbench.generation.harnesses.bridge import (ENDPOINT_SOCK, LAUNCHER, R
                                                       EndpointProxy, RunPublicServer)
 from monitorbench.generation.harnesses.install import Package, ensure_installed, install_record
 from monitorbench.generation.harnesses.registry import HARNESSES
-from monitorbench.generation.harnesses.sandbox import (Mounts, RunOutcome, base_env,
-                                                       harness_argv, run_bounded)
+from monitorbench.generation.harnesses.sandbox import (RESOLV_CONF, Mounts, RunOutcome,
+                                                       base_env, harness_argv, run_bounded)
 from monitorbench.generation.harnesses.spec import Harness, HarnessRun
 from monitorbench.generation.harnesses.workspace import (collect_verifier, harness_prompt,
                                                          prepare_workspace)
@@ -205,13 +205,15 @@ class HarnessGenerator:
         argv, extra_env = self.command(run)
         (tmp / "sock").mkdir()
         (tmp / "launch.py").write_text(LAUNCHER)
+        (tmp / "resolv.conf").write_text(RESOLV_CONF)
         lock = threading.Lock()
         proxy = EndpointProxy(ctx, str(self.gen_cfg.base_url), tmp / "sock" / ENDPOINT_SOCK,
                               lock, api_key=self.api_key, grammar=self.grammar,
                               allowed_fields=self.allowed_fields)
         runner = RunPublicServer(ctx, tmp / "sock" / RUN_PUBLIC_SOCK, lock)
         try:
-            mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py")
+            mounts = Mounts(install_dir, workspace, home, tmp / "sock", tmp / "launch.py",
+                            tmp / "resolv.conf")
             limits = self.scaffold_cfg.harness.limits
             full = harness_argv(mounts, {**base_env(install_dir), **extra_env}, port, argv,
                                 tmp_bytes=limits.disk_mb << 20)

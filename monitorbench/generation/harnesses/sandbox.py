@@ -47,7 +47,13 @@ WORKSPACE = "/workspace"
 HOME = "/home/harness"
 SOCK_DIR = "/mb/sock"
 LAUNCHER_PATH = "/mb/launch.py"
-EXTRA_ETC = ("/etc/hosts", "/etc/resolv.conf", "/etc/ssl", "/etc/ca-certificates")
+EXTRA_ETC = ("/etc/hosts", "/etc/ssl", "/etc/ca-certificates")
+# The sandbox's own resolver config, in place of the host's. The sandbox has no network, so no
+# name resolves; with the host's nameserver a lookup's packets are refused (ENETUNREACH) and
+# musl's resolver (Codex's static binary) still waits out its timeout: Codex's background
+# lookups of its vendor's hosts held every run's exit 5 s after its last reply (10 s under
+# load). A nameserver on the sandbox's own loopback refuses at once; one 1 s try bounds the rest.
+RESOLV_CONF = "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"
 HOST_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all bwrap (pid 1 inside) is given
 DISK_POLL_SECONDS = 2.0
 # Sets the limits on itself, then execs the rest of its argv (bwrap), which every process in
@@ -72,6 +78,7 @@ class Mounts:
     home: Path
     sock_dir: Path
     launcher: Path
+    resolv_conf: Path  # holds RESOLV_CONF
 
 
 @dataclass
@@ -101,6 +108,7 @@ def harness_argv(m: Mounts, env: Mapping[str, str], port: int, command: Sequence
              "--bind", str(m.home), HOME,
              "--ro-bind", str(m.sock_dir), SOCK_DIR,
              "--ro-bind", str(m.launcher), LAUNCHER_PATH,
+             "--ro-bind", str(m.resolv_conf), "/etc/resolv.conf",
              "--chdir", WORKSPACE,
              SYSTEM_PYTHON, "-I", "-S", LAUNCHER_PATH, str(port), f"{SOCK_DIR}/endpoint.sock",
              *command]
