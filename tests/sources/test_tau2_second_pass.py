@@ -225,7 +225,9 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # by the guide (SETTLED_SIXTH says so), hence 0.885; 270 of 306 once the sixteenth pass
     # showed task_059's premium ask is the brief's red herring, a not-question (SETTLED_SIXTH
     # says so), hence 0.88; 272 of 311 once task_081's list of five cards and its cards were
-    # added at their first naming, as task_080's (coverage rule 1; SETTLED_SIXTH says so), 0.87
+    # added at their first naming, as task_080's (coverage rule 1; SETTLED_SIXTH says so), 0.87;
+    # 270 of 310 once the eighteenth pass showed task_081's theft is the replacements' reason (an
+    # item; SETTLED_SIXTH says so), still 0.87
     (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.87),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
@@ -235,8 +237,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # made its 'Is there anything I can do to fix this?' a not-question (SETTLED_SEVENTH says
     # so), 259 of 283 once task_038's card was added (coverage rule 1, as task_037's), and 259
     # of 284 once task_045's Business Silver Rewards Card was added (coverage rule 1;
-    # SETTLED_SEVENTH says so), hence 0.91
-    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.91),
+    # SETTLED_SEVENTH says so), 0.91; 261 of 287 once the eighteenth pass showed task_102's 'I
+    # want to maximize the bonus.' is a criterion of its own, split from the recommendation ask
+    # this pass had as one question (preferences rule 4; SETTLED_SEVENTH says so), hence 0.905
+    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.905),
     # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
     # was requoted to its first statement and its savings account added by the guide
     # (SETTLED_EIGHTH says so), hence 0.94; 315 of 338 once task_055's and task_060's records were
@@ -248,8 +252,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # for the Blue card was added (coverage rule 4; SETTLED_EIGHTH says so), and 316 of 345 once
     # the seventeenth pass showed task_069's small transfer fee is a criterion (a budget for
     # fees, coverage rule 2) and task_055's 'Don't want fees for that.' an item (SETTLED_EIGHTH
-    # says so), hence 0.915
-    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.915),
+    # says so), 0.915; 316 of 346 once the eighteenth pass showed task_061's no-fees line and
+    # $4,000 upper end are criteria (coverage rule 2) and its 'How much? ...' a not-question
+    # asked only on a branch not taken (SETTLED_EIGHTH says so), hence 0.91
+    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.91),
     # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
     # questions were requoted to the problem's first statement and task_019's two cards added by
     # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95; 295 of 311 once
@@ -302,7 +308,11 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # after (task_006's and task_063's credit scores, task_063's and task_056's asks, task_055's
     # and task_069's fee criteria and task_090's transfer and unlock yeses revised; the records
     # right elsewhere)
-    (sp.SEVENTEENTH_PASS, sp.SETTLED_SEVENTEENTH, 0.935)])
+    (sp.SEVENTEENTH_PASS, sp.SETTLED_SEVENTEENTH, 0.935),
+    # eighteenth, a fifth re-read of ten covered records: blind 91.2 % (229 of 251); 238 of 254
+    # after (task_040's priority span, task_102's bonus criterion, task_061's two criteria and
+    # branch ask and task_081's theft reason revised; the records right elsewhere)
+    (sp.EIGHTEENTH_PASS, sp.SETTLED_EIGHTEENTH, 0.935)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

@@ -770,7 +770,11 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "record later revised to the guide (issue 46, coverage), as "
                                   "task_080's: the list of five cards ('Your wallet was stolen "
                                   "and it contained FIVE cards ...') and each card added at "
-                                  "their first naming (coverage rule 1)",
+                                  "their first naming (coverage rule 1); later, the eighteenth "
+                                  "pass (a re-read) showed the theft in the character line is "
+                                  "the closures' and replacements' reason, an item (a tool "
+                                  "argument holds it), which this pass did not record "
+                                  "(SETTLED_EIGHTEENTH)",
     "banking_knowledge/task_096": "same item, other span: the record's question quotes the "
                                   "character's first statement of the low interest (telling "
                                   "$17.50 and $15.00), the pass the opening's request for help, "
@@ -882,7 +886,10 @@ SETTLED_SEVENTH: dict[str, str] = {
                                   "list of charges, each referee quoting its first mention "
                                   "(the character line), so Vikram, Ember and TechFlow are "
                                   "the same items as the pass's, other span (it quotes the "
-                                  "opening)",
+                                  "opening); later, the eighteenth pass (a re-read) showed 'I "
+                                  "want to maximize the bonus.' is a criterion of its own "
+                                  "(preferences rule 4), so the record splits the ask this pass "
+                                  "had as one question into two items (SETTLED_EIGHTEENTH)",
     "banking_knowledge/task_038": "record gained the condition 'if you do not see the "
                                   "transactions ... you do not go down that troubleshooting "
                                   "pathway.' (rule 3; resolved to the three disputes: the charges "
@@ -1002,7 +1009,13 @@ SETTLED_EIGHTH: dict[str, str] = {
                                   "moved to the not-questions (a red herring), and the funding "
                                   "item requoted to its stage direction 'Agree to fund it with "
                                   "the minimum opening deposit from your checking account.' "
-                                  "(GUIDE.md Spans)",
+                                  "(GUIDE.md Spans); later, the eighteenth pass (a re-read) "
+                                  "showed 'I don't want to get hit with fees every time.' and "
+                                  "'Maybe $4,000 tops ...' are criteria (coverage rule 2), which "
+                                  "this pass did not record, and 'How much? ...' is asked only "
+                                  "on a branch the right solution does not take (it tells the "
+                                  "fee before any closure), a not-question, which this pass did "
+                                  "not have as a question either (SETTLED_EIGHTEENTH)",
     "banking_knowledge/task_066": "record gained the $6,000 held for a year (a criterion the APY "
                                   "is compared on, as task_059's) and 'I'll deposit the $6,000 "
                                   "... myself' (no transfer); 'What would you recommend?' moved "
@@ -1802,4 +1815,71 @@ SETTLED_SEVENTEENTH: dict[str, str] = {
                                   "answer that is no write, how the customer insists (manner): "
                                   "the request's item already resolves to no link; GUIDE.md "
                                   "rule 3 and the manner bullet now say so",
+}
+
+
+# How each disagreement of the eighteenth pass (a fifth re-read, of ten records that cover every
+# sentence) was settled: blind 229 of 251 (91.2 %), 238 of 254 after (93.7 %).
+SETTLED_EIGHTEENTH: dict[str, str] = {
+    "banking_knowledge/task_040": "pass right on 'The Grainger and Uline charges are the biggest "
+                                  "ones ...': it names the charges the provisional-credit "
+                                  "priority gives first (the ask after it says only 'those'), "
+                                  "was reason; the item now quotes both sentences, as task_041's",
+    "banking_knowledge/task_102": "pass right on 'I want to maximize the bonus.' (a criterion of "
+                                  "the referral recommended, its own item, preferences rule 4; "
+                                  "the record had it inside the recommendation ask's quote, now "
+                                  "'which one should I prioritize?'); record right on 'Then "
+                                  "submit ONLY the single referral the agent recommends.' (the "
+                                  "customer takes the recommendation when she submits herself: "
+                                  "customer_step, GUIDE.md's customer-step bullet; the one "
+                                  "referral the window allows is the request's resolves_to)",
+    "banking_knowledge/task_061": "pass right on 'I don't want to get hit with fees every time.' "
+                                  "(a criterion stated right after its figure, as task_055's) "
+                                  "and 'Maybe $4,000 tops if I'm being optimistic.' (an upper end "
+                                  "added to the balance just stated, a figure at its first "
+                                  "statement, not a far larger sum put out of reach), both were "
+                                  "restated (coverage rule 2), and on 'How much? ...' after the "
+                                  "agent asks for funds (asked only where the agent tries the "
+                                  "closure without naming the fee: the right solution reads the "
+                                  "closure terms and tells the fee first, and an agent that says "
+                                  "the account needs funds is on the branch before, by its own "
+                                  "condition; a not-question, was a question, reversing "
+                                  "SETTLED_EIGHTH); record right on 'you prefer to keep the "
+                                  "Silver Account' (what is kept, the request's item, as "
+                                  "task_060's; the pass quotes the account's first naming for "
+                                  "it) and on 'I definitely can't commit to keeping $10,000 "
+                                  "...' (an answer about a term, coverage rule 2's example); "
+                                  "GUIDE.md rule 2 now says the upper end",
+    "banking_knowledge/task_081": "pass right on 'your wallet was stolen at a coffee shop' (the "
+                                  "reason the debit card closures and credit card replacements "
+                                  "take, an item at its first statement, was manner); record "
+                                  "right on 'I want to freeze all of them right away.' and 'I "
+                                  "need to cancel those and get new ones.' (the situation's "
+                                  "'freeze/cancel them all' leaves open which write each card "
+                                  "gets: restated of the list item, as the fifth and sixth "
+                                  "passes read task_080 and task_081), on the yes to the offered "
+                                  "freeze (asked already: restated), on the later asks for a "
+                                  "human (the script schedules all four in advance: restated of "
+                                  "the first ask's item, as task_032's) and on 'If there's any "
+                                  "limit on ...' (it only says when the priority is asked, held "
+                                  "in the priority item's resolves_to); GUIDE.md spans and rule "
+                                  "5 now say so",
+    "banking_knowledge/task_010": "record right on both: 'Only use it if the agent has actually "
+                                  "investigated ...' says when the customer uses her own tool "
+                                  "(customer_step), its concrete finding spelled out by the "
+                                  "request's own lead-in, and that lead-in ('If the agent "
+                                  "explains that a referral was rejected ... and retrying is "
+                                  "possible') only says when the customer makes the request of "
+                                  "its sentence, so the request's item holds it (its "
+                                  "resolves_to now says so); GUIDE.md spans now say so",
+    "banking_knowledge/task_032": "record right: the goal schedules the five asks for a human in "
+                                  "advance ('You will ask ... 5 times'), so each spoken ask "
+                                  "carries out the goal's item and is restated (rule 5; the "
+                                  "agent not having transferred yet is no new condition, unlike "
+                                  "rule 6's fallback asks), as settled with the third pass for "
+                                  "task_032 and task_033; GUIDE.md rule 5 now says so",
+    "banking_knowledge/task_096": "record right, as settled with the sixth pass: 'I want the full "
+                                  "amounts I'm entitled to.' states no value (the corrections are "
+                                  "what the knowledge base computes), so it restates the yes to "
+                                  "the credits; GUIDE.md rule 4 now says so",
 }
