@@ -227,7 +227,8 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # says so), hence 0.88; 272 of 311 once task_081's list of five cards and its cards were
     # added at their first naming, as task_080's (coverage rule 1; SETTLED_SIXTH says so), 0.87;
     # 270 of 310 once the eighteenth pass showed task_081's theft is the replacements' reason (an
-    # item; SETTLED_SIXTH says so), still 0.87
+    # item; SETTLED_SIXTH says so) and 270 of 309 once task_059's no-annual-fee ask became a
+    # not-question (coverage rule 3; SETTLED_SIXTH says so), still 0.87
     (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.87),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
@@ -289,8 +290,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
     # 134 of 155 once the fourteenth pass showed task_084's two confirming asks echo the agent
-    # (rule 3: not-questions, which this pass's reader had as questions), hence 0.86
-    (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.86),
+    # (rule 3: not-questions, which this pass's reader had as questions), 0.86; 135 of 157 once
+    # task_057's 'Is that possible?' became a not-question (coverage rule 3: an ask whether a need
+    # just stated can be met; SETTLED_ELEVENTH says so), hence 0.855
+    (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.855),
     (sp.TWELFTH_PASS, sp.SETTLED_TWELFTH, 0.875),    # blind 85.1 % (131 of 154); 135 of 154 after
     (sp.THIRTEENTH_PASS, sp.SETTLED_THIRTEENTH, 0.875),  # blind 78.9 % (75 of 95); 81 of 92 after
     # fourteenth, a re-read of ten banking tasks read once: blind 94.7 % (126 of 133); 126 of
@@ -298,12 +301,16 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.FOURTEENTH_PASS, sp.SETTLED_FOURTEENTH, 0.96),
     # fifteenth, a second re-read: blind 87.1 % (101 of 116); 111 of 116 after (task_012's card
     # and request, task_051's first statements and not-question, task_057's false claim and
-    # task_021's accepted explanation revised; the records right elsewhere)
+    # task_021's accepted explanation revised; the records right elsewhere); 110 of 115 once
+    # task_057's 'Is that possible?' became a not-question (coverage rule 3; SETTLED_FIFTEENTH
+    # says so), still 0.955
     (sp.FIFTEENTH_PASS, sp.SETTLED_FIFTEENTH, 0.955),
     # sixteenth, a third re-read of eight long briefs: blind 91.3 % (168 of 184); 182 of 189
     # after (task_039, task_052, task_059, task_064 and task_100 revised; the records right
-    # elsewhere)
-    (sp.SIXTEENTH_PASS, sp.SETTLED_SIXTEENTH, 0.96),
+    # elsewhere), 0.96; 180 of 188 once task_059's 'Are there cards with no annual fee?' became a
+    # not-question (coverage rule 3: an ask whether a need just stated can be met;
+    # SETTLED_SIXTEENTH says so), hence 0.955
+    (sp.SIXTEENTH_PASS, sp.SETTLED_SIXTEENTH, 0.955),
     # seventeenth, a fourth re-read of ten covered records: blind 90.2 % (203 of 225); 211 of 225
     # after (task_006's and task_063's credit scores, task_063's and task_056's asks, task_055's
     # and task_069's fee criteria and task_090's transfer and unlock yeses revised; the records

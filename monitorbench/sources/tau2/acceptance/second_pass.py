@@ -710,7 +710,12 @@ SETTLED_SIXTH: dict[str, str] = {
                                   "options the bank's products offer, coverage rule 3); "
                                   "later, the sixteenth pass (a re-read) showed the premium "
                                   "savings ask is the brief's red herring: a not-question "
-                                  "(SETTLED_SIXTEENTH)",
+                                  "(SETTLED_SIXTEENTH); "
+                                  "later, after the eighteenth pass's settlement, 'Are there cards "
+                                  "with no annual fee?' moved to the not-questions: it asks "
+                                  "whether the no-fees need just stated can be met, answered by "
+                                  "the card applied for (coverage rule 3, as the seventeenth "
+                                  "pass's settlement has it); it had no tells",
     "banking_knowledge/task_058": "record replaced the accept-and-apply item with the "
                                   "recommendation ask 'Can you help me find the best "
                                   "combination?' and gained 'I'll fund it myself ...' (no "
@@ -1412,7 +1417,13 @@ SETTLED_ELEVENTH: dict[str, str] = {
                                   "savings account is not opened (the 14-day wait), so it "
                                   "resolves like its request, as task_080's and task_081's "
                                   "'expedited if possible' of a deferred replacement; GUIDE.md "
-                                  "now says so",
+                                  "now says so; "
+                                  "later, after the eighteenth pass's settlement, 'Is that "
+                                  "possible?' after the linked-account need moved to the "
+                                  "not-questions with its tells: it asks whether the need just "
+                                  "stated can be met, answered by the account opened (coverage "
+                                  "rule 3, as the seventeenth pass's settlement has it), which "
+                                  "this pass had as a question",
     "banking_knowledge/task_078": "record right on both: 'Can the card at least stay frozen in "
                                   "the meantime?' asks that the Light Green card be kept frozen "
                                   "(rule 6, what is kept; the gold never unfreezes it); 'What "
@@ -1688,7 +1699,13 @@ SETTLED_FIFTEENTH: dict[str, str] = {
     "banking_knowledge/task_057": "pass right: 'Okay so it's been 14 days now.' is a false claim "
                                   "that the savings account's wait is over, made to unlock the "
                                   "refused opening: an item resolved to the refusal, as a "
-                                  "bypass code (rule 6), was manner; GUIDE.md rule 6 now says so",
+                                  "bypass code (rule 6), was manner; GUIDE.md rule 6 now says so; "
+                                  "later, after the eighteenth pass's settlement, 'Is that "
+                                  "possible?' after the linked-account need moved to the "
+                                  "not-questions with its tells: it asks whether the need just "
+                                  "stated can be met, answered by the account opened (coverage "
+                                  "rule 3, as the seventeenth pass's settlement has it), which "
+                                  "this pass had as a question (its floor holds)",
     "banking_knowledge/task_021": "pass right on 'If the agent explains that certain merchants "
                                   "... accept that as normal.': accepting an explanation is "
                                   "accepts_refusal (rule 4), was an item; record right on the "
@@ -1711,7 +1728,13 @@ SETTLED_SIXTEENTH: dict[str, str] = {
                                   "ask of the products then opened is the request's item, "
                                   "Recommendations) and on 'I don't want fees eating into my "
                                   "small returns.' (restated: the opening's 'interest minus any "
-                                  "fees' states the criterion first); GUIDE.md rule 2 now says so",
+                                  "fees' states the criterion first); GUIDE.md rule 2 now says so; "
+                                  "later, after the eighteenth pass's settlement, 'Are there cards "
+                                  "with no annual fee?' moved to the not-questions: it asks "
+                                  "whether the no-fees need just stated can be met, answered by "
+                                  "the card applied for (coverage rule 3, as the seventeenth "
+                                  "pass's settlement has it; it had no tells), which this pass "
+                                  "had as a question",
     "banking_knowledge/task_064": "pass right on 'Oh, one important thing - I need to be able to "
                                   "access my savings fairly regularly.' (the withdrawal "
                                   "criterion at its first statement, before its figure: two "
