@@ -640,7 +640,12 @@ SETTLED_FIFTH: dict[str, str] = {
                                   "naming (the situation's 'Your wallet was stolen and it "
                                   "contained FIVE cards ...') and one item per card added "
                                   "(coverage rule 1, as task_079's), the goal's 'You need to "
-                                  "freeze/cancel them all ...' restating the list item",
+                                  "freeze/cancel them all ...' restating the list item; later, "
+                                  "as its twin task_081 was settled with the eighteenth pass, "
+                                  "'your wallet was stolen at a coffee shop' became an item (the "
+                                  "reason the closures and replacements take, was manner), "
+                                  "which this pass did not record (floor 0.935 -> 0.93, 239 of "
+                                  "256)",
     "banking_knowledge/task_015": "record dropped 'you want to earn referral bonuses' (a "
                                   "purpose, GUIDE.md) and gained the fallback transfer request "
                                   "(resolved to no transfer: the Platinum link is given); "
@@ -999,7 +1004,13 @@ SETTLED_EIGHTH: dict[str, str] = {
                                   "added as criteria (coverage rule 2, as task_062's and "
                                   "task_071's), and 'What's your best premium savings account?' "
                                   "moved from the questions to the not-questions, a red herring "
-                                  "(a premium option the criteria do not ask for), as task_058's",
+                                  "(a premium option the criteria do not ask for), as task_058's; "
+                                  "later, as its twin task_061 was settled with the eighteenth "
+                                  "pass, 'I don't want to get hit with fees every time.' (a "
+                                  "criterion right after its figure) and 'Maybe $4,000 tops "
+                                  "...' (a figure at its first statement) became criteria "
+                                  "(coverage rule 2, were restated), which this pass did not "
+                                  "record (floor 0.91 -> 0.905, 316 of 348)",
     "banking_knowledge/task_061": "as task_060 on the reason, eco and premium asks; record gained "
                                   "the conditional funding consent (a condition, rule 3: no "
                                   "transfer in τ²'s gold, which asks nothing about funding) and "
