@@ -67,6 +67,11 @@ class BlindPass(NamedTuple):
     reread: tuple[tuple[str, str], ...] = ()  # a pass over tasks read before: its pool
 
 
+def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
+    """The banking tasks numbered ``numbers``, in that order (a re-read draws from the order)."""
+    return tuple(("banking_knowledge", f"task_{n}") for n in numbers)
+
+
 # The blind passes after the second, in the order they were written: each drew, by one
 # random.Random(seed), up to ``per_domain`` recorded tasks of each of its domains (telecom's
 # included) that no earlier pass sampled (:func:`blind_sample`); its reader's folder is written
@@ -118,23 +123,23 @@ class BlindPass(NamedTuple):
 #   seventeenth's settlement and the three last records' revision to coverage: its pool is
 #   every banking record (all cover every sentence) but those an earlier re-read drew and those
 #   GUIDE.md quotes or names (22).
-REREAD_POOL = tuple(("banking_knowledge", f"task_{n}") for n in (
+REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
-    "025"))
-REREAD_POOL_15 = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "025")
+REREAD_POOL_15 = _banking(
     "002", "004", "005", "006", "007", "008", "010", "012", "014", "018", "021", "022", "028",
     "029", "032", "033", "043", "050", "051", "057", "058", "070", "072", "073", "074", "077",
-    "079", "085", "093", "094", "096", "097", "098"))
-REREAD_POOL_16 = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "079", "085", "093", "094", "096", "097", "098")
+REREAD_POOL_16 = _banking(
     "044", "064", "039", "086", "040", "059", "062", "063", "080", "038", "052", "100", "101",
-    "055", "099", "056", "068", "061"))
-REREAD_POOL_17 = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "055", "099", "056", "068", "061")
+REREAD_POOL_17 = _banking(
     "002", "006", "008", "010", "014", "015", "032", "033", "040", "041", "055", "056", "058",
     "061", "062", "063", "069", "070", "077", "079", "080", "081", "090", "093", "094", "096",
-    "097", "098", "099", "101", "102"))
-REREAD_POOL_18 = tuple(("banking_knowledge", f"task_{n}") for n in (
+    "097", "098", "099", "101", "102")
+REREAD_POOL_18 = _banking(
     "008", "010", "015", "032", "033", "040", "041", "058", "061", "062", "070", "079", "080",
-    "081", "092", "093", "094", "096", "098", "099", "101", "102"))
+    "081", "092", "093", "094", "096", "098", "099", "101", "102")
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
