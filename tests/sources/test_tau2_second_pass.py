@@ -325,7 +325,13 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # eighteenth, a fifth re-read of ten covered records: blind 91.2 % (229 of 251); 238 of 254
     # after (task_040's priority span, task_102's bonus criterion, task_061's two criteria and
     # branch ask and task_081's theft reason revised; the records right elsewhere)
-    (sp.EIGHTEENTH_PASS, sp.SETTLED_EIGHTEENTH, 0.935)])
+    (sp.EIGHTEENTH_PASS, sp.SETTLED_EIGHTEENTH, 0.935),
+    # nineteenth, ten retail tasks never read blind: blind 91.2 % (73 of 80); 87 of 87 after
+    # (retail/41's corrected address and check question, retail/46's wrong ids, retail/65's
+    # price criteria, retail/69's reason and retail/75's request added, retail/87's quote
+    # extended to its address reference, and three binds named by their argument or calls;
+    # GUIDE.md on retail's products, options and values)
+    (sp.NINETEENTH_PASS, sp.SETTLED_NINETEENTH, 0.995)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

@@ -534,7 +534,11 @@ SETTLED_THIRD: dict[str, str] = {
     "retail/13": "record split the kept keyboard and mouse out of its everything-else item; no "
                  "disagreement left",
     "retail/47": "record gained the return request (air purifier and vacuum) and the 'W' "
-                 "correction that resolves the order id; no disagreement left",
+                 "correction that resolves the order id; no disagreement left; later, after the "
+                 "nineteenth pass's settlement, the two wrong ids given before the 'W' (9502126, "
+                 "then 9502127) became items of their own, as GUIDE.md rule 7 has a wrong id and "
+                 "as its twin retail/46 was settled (SETTLED_NINETEENTH), which this pass had "
+                 "only in the 'W' item's resolves_to (196 of 229 items, was 196 of 227)",
     "airline/10": "record gained the business upgrade for all passengers and the IF-and-ONLY-IF "
                   "upgrade of both legs; binds of the $1000 cap: record right (it gates "
                   "update_reservation_flights; the third pass names the confirmation, no "
@@ -1938,4 +1942,49 @@ SETTLED_EIGHTEENTH: dict[str, str] = {
                                   "amounts I'm entitled to.' states no value (the corrections are "
                                   "what the knowledge base computes), so it restates the yes to "
                                   "the credits; GUIDE.md rule 4 now says so",
+}
+
+
+# How each disagreement of the nineteenth pass (ten retail tasks never read blind) was settled:
+# blind 73 of 80 (91.2 %), 87 of 87 after (100.0 %). The records were wrong or short on every
+# one but retail/87, where GUIDE.md was silent; it now says how retail's products, options and
+# values are itemised (the reader's main doubts).
+SETTLED_NINETEENTH: dict[str, str] = {
+    "retail/69": "pass right on both: 'because you found a better deal elsewhere' is the reason "
+                 "the fallback cancellation takes, an item binding cancel_pending_order(reason) "
+                 "resolved to 'no longer needed' (the gold's), was only the record's note; the "
+                 "full refund binds the return's payment_method_id, the refund's one argument "
+                 "('refund' named none); GUIDE.md now says both",
+    "retail/65": "pass right: 'closest' and 'not more expensive than the price of the "
+                 "bookshelf' are two criteria (rule 4, as retail/64 splits its superlative from "
+                 "its price cap), were one item; the record now quotes 'that is closest' and 'but "
+                 "not more expensive than ...', both moot (the exchange is refused); GUIDE.md now "
+                 "says a price limit in a clause of its own is apart from the choice it bounds",
+    "retail/87": "guide silent, record's reading kept: the DC address named by reference in the "
+                 "request's own clause is quoted with the request, as retail/86, 96 and 101 "
+                 "quote theirs, not an item of its own; the record's quote had stopped before "
+                 "the reference and now holds it, '(which you do not want to reveal but is in "
+                 "one of the orders)'; GUIDE.md now says so (a value in a sentence of its own, "
+                 "as retail/39's, is an item)",
+    "retail/75": "pass right: the request itself, 'you want to exchange Wireless Earbuds "
+                 "{...}', is an item (rule 1: which earbuds, item_ids), which the record lacked "
+                 "(it quoted only the new options); the pass's three options fall inside the "
+                 "record's one options item, which GUIDE.md now says is one item",
+    "retail/46": "pass right: the wrong ids given first (9502126, then 9502127 without the 'W') "
+                 "are items of their own (rule 7: a wrong id, like a correction, is an item), "
+                 "were only in the 'W' item's resolves_to; the 3-day refund ask binds the "
+                 "return's payment_method_id (refused: no refund time can be promised, the "
+                 "refund goes to the original PayPal), 'refund timing' named no argument; its "
+                 "twin retail/47 revised alike; GUIDE.md now says the refund binding",
+    "retail/27": "pass right on the binds: the only-one choice decides which call is made, "
+                 "exchange_delivered_order_items over return_delivered_order_items, as "
+                 "retail/54's choice binds its two calls ('which action' named none); the "
+                 "products and options matched as they were (GUIDE.md now says a request's "
+                 "products are one item and its stated options one item)",
+    "retail/41": "pass right on both: 'you live in 445 Maple Drive, Suite 394, ...' is the value "
+                 "the address correction writes (the profile and both orders have 443), an "
+                 "item though a known-info line states it, was only in the correction's "
+                 "resolves_to; 'You want to check it' asks the mistyped address checked, which "
+                 "the lookups answer: a question telling 443 Maple Drive (a request to find out "
+                 "what is wrong); its twin retail/42 revised alike; GUIDE.md now says both",
 }
