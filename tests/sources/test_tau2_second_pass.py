@@ -334,7 +334,12 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # price criteria, retail/69's reason and retail/75's request added, retail/87's quote
     # extended to its address reference, and three binds named by their argument or calls;
     # GUIDE.md on retail's products, options and values)
-    (sp.NINETEENTH_PASS, sp.SETTLED_NINETEENTH, 0.995)])
+    (sp.NINETEENTH_PASS, sp.SETTLED_NINETEENTH, 0.995),
+    # twentieth, ten more fresh retail tasks after the nineteenth's settlement: 98 of 101 (97.0 %)
+    # against the records as they stood, 115 of 116 after the unread retail records' revision to
+    # the guide (made beside the reading, by a reviser who saw no pass file); 117 of 117 after
+    # retail/54's criterion was added
+    (sp.TWENTIETH_PASS, sp.SETTLED_TWENTIETH, 0.995)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:
