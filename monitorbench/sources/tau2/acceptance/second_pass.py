@@ -52,21 +52,23 @@ SEVENTEENTH_PASS = "seventeenth_pass.json"
 EIGHTEENTH_PASS = "eighteenth_pass.json"
 NINETEENTH_PASS = "nineteenth_pass.json"
 TWENTIETH_PASS = "twentieth_pass.json"
+TWENTY_FIRST_PASS = "twenty_first_pass.json"
 
 
 class BlindPass(NamedTuple):
     """One blind pass after the second: its file, seed, tasks per domain, the domains it draws
     from, and whether its records of :data:`coverage.COVERAGE_DOMAINS` must cover every
     sentence of the brief (GUIDE.md "Coverage (banking)"; the passes before it did not).
-    ``reread``: where not empty, the pass draws from these tasks, read by earlier passes, to
-    measure whether a fresh reader now writes their settled records again."""
+    ``pool``: where not empty, the pass draws from these tasks: a re-read's were read by earlier
+    passes (does a fresh reader now write their settled records again?), the twenty-first's by
+    none (records revised to the guide before they were read)."""
 
     name: str
     seed: int
     per_domain: int
     domains: tuple[str, ...] = THIRD_DOMAINS
     coverage: bool = False
-    reread: tuple[tuple[str, str], ...] = ()  # a pass over tasks read before: its pool
+    pool: tuple[tuple[str, str], ...] = ()  # where not empty, the tasks it draws from
 
 
 def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
@@ -133,6 +135,9 @@ def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
 #   101) against the records as they stood when it was written. A revision of the retail records
 #   no pass had read, to the guide as it then stood, ran beside the reading; its reviser saw no
 #   pass file.
+# - twenty-first (6565, all 21 of FRESH_RETAIL_POOL_21, retail only): every retail task no pass
+#   had read but the three whose sentences GUIDE.md quotes (24, 42, 97), their records revised
+#   to the guide before the reading: the records as revised, read blind.
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -150,6 +155,9 @@ REREAD_POOL_17 = _banking(
 REREAD_POOL_18 = _banking(
     "008", "010", "015", "032", "033", "040", "041", "058", "061", "062", "070", "079", "080",
     "081", "092", "093", "094", "096", "098", "099", "101", "102")
+FRESH_RETAIL_POOL_21 = tuple(("retail", n) for n in (
+    "1", "9", "10", "14", "15", "21", "29", "30", "32", "45", "48", "59", "63", "71", "73", "91",
+    "93", "94", "105", "107", "113"))
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
@@ -158,17 +166,19 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(TWELFTH_PASS, 5656, 10, ("banking_knowledge",), coverage=True),
                 BlindPass(THIRTEENTH_PASS, 5757, 10, ("banking_knowledge",), coverage=True),
                 BlindPass(FOURTEENTH_PASS, 5858, 10, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL),
+                          pool=REREAD_POOL),
                 BlindPass(FIFTEENTH_PASS, 5959, 10, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL_15),
+                          pool=REREAD_POOL_15),
                 BlindPass(SIXTEENTH_PASS, 6060, 8, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL_16),
+                          pool=REREAD_POOL_16),
                 BlindPass(SEVENTEENTH_PASS, 6161, 10, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL_17),
+                          pool=REREAD_POOL_17),
                 BlindPass(EIGHTEENTH_PASS, 6262, 10, ("banking_knowledge",), coverage=True,
-                          reread=REREAD_POOL_18),
+                          pool=REREAD_POOL_18),
                 BlindPass(NINETEENTH_PASS, 6363, 10, ("retail",)),
-                BlindPass(TWENTIETH_PASS, 6464, 10, ("retail",)))
+                BlindPass(TWENTIETH_PASS, 6464, 10, ("retail",)),
+                BlindPass(TWENTY_FIRST_PASS, 6565, 21, ("retail",),
+                          pool=FRESH_RETAIL_POOL_21))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -182,7 +192,7 @@ def blind_pass(name: str) -> BlindPass:
 def blind_sample(name: str) -> list[tuple[str, str]]:
     """The ``(domain, task_id)`` pairs of the blind pass ``name`` of :data:`LATER_PASSES`,
     drawn among the tasks neither the second pass nor an earlier later pass sampled (a re-read
-    pass: among its ``reread`` pool, by one ``random.Random(seed)``)."""
+    pass with a ``pool``: among it, by one ``random.Random(seed)``)."""
     draws = _blind_draws()
     if name not in draws:
         raise KeyError(f"{name!r} is not a blind pass after the second")
@@ -197,9 +207,9 @@ def _blind_draws() -> dict[str, tuple[tuple[str, str], ...]]:
     before = set(sample())
     draws = {}
     for entry in LATER_PASSES:
-        picked = (random.Random(entry.seed).sample(entry.reread,
-                                                   min(entry.per_domain, len(entry.reread)))
-                  if entry.reread else
+        picked = (random.Random(entry.seed).sample(entry.pool,
+                                                   min(entry.per_domain, len(entry.pool)))
+                  if entry.pool else
                   _later_sample(entry.seed, before, entry.per_domain, entry.domains))
         draws[entry.name] = tuple(picked)
         before |= set(picked)
