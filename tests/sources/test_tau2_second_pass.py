@@ -79,8 +79,8 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
         print("\n[issue 46] blind second pass vs first pass:\n" + sp.format_report(report))
 
 
-# The passes whose file a blind reader has written: all but the twenty-first, being read.
-WRITTEN = [p.name for p in sp.LATER_PASSES if p.name != sp.TWENTY_FIRST_PASS]
+# The passes whose file a blind reader has written: all of them.
+WRITTEN = [p.name for p in sp.LATER_PASSES]
 
 
 # The re-reads: each name, pool, size, and the earlier passes that read its pool's tasks, where
@@ -174,7 +174,9 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
     re-read, of ten records that cover every sentence, short and long briefs) 90.2 % (203 of
     225); the eighteenth (a fifth re-read, of ten more) 91.2 % (229 of 251); the nineteenth (ten
     retail tasks never read blind) 91.2 % (73 of 80); the twentieth (ten more, after the
-    nineteenth's settlement) 97.0 % (98 of 101) against the records as they stood."""
+    nineteenth's settlement) 97.0 % (98 of 101) against the records as they stood; the
+    twenty-first (the 21 fresh retail tasks the guide does not quote, their records revised to
+    the guide first) 98.6 % (205 of 208)."""
     picked = sp.blind_sample(name)
     names = [p.name for p in sp.LATER_PASSES]
     earlier = set(sp.sample()).union(*(sp.blind_sample(n) for n in names[:names.index(name)]))
