@@ -2020,3 +2020,20 @@ SETTLED_TWENTIETH: dict[str, str] = {
                  "cheaper boots); the record had no item for it, so its quote matched only the "
                  "record's question on the money back",
 }
+
+
+# The twenty-first pass (the 21 retail tasks no pass had read whose words GUIDE.md does not
+# quote, their records revised to the guide before the reading) agreed on 205 of 208 items.
+SETTLED_TWENTY_FIRST: dict[str, str] = {
+    "retail/14": "pass right on 'You just quit gaming': the reason the cancel branch of 'cancel "
+                 "or return' takes (GUIDE.md: a reason is an item where the request's or the "
+                 "fallback's tool holds it, as retail/54's and retail/69's), moot here as both "
+                 "orders are delivered and returned; record right on 'It's just a keyboard and a "
+                 "mouse': a value stated in a sentence of its own is an item (GUIDE.md, retail's "
+                 "values), here what 'everything associated with it' comes to, not situation",
+    "retail/59": "pass right: 'You'll first inquire about the status difference ...' asks to be "
+                 "told about a problem the order lookups show (GUIDE.md What is a question), was "
+                 "in no list; the record's question tells that both orders are pending and that "
+                 "the policy gives no processing time to guarantee (no tells: no value of the "
+                 "reply is fixed beyond the status)",
+}
