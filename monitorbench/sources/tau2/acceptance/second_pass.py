@@ -445,7 +445,10 @@ SETTLED: dict[str, str] = {
                   "the keep-economy-for-the-return fallback and the fee-waiver request are "
                   "items of their own, which the second pass did not itemise",
     "retail/19": "second pass wrong (request as preference): the water-bottle return; the "
-                 "first pass's missed 'cheapest version' exchange was added to it",
+                 "first pass's missed 'cheapest version' exchange was added to it; the "
+                 "only-one choice binds the two calls it decides between (GUIDE.md binds, as "
+                 "settled for retail/27 with the nineteenth pass), where both passes named none "
+                 "('which action', 'action')",
     "retail/100": "binds agree in substance (modify the pending order's items instead of an "
                   "exchange); the first pass's missed luggage and skateboard options were added",
     "banking_knowledge/task_046": "same items, other spans (the pay-off and the statement credit: "
