@@ -552,7 +552,12 @@ SETTLED_THIRD: dict[str, str] = {
                   "upgrade conditional (all moot: the destination cannot change); no "
                   "disagreement left",
     "retail/13": "record split the kept keyboard and mouse out of its everything-else item; no "
-                 "disagreement left",
+                 "disagreement left; later, with the retail records read before the guide's "
+                 "retail section revised to it, 'You just got into gaming' became an item, the "
+                 "reason the cancel branch of 'cancel or return' takes (GUIDE.md: a reason is an "
+                 "item where the request's or the fallback's tool holds it), moot as both orders "
+                 "are delivered, as its twins retail/12 and retail/14 (SETTLED_TWENTY_FIRST); "
+                 "this pass, which had it as situation, leaves it unmatched",
     "retail/47": "record gained the return request (air purifier and vacuum) and the 'W' "
                  "correction that resolves the order id; no disagreement left; later, after the "
                  "nineteenth pass's settlement, the two wrong ids given before the 'W' (9502126, "
@@ -574,7 +579,12 @@ SETTLED_THIRD: dict[str, str] = {
                  "revised to GUIDE.md (2026-12-07): the fallback is split into keeping the "
                  "order and the profile-address change, and the return-the-office-items "
                  "branch is an item; the third pass's 'you do not want to reveal it in chat' "
-                 "is how the customer talks (not an item), so it is left unmatched",
+                 "is how the customer talks (not an item), so it is left unmatched; later, "
+                 "with GUIDE.md's retail values (the value a change is made to, named in the "
+                 "request's own clause, is quoted with its reference, as retail/87's), the "
+                 "profile-address request's quote holds its parenthesis, so the third pass's "
+                 "words now fall inside it (no item of their own), and the office-items branch "
+                 "is split into its condition, the return and the kept hiking items (rule 6)",
     "banking_knowledge/task_006": "record split its bundled hard requirements into the three "
                                   "criteria and gained the no-card-fits conditional; record "
                                   "right on the credit score of 540 (an eligibility fact the "
@@ -655,7 +665,14 @@ SETTLED_FIFTH: dict[str, str] = {
                   "PHL, you want to change'; its details were already items); no disagreement "
                   "left",
     "retail/31": "binds agree in substance: the refund or reorder of the tablet is a return "
-                 "or a new order, which the record names by what it decides",
+                 "or a new order, which the record names by what it decides; later the record "
+                 "binds it to those calls (return_delivered_order_items, "
+                 "exchange_delivered_order_items), as its twin retail/30, so the binds agree; "
+                 "record right on 'because it goes with the tablet' (added with the revision "
+                 "of the retail records read before GUIDE.md's retail section): the reason the "
+                 "charger's cancellation takes, 'no longer needed' (GUIDE.md: a reason is an "
+                 "item where the request's tool takes it), split from the cancellation as "
+                 "retail/30's and retail/32's; this pass had it inside the cancellation",
     "banking_knowledge/task_026": "record right: 'If you have not submitted any disputes, ignore "
                                   "Phase 2.' orders the conversation (not an item, GUIDE.md); "
                                   "'Could you help me figure out what's going on?' asks what the "
@@ -910,7 +927,11 @@ SETTLED_SEVENTH: dict[str, str] = {
     "retail/12": "pass wrong: 'You just got into gaming' is the situation (GUIDE.md); the "
                  "items it decides are the request 'everything not associated with it' and "
                  "the kept keyboard and mouse, and no order is cancelled (both of "
-                 "mia_garcia_4516's orders are delivered), so no cancellation reason is taken",
+                 "mia_garcia_4516's orders are delivered), so no cancellation reason is taken; "
+                 "superseded: GUIDE.md now has a reason an item where the request's tool takes "
+                 "it, the cancel branch of 'cancel or return' included, moot or not, as its twin "
+                 "retail/14 was settled (SETTLED_TWENTY_FIRST), so the pass was right and the "
+                 "record gained the item; no disagreement left",
     "retail/50": "pass wrong: the undo request binds the call the gold makes "
                  "(transfer_to_human_agents: no tool undoes a cancellation), which the pass "
                  "calls no write call; 'ensure that the order is delivered as soon as "
