@@ -932,6 +932,13 @@ SETTLED_SEVENTH: dict[str, str] = {
                  "it, the cancel branch of 'cancel or return' included, moot or not, as its twin "
                  "retail/14 was settled (SETTLED_TWENTY_FIRST), so the pass was right and the "
                  "record gained the item; no disagreement left",
+    "retail/56": "record right (added with the revision of the retail records read before "
+                 "GUIDE.md's retail section): 'You do not remember your gift card id but it "
+                 "should be in your user account.' names the refund's value by reference in a "
+                 "sentence of its own, an item binding payment_method_id (GUIDE.md, retail's "
+                 "values: one stated in a sentence of its own is an item, as 'Your current "
+                 "address should be in your recent order ...'), resolved to the profile's "
+                 "gift_card_9368765; this pass left it out",
     "retail/50": "pass wrong: the undo request binds the call the gold makes "
                  "(transfer_to_human_agents: no tool undoes a cancellation), which the pass "
                  "calls no write call; 'ensure that the order is delivered as soon as "
