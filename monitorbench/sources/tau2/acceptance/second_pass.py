@@ -529,6 +529,13 @@ SETTLED: dict[str, str] = {
                                   "not-questions restating it), the three accounts credited added "
                                   "as a list item and one item each (coverage rule 1), and the "
                                   "fallback ask for a human added (rule 6, not reached)",
+    "retail/74": "record right (revised to GUIDE.md with the retail records read before its "
+                 "retail section): the cancellation request, 'you want to cancel it', binds "
+                 "cancel_pending_order (rule 1) and its reason, 'because you no longer need "
+                 "them.', the reason argument, as retail/78's; the pass had one item for both "
+                 "binding 'reason', which the reason item matches; the request's short quote "
+                 "also shares 'you want to ... it' with the pass's exchange item (token "
+                 "overlap), whence the line on binds, which names no disagreement in substance",
 }
 
 
