@@ -761,6 +761,14 @@ SETTLED_SIXTH: dict[str, str] = {
                  "rethink for a while' (a condition: GUIDE.md's own example 'if the agent "
                  "asks you to confirm, you regret'), resolved to no return; no disagreement "
                  "left",
+    "retail/109": "record right (added with the revision of the retail records read before "
+                  "GUIDE.md's retail section): 'You do not want to reveal your address but the "
+                  "agent should be able to look it up in orders' names the value both address "
+                  "changes are made to, by reference, in a sentence of its own, an item (GUIDE.md, "
+                  "retail's values: as 'Your current address should be in your recent order "
+                  "...'), resolved to the luggage order's 592 Elm Avenue, Suite 978, as its twin "
+                  "retail/110's (whose blind reader, the fourth pass, had it); this pass left it "
+                  "out",
     "retail/108": "pass wrong: the E-Reader is one of the items 'everything but a tablet' "
                   "returns, and #W1679211 is the customer's only delivered order with a "
                   "tablet, so the sentence decides no argument the request's item does not "
