@@ -29,28 +29,70 @@ everything left after a case, as before.
 from __future__ import annotations
 
 import gc
-import json
+import _json
 import os
 import resource
 import select
-import signal
 import _signal
 import stat
 import sys
 import time
-import types
 
 DETAIL_CAP = 500          # characters of exception/detail text sent back
 RESULT_CAP = 1 << 20      # bytes a verify() return value may take once encoded
 OUTPUT_KEEP = 4096        # bytes of printed output kept from the start, to diagnose kills
 OUTPUT_TAIL = 2000        # bytes of printed output sent back (Verdict.stdout)
-PRELOAD = ("re", "ast", "math", "collections", "itertools", "functools", "typing", "string",
+PRELOAD = ("json", "re", "ast", "math", "collections", "itertools", "functools", "typing", "string",
            "copy")  # trusted stdlib the parent imports once a case shows the verifier uses it
 EXPECTED = "expected 'PASS', 'FAIL' or {'decision': 'PASS'|'FAIL', 'confidence': float}"
 
 
 def _cap(text: str, n: int = DETAIL_CAP) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
+
+
+
+# JSON on the wire through ``_json``, json's own C codec, without ``import json``: its decoder
+# imports re and enum, ~5 ms of every session's start (issue 49). Same output and errors as
+# json.dumps and json.loads with their defaults (tests/sandbox/test_worker_wire.py).
+class _JSONContext:
+    """What ``_json.make_scanner`` reads: json.loads's defaults."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = float  # NaN, Infinity, -Infinity, as json.loads reads them
+
+
+_scan = _json.make_scanner(_JSONContext())
+_WHITESPACE = " \t\n\r"
+
+
+def _loads(text: str | bytes) -> object:
+    """``json.loads`` for UTF-8 text; a ValueError (json's JSONDecodeError or one of ours)
+    for anything that is not one JSON value."""
+    if not isinstance(text, str):
+        text = bytes(text).decode("utf-8", "surrogatepass")
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration as e:
+        raise ValueError(f"Expecting value: char {e.value}") from None
+    rest = text[end:].lstrip(_WHITESPACE)
+    if rest:
+        raise ValueError(f"Extra data: char {len(text) - len(rest)}")
+    return value
+
+
+def _unencodable(value: object) -> object:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _dumps(value: object) -> str:
+    """``json.dumps(value)``: a fresh circular-reference guard each call, as json makes one."""
+    encode = _json.make_encoder({}, _unencodable, _json.encode_basestring_ascii, None, ": ",
+                                ", ", False, False, True)
+    return "".join(encode(value, 0))
 
 
 class Env:
@@ -126,12 +168,12 @@ def _send(obj: dict, me: int, env: object, res_w: int) -> None:
     obj["executions"] = _executions(env)
     obj["preload"] = [name for name in PRELOAD if name in sys.modules]
     try:
-        data = json.dumps(obj).encode()
+        data = _dumps(obj).encode()
     except (TypeError, ValueError, RecursionError):
-        data = json.dumps({"status": "unserializable", "repr": _cap(_safe_repr(obj.get("value"))),
+        data = _dumps({"status": "unserializable", "repr": _cap(_safe_repr(obj.get("value"))),
                            "executions": obj["executions"], "preload": obj["preload"]}).encode()
     if len(data) > RESULT_CAP:
-        data = json.dumps({"status": "u", "reason": "malformed",
+        data = _dumps({"status": "u", "reason": "malformed",
                            "detail": f"returned a value of {len(data)} bytes once encoded "
                                      f"(cap {RESULT_CAP}); {EXPECTED}"}).encode()
     _write_all(res_w, data + b"\n")  # the newline tells the parent the answer is whole
@@ -154,10 +196,10 @@ def _enter_case(state: dict, scratch: str, out_w: int, res_w: int) -> None:
     if not state["fixed_scratch"]:  # else the parent moved in before the fork (_prepare_case)
         _use_scratch(scratch)
     _set_limits(state["rlimits"])
-    # _signal's own function: signal.signal converts both handlers to enums in Python code,
+    # _signal's own function: _signal.signal converts both handlers to enums in Python code,
     # which in a fresh fork cost ~0.1 ms of page copies (issue 49)
-    _signal.signal(signal.SIGPIPE, _signal.SIG_DFL)
-    _signal.signal(signal.SIGXFSZ, _signal.SIG_IGN)  # oversize writes raise OSError instead
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)  # oversize writes raise OSError instead
     sys.dont_write_bytecode = True
     sys.path.insert(0, state["verifier_dir"])
     if state["confinement"] is not None:
@@ -236,7 +278,7 @@ def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: 
                               f"{type(e).__name__}: {e}")}, me, None, res_w)
 
     try:
-        module = types.ModuleType("main")
+        module = type(sys)("main")
         module.__file__ = state["main_path"]
         sys.modules["main"] = module
         exec(code, module.__dict__)  # noqa: S102 - untrusted code, isolated per-case child
@@ -411,8 +453,8 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
     namespace and so is not dropped): it reaps forever, and a worker killed from outside while
     the sandbox's own init could not tear the session down (a Slurm requeue signals every
     process of the job) would otherwise leave it, and with it the sandbox, behind for good."""
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0)
+    _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
     counter = _open_pid_counter() if ctl_r is not None else None  # before /proc is covered
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -424,8 +466,8 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
     os.closerange(low, 65536)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
+    _signal.set_wakeup_fd(wake_w)
+    _signal.signal(_signal.SIGCHLD, lambda *_: None)
     poller = select.poll()  # not selectors: its import cost every session start ~0.8 ms
     for fd in (wake_r, ctl_r):
         if fd is not None:
@@ -490,7 +532,7 @@ def _kill_strays(own_pid_namespace: bool, child_pgid: int, keep: frozenset[int],
     """Nothing may survive a case. In our own PID namespace we can kill everything else; elsewhere
     (no namespace) only the child's process group is safe to kill."""
     try:
-        os.killpg(child_pgid, signal.SIGKILL)
+        os.killpg(child_pgid, _signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     if own_pid_namespace:
@@ -500,7 +542,7 @@ def _kill_strays(own_pid_namespace: bool, child_pgid: int, keep: frozenset[int],
                 break
             for p in pids:
                 try:
-                    os.kill(p, signal.SIGKILL)
+                    os.kill(p, _signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
             _reap()
@@ -598,16 +640,18 @@ def _reap() -> None:
 
 
 def _classify_signal(sig: int, rusage, limits: dict, output_head: bytes) -> tuple[str, str]:
+    import signal  # only here: its enums import cost every session start ~2.5 ms (issue 49)
+
     try:
         name = signal.Signals(sig).name
     except ValueError:
         name = f"signal {sig}"
     cpu = rusage.ru_utime + rusage.ru_stime
-    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits["cpu_seconds"]):
+    if sig == _signal.SIGXCPU or (sig == _signal.SIGKILL and cpu >= limits["cpu_seconds"]):
         return "cpu_limit", f"CPU limit of {limits['cpu_seconds']} s reached ({name})"
     memory_hint = (rusage.ru_maxrss * 1024 >= 0.5 * limits["memory_mb"] * 1024 * 1024
                    or b"alloc" in output_head.lower() or b"memory" in output_head.lower())
-    if sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGKILL) and memory_hint:
+    if sig in (_signal.SIGSEGV, _signal.SIGABRT, _signal.SIGBUS, _signal.SIGKILL) and memory_hint:
         return "memory_limit", f"killed by {name} near the {limits['memory_mb']} MB limit"
     return "crash", f"killed by {name}"
 
@@ -733,11 +777,11 @@ def _kill_case(pid: int) -> tuple:
     """Kill the case's process group and the child itself, and reap it: ``(status, rusage)``.
     The group may already be gone or unreachable, so the child gets its own SIGKILL too."""
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pid, _signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, _signal.SIGKILL)
     except ProcessLookupError:
         pass
     _, status, rusage = os.wait4(pid, 0)
@@ -831,12 +875,12 @@ def _isolate_case(state: dict, scratch: str, res_w: int) -> None:
         init = _fork_init(libc)
         case = os.fork()
     except BaseException as e:  # noqa: BLE001 - the sandbox's fault: report it, never run
-        _write_all(res_w, json.dumps({
+        _write_all(res_w, _dumps({
             "status": "u", "reason": "sandbox_error",
             "detail": _cap(f"case isolation failed: {type(e).__name__}: {e}")}).encode())
         os._exit(0)
     if case == 0:
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the guard's death ends the case
+        libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0)  # the guard's death ends the case
         return
     _guard(case, init)
 
@@ -855,15 +899,15 @@ def _guard(case: int, init: int) -> None:
     classifies it as if it were its direct child; ``wait4`` of this process then also reports
     the case's CPU time and peak memory. Never returns."""
     status = _wait_for(case)
-    os.kill(init, signal.SIGKILL)
+    os.kill(init, _signal.SIGKILL)
     _wait_for(init)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
-            signal.signal(sig, signal.SIG_DFL)
+            _signal.signal(sig, _signal.SIG_DFL)
         except (OSError, ValueError):
             pass
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        _signal.pthread_sigmask(_signal.SIG_UNBLOCK, {sig})
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
@@ -1005,7 +1049,7 @@ def _classify(killed_for: str, status: int, rusage, result: bytes, out_head: byt
                 "detail": f"result larger than {RESULT_CAP} bytes; {EXPECTED}"}
     if result:
         try:
-            answer = json.loads(result)
+            answer = _loads(result)
         except ValueError:
             answer = None
         if isinstance(answer, dict) and answer.get("status") in ("returned", "unserializable",
@@ -1117,7 +1161,7 @@ def _preload(names: object) -> None:
 
 def _refuse(error: str) -> None:
     """Tell the framework this worker cannot judge (it then reports a sandbox fault)."""
-    _write_all(1, (json.dumps({"ready": False, "error": _cap(error)}) + "\n").encode())
+    _write_all(1, (_dumps({"ready": False, "error": _cap(error)}) + "\n").encode())
 
 
 PR_SET_NO_NEW_PRIVS = 38
@@ -1146,7 +1190,7 @@ def main() -> None:
     """Serve, then exit at once: every answer is written with ``os.write``, and the
     interpreter's own teardown (module and object clean-up) cost each session's close a few
     ms for nothing (issue 49)."""
-    serve(json.loads(sys.argv[1]))
+    serve(_loads(sys.argv[1]))
     os._exit(0)
 
 
@@ -1160,7 +1204,7 @@ def serve(cfg: dict) -> None:
         return _refuse(f"cannot drop privileges: {e}")
     if sys.flags.no_site:
         _add_site_packages()
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
     try:  # first: unshare needs a single-threaded process, which a runtime may not leave
         case_init, pid_reset = (
             _start_case_namespace(_libc(), bool(cfg.get("case_namespaces")),
@@ -1186,7 +1230,7 @@ def serve(cfg: dict) -> None:
         problem = "missing_verifier", _cap(f"cannot read main.py: {e}")
     try:
         with open(os.path.join(cfg["task_dir"], "task.json"), encoding="utf-8") as f:
-            task = json.load(f)
+            task = _loads(f.read())
     except (OSError, ValueError) as e:
         return _refuse(f"task.json: {e}")
     pid_reset = _usable_pid_reset(pid_reset)  # before a runtime can start anything
@@ -1205,14 +1249,14 @@ def serve(cfg: dict) -> None:
         except OSError as e:
             return _refuse(f"cannot cover /proc for the cases: {e}")
     gc.freeze()  # per-case children then leave the parent's objects alone: fewer copied pages
-    _write_all(1, (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode())
+    _write_all(1, (_dumps({"ready": True, "pid": os.getpid()}) + "\n").encode())
     stdin = sys.stdin.buffer
     while True:
         line = stdin.readline()
         if not line:
             return
         try:
-            request = json.loads(line)
+            request = _loads(line)
             if isinstance(request, dict) and request.get("end") is True:
                 return
             candidate = request["candidate"]
@@ -1225,7 +1269,7 @@ def serve(cfg: dict) -> None:
             else:
                 answer = _judge(code, candidate, state)
         preload = answer.pop("preload", None)
-        _write_all(1, (json.dumps(answer) + "\n").encode())
+        _write_all(1, (_dumps(answer) + "\n").encode())
         _finish_case(state)  # after the answer: the case's exit overlaps the framework's turn
         _preload(preload)  # after the answer: the import overlaps the framework's turn
         if answer.get("replace_worker"):
