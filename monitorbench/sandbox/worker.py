@@ -114,11 +114,8 @@ def _no_ptrace() -> None:
     """Make the worker non-dumpable so a verifier child cannot ptrace it or read its /proc fds
     (which would let it see later candidates)."""
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    except (OSError, AttributeError):
+        _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError, ImportError):
         pass
 
 
@@ -227,19 +224,19 @@ def _confinement(program_hex: str | None):
     symbol lookups made in the child would cost every case ~0.25 ms of CPU (issue 49)."""
     if not program_hex:
         return None
-    import ctypes
+    import _ctypes
 
     program = bytes.fromhex(program_hex)
-    buf = ctypes.create_string_buffer(program, len(program))
+    buf = _c_array("c", len(program)).from_buffer_copy(program)
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    class SockFprog(_ctypes.Structure):
+        _fields_ = [("len", _c_type("H")), ("filter", _c_type("P"))]  # ushort, void *
 
-    fprog = SockFprog(len(program) // 8, ctypes.addressof(buf))
-    header = (ctypes.c_uint32 * 2)(CAPS_VERSION_3, 0)
-    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable x 2: all empty
+    fprog = SockFprog(len(program) // 8, _ctypes.addressof(buf))
+    header = _c_array("I", 2)(CAPS_VERSION_3, 0)  # two uint32
+    data = _c_array("I", 6)()  # effective, permitted, inheritable x 2: all empty
     libc = _libc()
-    return libc.capset, libc.prctl, header, data, ctypes.byref(fprog), (fprog, buf)
+    return libc.capset, libc.prctl, header, data, _ctypes.byref(fprog), (fprog, buf)
 
 
 def _confine(capset, prctl, header, data, fprog_ref, _keep) -> None:
@@ -253,9 +250,9 @@ def _confine(capset, prctl, header, data, fprog_ref, _keep) -> None:
 
 
 def _raise_errno(what: str) -> None:
-    import ctypes
+    import _ctypes
 
-    raise OSError(ctypes.get_errno(), what)
+    raise OSError(_ctypes.get_errno(), what)
 
 
 def _child(code, candidate: dict, state: dict, scratch: str, out_w: int, res_w: int) -> None:
@@ -602,12 +599,60 @@ SYSV_IPC = (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl"))
 IPC_RMID = 0
 
 
-def _libc():
-    """libc through ctypes, to remove System V IPC objects (the standard library has no call for
-    it). A worker that must remove them and cannot refuses to start rather than run unisolated."""
-    import ctypes
+def _libc() -> "_Libc":
+    """libc, loaded once per process: the standard library has no call for unshare, mount,
+    prctl, capset or removing System V IPC objects. A worker that needs them and cannot load
+    libc refuses to start rather than run unisolated."""
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = _Libc()
+    return _LIBC
 
-    return ctypes.CDLL(None, use_errno=True)
+
+_LIBC = None
+
+
+class _Libc:
+    """libc's functions as attributes, each returning a C int and keeping errno (``_check``),
+    as ``ctypes.CDLL(None, use_errno=True)`` gives them, but through ``_ctypes``, ctypes' own
+    core: ``import ctypes`` (its Python layer, struct and the byte-order module) cost every
+    session start ~1 ms (issue 49)."""
+
+    def __init__(self) -> None:
+        import _ctypes
+
+        class Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+            _restype_ = _c_type("i")
+
+        self._function = Function
+        self._handle = _ctypes.dlopen(None, os.RTLD_NOW)  # read by Function((name, self))
+
+    def __getattr__(self, name: str):
+        function = self._function((name, self))
+        setattr(self, name, function)
+        return function
+
+
+_C_TYPES: dict = {}
+
+
+def _c_type(code: str) -> type:
+    """The C scalar type of a ``struct`` code ("i": int, "I": uint32, "H": ushort, "P": void *,
+    "c": char), made as ctypes makes its own, once per code."""
+    if code not in _C_TYPES:
+        import _ctypes
+
+        _C_TYPES[code] = type(f"c_{code}", (_ctypes._SimpleCData,), {"_type_": code})
+    return _C_TYPES[code]
+
+
+def _c_array(code: str, length: int) -> type:
+    """The C array type of ``length`` scalars of ``code`` (``ctypes.c_X * length``)."""
+    import _ctypes
+
+    return type(f"c_{code}_x{length}", (_ctypes.Array,), {"_type_": _c_type(code),
+                                                          "_length_": length})
 
 
 def _remove_sysv_ipc(libc) -> None:
@@ -887,9 +932,9 @@ def _isolate_case(state: dict, scratch: str, res_w: int) -> None:
 
 def _check(rc: int, what: str) -> None:
     if rc != 0:
-        import ctypes
+        import _ctypes
 
-        err = ctypes.get_errno()
+        err = _ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
