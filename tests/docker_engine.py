@@ -114,11 +114,13 @@ def stop_engine() -> None:
 
 def needs_docker(item: pytest.Item) -> bool:
     """A test that runs the docker backend: it uses ``docker_image`` or a ``docker`` param
-    (tests that ask for the image later, through ``request``, name "docker" as a param)."""
+    (tests that ask for the image later, through ``request``, name "docker" or "docker-..." as a
+    param)."""
     if "docker_image" in getattr(item, "fixturenames", ()):
         return True
     callspec = getattr(item, "callspec", None)
-    return callspec is not None and "docker" in callspec.params.values()
+    return callspec is not None and any(str(v).startswith("docker")
+                                        for v in callspec.params.values())
 
 
 def start_build_in_background(session: pytest.Session) -> None:

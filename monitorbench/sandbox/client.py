@@ -104,7 +104,8 @@ def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtim
                   scratch_root: str, own_pid_namespace: bool, wipe_also: tuple[str, ...] = (),
                   own_ipc_namespace: bool = False, case_pid_namespace: bool = False,
                   drop_to: int | None = None, case_namespaces: bool = False,
-                  case_tmpfs: Mapping[str, int] | None = None) -> str:
+                  case_tmpfs: Mapping[str, int] | None = None, case_tmpfs_optional: bool = False,
+                  pid_counter: str | None = None) -> str:
     """The worker's argv[1]: everything it needs, with paths as seen *inside* the sandbox.
 
     ``runtimes_dir``: the directory of the runtime loader package; ``runtime_path``: the runtime
@@ -121,7 +122,10 @@ def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtim
     does anything else (no case ever runs as host uid 0). ``case_namespaces``: every case gets
     its own IPC and PID namespace (needs ``case_pid_namespace``), and ``case_tmpfs`` (path to
     size in MB) a fresh tmpfs over each of those directories in a mount namespace of its own,
-    dropped whole when it ends; directories not listed are wiped after every case instead. Every
+    dropped whole when it ends; directories not listed are wiped after every case instead.
+    ``case_tmpfs_optional``: where the sandbox refuses the worker its mounts or its pid counter
+    (docker under an AppArmor profile), the worker wipes those directories instead of failing.
+    ``pid_counter``: the path of ns_last_pid inside the sandbox, if not /proc/sys's. Every
     case, on every backend, runs without capabilities under the deny list of
     :mod:`monitorbench.sandbox.seccomp`.
     """
@@ -133,7 +137,8 @@ def worker_config(spec: SandboxSpec, *, verifier_dir: str, task_dir: str, runtim
         "own_pid_namespace": own_pid_namespace, "wipe_also": list(wipe_also),
         "own_ipc_namespace": own_ipc_namespace, "case_pid_namespace": case_pid_namespace,
         "drop_to": drop_to, "case_namespaces": case_namespaces,
-        "case_tmpfs": dict(case_tmpfs or {}),
+        "case_tmpfs": dict(case_tmpfs or {}), "case_tmpfs_optional": case_tmpfs_optional,
+        "pid_counter": pid_counter,
         "seccomp": compile_filter().hex(),
     })
 

@@ -34,6 +34,7 @@ from typing import Iterator
 
 from monitorbench.errors import InputError
 from monitorbench.sandbox.base import SandboxSpec
+from monitorbench.sandbox.bwrap import SHM_MB, TMP_MB
 from monitorbench.sandbox.client import (WORKER_PATH, WorkerSession, check_inputs,
                                          default_runtimes_dir, minimal_env, resolve_runtime,
                                          sandbox_runtime_path, worker_config)
@@ -51,6 +52,8 @@ RUNTIME_ROOT = "/mb/runtime"
 CLIENT_VARS = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH",
                "DOCKER_TLS_VERIFY")
 WIPE_ALSO = ("/dev/shm", "/dev/mqueue")  # writable for every user in a container's /dev
+CASE_TMPFS = {"/tmp": TMP_MB, "/dev/shm": SHM_MB, "/dev/mqueue": 1}
+PID_COUNTER = "/mb/ns_last_pid"  # the host's /proc/sys/kernel/ns_last_pid, bound read-write
 
 
 def image_path(host_path: Path) -> str | None:
@@ -77,7 +80,8 @@ def _mask_args(masked_paths: tuple[str, ...]) -> list[str]:
 
 
 def docker_argv(shared: Path, spec: SandboxSpec, runtimes_dir: Path, image: str,
-                binary: str = "docker", label: str = "") -> list[str]:
+                binary: str = "docker", label: str = "",
+                seccomp_profile: Path = SECCOMP_PROFILE) -> list[str]:
     """The ``docker run`` command of a kept container (``keeper.py`` as its pid 1). ``shared``:
     the host directory whose ``verifier``, ``task`` and ``runtime`` subdirectories are bound
     read-only at /verifier, /task and /mb/runtime and refilled for every session
@@ -89,7 +93,7 @@ def docker_argv(shared: Path, spec: SandboxSpec, runtimes_dir: Path, image: str,
             "--pids-limit", str(lim.processes + PIDS_SLACK), "--cpus", "1",
             "--read-only", "--tmpfs", "/tmp:rw,exec,size=256m,mode=1777", "--cap-drop", "ALL",
             "--security-opt", "no-new-privileges",
-            "--security-opt", f"seccomp={SECCOMP_PROFILE}",
+            "--security-opt", f"seccomp={seccomp_profile}",
             "--hostname", "sandbox", "--workdir", "/tmp", "--log-driver", "none",
             # the container's cgroup files tell a case the peak memory of earlier cases
             "--mount", "type=tmpfs,destination=/sys/fs/cgroup,readonly"]
@@ -98,6 +102,7 @@ def docker_argv(shared: Path, spec: SandboxSpec, runtimes_dir: Path, image: str,
     args += ["-v", f"{shared / 'verifier'}:/verifier:ro", "-v", f"{shared / 'task'}:/task:ro",
              "-v", f"{shared / 'runtime'}:{RUNTIME_ROOT}:ro",
              "-v", f"{shared / 'io'}:/mb/io:ro",  # the keeper's socket, until it connects
+             "-v", f"/proc/sys/kernel/ns_last_pid:{PID_COUNTER}",
              "-v", f"{WORKER_PATH}:/mb/worker.py:ro", "-v", f"{KEEPER_PATH}:/mb/keeper.py:ro",
              "-v", f"{runtimes_dir / '__init__.py'}:/mb/runtimes/__init__.py:ro"]
     args += _mask_args(spec.masked_paths)
@@ -113,7 +118,8 @@ def session_config(spec: SandboxSpec, runtime: Path | None) -> str:
                          runtime_path=sandbox_runtime_path(runtime, RUNTIME_ROOT),
                          scratch_root="/tmp", own_pid_namespace=True, wipe_also=WIPE_ALSO,
                          own_ipc_namespace=True, case_pid_namespace=True,
-                         case_namespaces=True)
+                         case_namespaces=True, case_tmpfs=CASE_TMPFS, case_tmpfs_optional=True,
+                         pid_counter=PID_COUNTER)
 
 
 def client_env() -> dict[str, str]:
@@ -126,17 +132,20 @@ class DockerSandbox:
     """One kept container per judging thread (:mod:`monitorbench.sandbox.kept`), one forked
     worker per session in it. ``image``: the user's image, or None for the one built from
     ``recipe``; either must be in the engine already (checked once, here: one line naming the
-    fix)."""
+    fix). ``seccomp_profile``: the container-wide profile (a host that refuses the worker's
+    mounts, as AppArmor's docker-default does, is what a profile refusing ``mount`` mimics)."""
 
     name = "docker"
 
     def __init__(self, image: str | None = None, recipe: ImageRecipe | None = None,
-                 runtimes_dir: Path | None = None, binary: str = "docker") -> None:
+                 runtimes_dir: Path | None = None, binary: str = "docker",
+                 seccomp_profile: Path = SECCOMP_PROFILE) -> None:
         if not image and recipe is None:
             raise ValueError("DockerSandbox needs an image name or the recipe it is built from")
         recipe_image = image_name(recipe) if recipe is not None else None
         self.image: str = image or str(recipe_image)
         self.binary = binary
+        self.seccomp_profile = seccomp_profile
         self.runtimes_dir = default_runtimes_dir(runtimes_dir)
         require_engine(binary)   # no engine: say so, not "the image is not in the engine"
         try:
@@ -155,7 +164,8 @@ class DockerSandbox:
 
         def make() -> KeptContainer:
             return KeptContainer(key, lambda shared, label: docker_argv(
-                shared, spec, self.runtimes_dir, self.image, self.binary, label),
+                shared, spec, self.runtimes_dir, self.image, self.binary, label,
+                self.seccomp_profile),
                 client_env(), self.binary)
         return self.pool.take(key, make)
 

@@ -364,9 +364,11 @@ def _load_runtime(cfg: dict, task: dict):
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+PID_COUNTER = "/proc/sys/kernel/ns_last_pid"
 
 
-def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool
+def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool,
+                          mounts_optional: bool = False, counter: str = PID_COUNTER
                           ) -> tuple[int, tuple[int, int] | None]:
     """Put every later child of the worker into a new PID namespace and start its init; returns
     the init's pid (in the worker's namespace) and, with ``case_namespaces`` and ``own_mounts``
@@ -380,7 +382,10 @@ def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool
     themselves and every file as the overflow id 65534 ("nobody"). Either way the kernel checks
     files, signals, rlimits and the pids cgroup against the real ids, so what a case may touch
     does not change. ``own_mounts``: the worker also gets a mount namespace of its own, in which
-    it mounts each case's tmpfs (``_prepare_case``)."""
+    it mounts each case's tmpfs (``_prepare_case``); with ``mounts_optional``, where the host
+    refuses it mounts (docker under an AppArmor profile that denies mount), the worker goes on
+    without (the cases then get ``_isolate_case`` and wiped directories, see ``_session_state``).
+    ``counter``: the pid counter file the init opens (``_open_pid_counter``)."""
     uid, gid = os.geteuid(), os.getegid()
     _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | (CLONE_NEWNS if own_mounts else 0)),
            "unshare(CLONE_NEWUSER|CLONE_NEWPID)")
@@ -390,24 +395,30 @@ def _start_case_namespace(libc, case_namespaces: bool, own_mounts: bool
             with open(f"/proc/self/{name}", "w") as f:
                 f.write(text)
     if own_mounts:
-        _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
+        try:
+            _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
+        except OSError:
+            if not mounts_optional:
+                raise
+            own_mounts = False
     _no_ptrace()  # only now: a non-dumpable process may not write its own id maps
     if not (case_namespaces and own_mounts):
         return _fork_init(libc), None
     ctl_r, ctl_w = os.pipe()
     ack_r, ack_w = os.pipe()
-    init = _fork_init(libc, ctl_r, ack_w)
+    init = _fork_init(libc, ctl_r, ack_w, counter)
     os.close(ctl_r)
     os.close(ack_w)
     return init, (ctl_w, ack_r)
 
 
-def _fork_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> int:
+def _fork_init(libc, ctl_r: int | None = None, ack_w: int | None = None,
+               counter: str = PID_COUNTER) -> int:
     """Fork the init of the PID namespace the next children start in (``_case_init``)."""
     init = os.fork()
     if init == 0:
         try:
-            _case_init(libc, ctl_r, ack_w)
+            _case_init(libc, ctl_r, ack_w, counter)
         finally:
             os._exit(70)
     return init
@@ -438,7 +449,8 @@ def _mount_case_tmpfs(libc, case_tmpfs: dict) -> None:
 PR_SET_PDEATHSIG = 1
 
 
-def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None:
+def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None,
+               counter_path: str = PID_COUNTER) -> None:
     """Pid 1 of the cases' namespace, for the whole session: it reaps the orphans that cases
     leave behind and, asked by the worker before each case (one byte on ``ctl_r``), reaps what
     is left and sets the namespace's pid counter back (``_pid_counter_to``). Its only signal handler
@@ -452,7 +464,7 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
     process of the job) would otherwise leave it, and with it the sandbox, behind for good."""
     libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0)
     _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
-    counter = _open_pid_counter() if ctl_r is not None else None  # before /proc is covered
+    counter = _open_pid_counter(counter_path) if ctl_r is not None else None  # before the cover
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -481,12 +493,14 @@ def _case_init(libc, ctl_r: int | None = None, ack_w: int | None = None) -> None
         _reap()
 
 
-def _open_pid_counter() -> int | None:
-    """This namespace's pid counter (/proc/sys/kernel/ns_last_pid) opened for writing, once, so
-    the init can keep resetting it after the worker covers /proc (``_cover_proc``); None where
-    the kernel refuses (a read-only /proc/sys, as docker mounts it)."""
+def _open_pid_counter(path: str = PID_COUNTER) -> int | None:
+    """This namespace's pid counter opened for writing, once, so the init can keep resetting it
+    after the worker covers /proc (``_cover_proc``); None where the kernel refuses (a read-only
+    /proc/sys, as docker mounts it). ``path``: /proc/sys/kernel/ns_last_pid, or a bind of it
+    (docker binds the host's at /mb/ns_last_pid): a write sets the counter of the *writer's*
+    PID namespace, and only where it holds CAP_SYS_ADMIN over it (the init, never a case)."""
     try:
-        return os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
+        return os.open(path, os.O_WRONLY)
     except OSError:
         return None
 
@@ -1144,7 +1158,11 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
     init, which must survive clean-up; ``pid_reset``: its control pipes where it can reset the
     pid counter, which selects ``_prepare_case`` over ``_isolate_case``). Raises
     OSError/ImportError when the sandbox has its own IPC namespace but libc cannot be loaded to
-    clean it between cases."""
+    clean it between cases. With ``case_tmpfs_optional`` the per-case tmpfs is used only on
+    the fast path; elsewhere those directories are wiped after each case instead."""
+    case_tmpfs = dict(cfg.get("case_tmpfs") or {})
+    if pid_reset is None and cfg.get("case_tmpfs_optional"):
+        case_tmpfs = {}
     return {
         "pid_reset": pid_reset,
         "limits": cfg["limits"], "rlimits": _rlimits(cfg["limits"]), "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
@@ -1153,19 +1171,18 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
         "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),
         "keep": _ancestry() | ({case_init} if case_init is not None else set()),
         "wipe_roots": [d for d in (cfg["scratch_root"], *cfg.get("wipe_also", ()))
-                       if os.path.isdir(d) and d not in (cfg.get("case_tmpfs") or {})],
+                       if os.path.isdir(d) and d not in case_tmpfs],
         "ipc_libc": (_libc() if cfg.get("own_ipc_namespace") and not cfg.get("case_namespaces")
                      else None),  # a case's own IPC namespace takes its objects with it
         "libc": _libc() if cfg.get("case_namespaces") else None,
         "case_namespaces": bool(cfg.get("case_namespaces")),
-        "case_tmpfs": dict(cfg.get("case_tmpfs") or {}),
+        "case_tmpfs": case_tmpfs,
         "confinement": _confinement(cfg.get("seccomp")),
         "cases": 0,  # cases judged so far (names their scratch directories)
         "devnull": os.open(os.devnull, os.O_RDONLY),  # each case's stdin, opened once
         # each case's scratch is the same path on a fresh tmpfs: the worker itself moves into it
         # (cwd, HOME, TMPDIR) before the fork, which in a fresh fork cost ~0.1 ms (issue 49)
-        "fixed_scratch": pid_reset is not None and cfg["scratch_root"] in (cfg.get("case_tmpfs")
-                                                                         or {}),
+        "fixed_scratch": pid_reset is not None and cfg["scratch_root"] in case_tmpfs,
         "proc": "/proc",  # or, once the cases' view of /proc is covered, an fd of it (_cover_proc)
         "unfinished": None,  # (pid, fds) of a case that answered early (_finish_case)
         "ahead": None,  # (scratch, failure answer or None) of the case prepared ahead
@@ -1253,7 +1270,9 @@ def serve(cfg: dict) -> None:
     try:  # first: unshare needs a single-threaded process, which a runtime may not leave
         case_init, pid_reset = (
             _start_case_namespace(_libc(), bool(cfg.get("case_namespaces")),
-                                  bool(cfg.get("case_tmpfs")))
+                                  bool(cfg.get("case_tmpfs")),
+                                  bool(cfg.get("case_tmpfs_optional")),
+                                  cfg.get("pid_counter") or PID_COUNTER)
             if cfg.get("case_pid_namespace") else (None, None))
     except (OSError, ImportError) as e:
         return _refuse(f"cannot give cases their own PID namespace: {e}")

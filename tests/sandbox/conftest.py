@@ -80,6 +80,12 @@ def make_backend(request: pytest.FixtureRequest, name: str):
 
         request.getfixturevalue("docker_image")
         return DockerSandbox(recipe=image_recipe())
+    if name == WIPING_DOCKER:
+        from monitorbench.sandbox.docker import DockerSandbox
+
+        request.getfixturevalue("docker_image")
+        return DockerSandbox(recipe=image_recipe(), seccomp_profile=profile_refusing_mounts(
+            request.getfixturevalue("tmp_path_factory").mktemp("profile")))
     if name == "bwrap":
         if not bwrap_usable():
             pytest.skip("bwrap missing or cannot create namespaces on this host")
@@ -95,9 +101,33 @@ def sandbox(request: pytest.FixtureRequest):
     return make_backend(request, request.param)
 
 
-@pytest.fixture(params=["bwrap", "docker"])
+WIPING_DOCKER = "docker-refusing-mounts"
+
+
+def profile_refusing_mounts(directory: Path) -> Path:
+    """The docker backend's seccomp profile with ``mount`` and ``umount2`` refused container-wide,
+    as a host whose AppArmor profile (docker-default) denies mounts refuses them: the worker then
+    cannot give each case a tmpfs of its own and falls back to wiping /tmp, /dev/shm and
+    /dev/mqueue after every case. A real refusal by the real engine, not a double."""
+    from monitorbench.sandbox.docker import SECCOMP_PROFILE
+
+    profile = json.loads(SECCOMP_PROFILE.read_text())
+    profile["syscalls"][0]["names"] += ["mount", "umount2"]
+    path = directory / "refusing-mounts.json"
+    path.write_text(json.dumps(profile))
+    return path
+
+
+def wipes_cases(request: pytest.FixtureRequest) -> bool:
+    """Whether this test's ``isolating`` backend empties /tmp and /dev/shm by wiping them after
+    each case (docker where mounts are refused) rather than dropping a per-case tmpfs."""
+    return request.node.callspec.params.get("isolating") == WIPING_DOCKER
+
+
+@pytest.fixture(params=["bwrap", "docker", WIPING_DOCKER])
 def isolating(request: pytest.FixtureRequest):
-    """The backends that isolate the filesystem too (unshare cannot: it warns so)."""
+    """The backends that isolate the filesystem too (unshare cannot: it warns so), and docker
+    on a host that refuses the worker its mounts."""
     return make_backend(request, request.param)
 
 

@@ -2,7 +2,7 @@
 change what the two honest verifiers score (issue 43), on bubblewrap and on docker.
 
 The hostile verifier attacks every case it judges: it leaves a mode-0 directory and a 1,500-deep
-tree in /tmp and /dev/shm, 100,001 files (more than docker's per-case wipe removes), a forked
+tree in /tmp and /dev/shm, 100,001 files (more than a per-case wipe removes), a forked
 child that sleeps on, a message queue and a keyring entry. Before the per-case isolation, the
 clean-up crashed on the first two and the job stopped with an InfraFailureError."""
 
@@ -86,5 +86,4 @@ def test_one_hostile_verifier_among_three_tasks_changes_nothing_else(
     assert same == {k: v for k, v in ref.items() if k[0] in honest}
     assert {o for o, _ in same.values()} == {"P", "F"}  # the comparison covers both decisions
     hostile_reasons = {r for (t, _), (_, r) in got.items() if t == hostile}
-    expected = {"sandbox_tampered"} if backend == "docker" else {""}  # bwrap: its tmpfs, dropped
-    assert hostile_reasons == expected, hostile_reasons
+    assert hostile_reasons == {""}, hostile_reasons  # each case's own tmpfs, dropped whole
