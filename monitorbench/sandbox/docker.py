@@ -4,9 +4,15 @@ Same worker and protocol as the other backends; the container provides the isola
 as bubblewrap's: no network (``--network none`` always), a read-only root with a private ``/tmp``,
 its own IPC namespace, an unprivileged user (65534) so ``/dev`` is not writable, all capabilities
 dropped, no new privileges, memory, PID and CPU caps, and a seccomp profile
-(``docker_seccomp.json``) that allows the user + PID namespace the worker gives the cases (so a
-case cannot kill its worker). After every case the worker empties ``/tmp``, ``/dev/shm`` and
-``/dev/mqueue`` and removes every System V IPC object, as under bubblewrap.
+(``docker_seccomp.json``) that allows the user, PID and mount namespaces the worker gives the
+cases (so a case cannot kill its worker) and the mounts it makes in them. Each case gets a fresh
+tmpfs over ``/tmp``, ``/dev/shm`` and ``/dev/mqueue``, its own IPC namespace, no ``/proc`` and a
+pid counter reset by the cases' init through the host's ``ns_last_pid``, bound at
+``/mb/ns_last_pid`` (a write sets the counter of the writer's own PID namespace, and only with
+CAP_SYS_ADMIN over it: the init's, never a case's or the keeper's), as under bubblewrap. Where a
+host refuses those mounts (AppArmor's docker-default profile denies mount), each case gets
+namespaces of its own through a guard process and the worker empties the three directories
+after it instead (a known /proc gap: monitorbench/sandbox/__init__.py).
 
 Containers are kept (:mod:`monitorbench.sandbox.kept`): one per judging thread, whose pid 1
 (``keeper.py``) forks each session's worker and, when the session ends, kills every process of
