@@ -42,14 +42,14 @@ DETAIL_CAP = 500          # characters of exception/detail text sent back
 RESULT_CAP = 1 << 20      # bytes a verify() return value may take once encoded
 OUTPUT_KEEP = 4096        # bytes of printed output kept from the start, to diagnose kills
 OUTPUT_TAIL = 2000        # bytes of printed output sent back (Verdict.stdout)
-PRELOAD = ("json", "re", "ast", "math", "collections", "itertools", "functools", "typing", "string",
-           "copy")  # trusted stdlib the parent imports once a case shows the verifier uses it
+# trusted stdlib the parent imports once a case shows the verifier uses it (``_preload``)
+PRELOAD = ("json", "re", "ast", "math", "collections", "itertools", "functools", "typing",
+           "string", "copy")
 EXPECTED = "expected 'PASS', 'FAIL' or {'decision': 'PASS'|'FAIL', 'confidence': float}"
 
 
 def _cap(text: str, n: int = DETAIL_CAP) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
-
 
 
 # JSON on the wire through ``_json``, json's own C codec, without ``import json``: its decoder
@@ -168,11 +168,11 @@ def _send(obj: dict, me: int, env: object, res_w: int) -> None:
         data = _dumps(obj).encode()
     except (TypeError, ValueError, RecursionError):
         data = _dumps({"status": "unserializable", "repr": _cap(_safe_repr(obj.get("value"))),
-                           "executions": obj["executions"], "preload": obj["preload"]}).encode()
+                       "executions": obj["executions"], "preload": obj["preload"]}).encode()
     if len(data) > RESULT_CAP:
         data = _dumps({"status": "u", "reason": "malformed",
-                           "detail": f"returned a value of {len(data)} bytes once encoded "
-                                     f"(cap {RESULT_CAP}); {EXPECTED}"}).encode()
+                       "detail": f"returned a value of {len(data)} bytes once encoded "
+                                 f"(cap {RESULT_CAP}); {EXPECTED}"}).encode()
     _write_all(res_w, data + b"\n")  # the newline tells the parent the answer is whole
     os._exit(0)
 
@@ -193,7 +193,7 @@ def _enter_case(state: dict, scratch: str, out_w: int, res_w: int) -> None:
     if not state["fixed_scratch"]:  # else the parent moved in before the fork (_prepare_case)
         _use_scratch(scratch)
     _set_limits(state["rlimits"])
-    # _signal's own function: _signal.signal converts both handlers to enums in Python code,
+    # _signal's own function: signal.signal converts both handlers to enums in Python code,
     # which in a fresh fork cost ~0.1 ms of page copies (issue 49)
     _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
     _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)  # oversize writes raise OSError instead
@@ -1165,7 +1165,8 @@ def _session_state(cfg: dict, main_path: str, task: dict, factory,
         case_tmpfs = {}
     return {
         "pid_reset": pid_reset,
-        "limits": cfg["limits"], "rlimits": _rlimits(cfg["limits"]), "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
+        "limits": cfg["limits"], "rlimits": _rlimits(cfg["limits"]),
+        "verifier_dir": cfg["verifier_dir"], "main_path": main_path,
         "task": task, "task_dir": cfg["task_dir"], "scratch_root": cfg["scratch_root"],
         "runtime": cfg.get("runtime") or "none", "runtime_config": cfg.get("runtime_config", {}),
         "make_env": factory, "own_pid_namespace": bool(cfg.get("own_pid_namespace")),

@@ -17,7 +17,8 @@ from monitorbench.sandbox import worker
 
 VALUES = [
     None, True, False, 0, -7, 2**80, -0.0, 1e300, 1.5e-300, float("inf"), float("-inf"),
-    "", "plain", "é ü 中文 \U0001F600", "lone \ud800 surrogate", "quote \" backslash \\ \n\t\x01",
+    "", "plain", "é ü 中文 \U0001F600", "lone \ud800 surrogate",
+    "quote \" backslash \\ \n\t\x01",
     [], {}, (1, 2), [1, [2, [3, {"a": None}]]],
     {"decision": "PASS", "confidence": 0.8}, {3: "int key", 2.5: "float key", True: 1, None: 2},
 ]
