@@ -59,7 +59,8 @@ CLIENT_VARS = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PA
                "DOCKER_TLS_VERIFY")
 WIPE_ALSO = ("/dev/shm", "/dev/mqueue")  # writable for every user in a container's /dev
 CASE_TMPFS = {"/tmp": TMP_MB, "/dev/shm": SHM_MB, "/dev/mqueue": 1}
-PID_COUNTER = "/mb/ns_last_pid"  # the host's /proc/sys/kernel/ns_last_pid, bound read-write
+HOST_PID_COUNTER = Path("/proc/sys/kernel/ns_last_pid")  # absent on kernels without C/R
+PID_COUNTER = "/mb/ns_last_pid"  # where the container binds it, read-write
 
 
 def image_path(host_path: Path) -> str | None:
@@ -108,9 +109,10 @@ def docker_argv(shared: Path, spec: SandboxSpec, runtimes_dir: Path, image: str,
     args += ["-v", f"{shared / 'verifier'}:/verifier:ro", "-v", f"{shared / 'task'}:/task:ro",
              "-v", f"{shared / 'runtime'}:{RUNTIME_ROOT}:ro",
              "-v", f"{shared / 'io'}:/mb/io:ro",  # the keeper's socket, until it connects
-             "-v", f"/proc/sys/kernel/ns_last_pid:{PID_COUNTER}",
              "-v", f"{WORKER_PATH}:/mb/worker.py:ro", "-v", f"{KEEPER_PATH}:/mb/keeper.py:ro",
              "-v", f"{runtimes_dir / '__init__.py'}:/mb/runtimes/__init__.py:ro"]
+    if HOST_PID_COUNTER.exists():  # else the worker wipes instead (case_tmpfs_optional)
+        args += ["-v", f"{HOST_PID_COUNTER}:{PID_COUNTER}"]
     args += _mask_args(spec.masked_paths)
     for key, value in minimal_env().items():
         args += ["-e", f"{key}={value}"]

@@ -61,6 +61,8 @@ def test_docker_argv_isolates(tmp_path):
         f"{tmp_path}/runtime:/mb/runtime:ro", f"{tmp_path}/io:/mb/io:ro",
         f"{WORKER_PATH}:/mb/worker.py:ro",
         f"{KEEPER_PATH}:/mb/keeper.py:ro", f"{RUNTIMES_DIR}/__init__.py:/mb/runtimes/__init__.py:ro"]
+    # the one writable bind: the pid counter the cases' init resets (only it may write it)
+    assert "/proc/sys/kernel/ns_last_pid:/mb/ns_last_pid" in argv
 
 
 def test_docker_backend_judges_in_the_recipes_image(tmp_path, public_dir, docker_image):
