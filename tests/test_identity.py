@@ -65,7 +65,40 @@ def test_the_docker_image_is_part_of_a_docker_run_only() -> None:
 def test_each_earlier_version_gives_a_distinct_key_to_adopt_from() -> None:
     material = key_material(typed_config(compose_config([])), {"g": 1}, [])
     keys = [run_key(material), *earlier_keys(material)]
-    assert len(keys) == 3 == len(set(keys))
+    assert len(keys) == 4 == len(set(keys))
+
+
+def test_other_sandbox_code_gives_another_run_key_and_verdict_setting(tmp_path,
+                                                                      monkeypatch) -> None:
+    """A changed worker can change a verdict (docker's cases once saw /proc): the run key and
+    the verdict cache's setting hash the sandbox package's code, so a run of other sandbox code
+    neither resumes nor reuses this one's verdicts; only runs from before the code joined the
+    key (version 3) are adopted across it."""
+    import shutil
+
+    from monitorbench.judging import verdict_cache
+    from monitorbench.sandbox.base import SandboxSpec
+    from monitorbench.sandbox.code_identity import SANDBOX_DIR, sandbox_code_hash
+
+    same, copy = tmp_path / "same", tmp_path / "edited"
+    for d in (same, copy):
+        shutil.copytree(SANDBOX_DIR, d, ignore=shutil.ignore_patterns("__pycache__"))
+    worker = copy / "worker.py"
+    worker.write_text(worker.read_text() + "\n# one more line\n")
+    assert sandbox_code_hash(same) == sandbox_code_hash() != sandbox_code_hash(copy)
+
+    material = key_material(typed_config(compose_config([])), {"g": 1}, [])
+    assert material["sandbox_code"] == sandbox_code_hash()
+    other = {**material, "sandbox_code": sandbox_code_hash(copy)}
+    assert run_key(other) != run_key(material)
+    assert run_key(other) not in earlier_keys(material)
+    assert earlier_keys(other)[0] == earlier_keys(material)[0]  # version 3: both adopt it
+
+    spec = SandboxSpec()
+    setting = verdict_cache.setting_hash(spec, "bwrap", None)
+    # the framework as it would run from the edited copy of the package
+    monkeypatch.setattr(verdict_cache, "sandbox_code_hash", lambda: sandbox_code_hash(copy))
+    assert verdict_cache.setting_hash(spec, "bwrap", None) != setting
 
 
 def test_identity_is_plain_data_with_enums_as_values() -> None:

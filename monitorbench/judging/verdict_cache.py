@@ -11,7 +11,7 @@ is content-addressed by exactly what decides a verdict:
 - the projected candidate the verifier receives (what the access mode lets it see),
 - the round (rounds of a nondeterministic verifier stay separate executions),
 - how it runs: the sandbox spec (limits, masks, the ``run_public`` runtime and its budget), the
-  backend and its image (:func:`setting_hash`).
+  backend, its image and the sandbox's own code (:func:`setting_hash`).
 
 The label, group and category are not in it (the verifier never sees them) and are joined again
 when the run writes its own record, so each run's store still holds its complete judgments and
@@ -33,6 +33,7 @@ from typing import Any, Mapping
 
 from monitorbench.hashing import canonical_json, sha256_text
 from monitorbench.sandbox.base import SandboxSpec, Verdict
+from monitorbench.sandbox.code_identity import sandbox_code_hash
 
 __all__ = ["VerdictCache", "setting_hash"]
 
@@ -43,9 +44,10 @@ _FIELDS = ("decision", "confidence", "reason", "detail", "seconds", "executions"
 
 
 def setting_hash(spec: SandboxSpec, backend: str, image: str | None) -> str:
-    """How a verifier runs, as a hash: the sandbox spec, the backend, the image."""
+    """How a verifier runs, as a hash: the sandbox spec, the backend, the image and the
+    sandbox's own code (:mod:`monitorbench.sandbox.code_identity`)."""
     return sha256_text(canonical_json({"spec": asdict(spec), "backend": backend,
-                                       "image": image}))[:24]
+                                       "image": image, "code": sandbox_code_hash()}))[:24]
 
 
 class VerdictCache:

@@ -5,7 +5,8 @@ killed run resumes and a re-run reuses every judgment. It hashes exactly the con
 change a judgment, as each config dataclass declares them (``IDENTITY`` in
 :mod:`monitorbench.config`; ``tests/test_identity.py`` fails on a field declared neither way),
 plus the generator's identity, the suites' hashes and their audits' hashes (the audit decides
-which tasks are scored), and for the docker backend its image (the verifier's Python).
+which tasks are scored), the sandbox's own code (:mod:`monitorbench.sandbox.code_identity`),
+and for the docker backend its image (the verifier's Python).
 
 Migrations. When the key's material changes shape, run directories written before must keep
 resuming. :data:`MIGRATIONS` is the one table of those changes, newest first: each step turns the
@@ -16,6 +17,9 @@ the judgments of the first earlier key whose directory exists
 ======== ============================================================================
 version  what changed (the step undoes it)
 ======== ============================================================================
+4        the sandbox's own code joined the key (a changed worker can change a verdict);
+         version 3 had no ``sandbox_code``. Only runs written before it are adopted
+         across it: from here on, a run of other sandbox code has another key
 3        per-type mappings are hashed as they are (``task.rounds``,
          ``sandbox.type_limits``) and the docker image joined the key; version 2 hashed
          ``rounds_state_code``/``rounds_tool_call`` and ``code_limits`` wherever that older
@@ -39,6 +43,7 @@ from typing import Any, Callable, Iterable, Mapping
 from monitorbench.audit.prepare import audit_hash
 from monitorbench.config import MonitorbenchConfig, identity
 from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.sandbox.code_identity import sandbox_code_hash
 from monitorbench.suites.format import Suite
 from monitorbench.suites.sandbox_image import run_image
 
@@ -56,6 +61,7 @@ def key_material(conf: MonitorbenchConfig, generator_identity: Mapping[str, Any]
         "type_limits": sandbox["type_limits"], "backend": sandbox["backend"],
         "suites": sorted({s.suite_hash for s in suites}),
         "audits": sorted({audit_hash(s) for s in suites}),
+        "sandbox_code": sandbox_code_hash(),
     }
     if conf.sandbox.backend == "docker":
         material["image"] = run_image(conf.sandbox)
@@ -73,6 +79,11 @@ def earlier_keys(material: Mapping[str, Any]) -> list[str]:
         current = migration.step(current)
         keys.append(run_key(current))
     return keys
+
+
+def _without_sandbox_code(material: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 -> 3: before the sandbox's own code joined the key."""
+    return {k: v for k, v in material.items() if k != "sandbox_code"}
 
 
 def _flat_per_type(material: dict[str, Any]) -> dict[str, Any]:
@@ -104,4 +115,5 @@ class Migration:
     step: Callable[[dict[str, Any]], dict[str, Any]]
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(3, _flat_per_type), Migration(2, _without_audits))
+MIGRATIONS: tuple[Migration, ...] = (Migration(4, _without_sandbox_code),
+                                     Migration(3, _flat_per_type), Migration(2, _without_audits))
