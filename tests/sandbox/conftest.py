@@ -75,17 +75,13 @@ needs_bwrap = pytest.mark.skipif(not bwrap_usable(), reason="bwrap missing or ca
 def make_backend(request: pytest.FixtureRequest, name: str):
     """A real sandbox of backend ``name`` (docker: in the run's engine, with the recipe's image;
     see tests/docker_engine.py)."""
-    if name == "docker":
-        from monitorbench.sandbox.docker import DockerSandbox
+    if name in ("docker", WIPING_DOCKER):
+        from monitorbench.sandbox.docker import SECCOMP_PROFILE, DockerSandbox
 
         request.getfixturevalue("docker_image")
-        return DockerSandbox(recipe=image_recipe())
-    if name == WIPING_DOCKER:
-        from monitorbench.sandbox.docker import DockerSandbox
-
-        request.getfixturevalue("docker_image")
-        return DockerSandbox(recipe=image_recipe(), seccomp_profile=profile_refusing_mounts(
+        profile = (SECCOMP_PROFILE if name == "docker" else profile_refusing_mounts(
             request.getfixturevalue("tmp_path_factory").mktemp("profile")))
+        return DockerSandbox(recipe=image_recipe(), seccomp_profile=profile)
     if name == "bwrap":
         if not bwrap_usable():
             pytest.skip("bwrap missing or cannot create namespaces on this host")
