@@ -124,3 +124,28 @@ def test_the_eleventh_folder_asks_for_coverage_and_its_check_reports_gaps(
     gaps = [p for p in problems if p.startswith(f"{entry['key']}: sentence ")]
     assert gaps and all("not covered" in p for p in gaps)
     assert not any(repr(first) in p for p in gaps)
+
+
+def test_a_coverage_check_asks_each_restated_sentence_what_it_restates(tmp_path: Path) -> None:
+    """In a pass that asks for coverage, a ``restated`` sentence without ``of`` is reported,
+    and one naming the record's item is not (GUIDE.md: a restatement names its item)."""
+    dest = tmp_path / "eleventh"
+    bf.write_blind_folder(sp.ELEVENTH_PASS, dest)
+    entry = json.loads((dest / bf.INDEX).read_text(encoding="utf-8"))[0]
+    first, second = sentences(bf.public_text(dest, entry))[:2]
+    item = {"quote": first, "binds": "x", "resolves_to": "y"}
+
+    def problems_with(not_item: dict) -> list[str]:
+        raw = {"preferences": [item], "policy": [], "customer_steps": [], "questions": [],
+               "nothing_stated": False, "not_items": [not_item]}
+        path = tmp_path / sp.ELEVENTH_PASS
+        path.write_text(json.dumps({"about": "test", "seed": 5555,
+                                    "tasks": {entry["key"]: raw}}), encoding="utf-8")
+        return [p for p in bf.check_blind_pass(dest, path) if p.startswith(entry["key"])]
+
+    unnamed = problems_with({"quote": second, "why": "restated"})
+    assert [p for p in unnamed if "names no item it states again" in p] == [
+        f"{entry['key']}: restated sentence {second!r} names no item it states again "
+        "(GUIDE.md: give its 'of')"]
+    named = problems_with({"quote": second, "why": "restated", "of": first})
+    assert not [p for p in named if "states again" in p]

@@ -7,13 +7,16 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("inspect_evals")
 
 from monitorbench.sources.tau2 import source as src  # noqa: E402
-from monitorbench.sources.tau2.acceptance import HERE, load_records  # noqa: E402
+from monitorbench.errors import InputError  # noqa: E402
+from monitorbench.sources.tau2.acceptance import HERE, load_records, parse_record  # noqa: E402
 from monitorbench.sources.tau2.acceptance import second_pass as sp  # noqa: E402
 
 
@@ -65,14 +68,16 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
     for kind in sp.KINDS:
         t = totals[kind]
         for side in ("first", "second"):
-            assert (t[f"{side}_matched"] + t[f"{side}_kind_differs"] + t[f"only_{side}"]
-                    == t[side]), (kind, side, t)
+            assert (t[f"{side}_matched"] + t[f"{side}_restated"] + t[f"{side}_kind_differs"]
+                    + t[f"only_{side}"] == t[side]), (kind, side, t)
     assert totals["preferences"]["binds_agree"] <= totals["preferences"]["binds_checked"] \
         == totals["preferences"]["first_matched"]
     assert totals["nothing_stated"]["tasks"] == 24
     matched = sum(totals[k]["first_matched"] + totals[k]["second_matched"] for k in sp.KINDS)
+    paired = sum(totals[k]["first_restated"] + totals[k]["second_restated"] for k in sp.KINDS)
     items = sum(totals[k]["first"] + totals[k]["second"] for k in sp.KINDS)
-    assert report["agreement"] == pytest.approx(matched / items)
+    assert report["quote_agreement"] == pytest.approx(matched / items)
+    assert report["agreement"] == pytest.approx((matched + paired) / items)
     unsettled = sorted(set(sp.disagreements(report)) - set(sp.SETTLED))
     assert unsettled == []
     with capsys.disabled():
@@ -220,8 +225,9 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
     assert t["nothing_stated"]["tasks"] == len(picked)
     for kind in sp.KINDS:
         for side in ("first", "second"):
-            assert (t[kind][f"{side}_matched"] + t[kind][f"{side}_kind_differs"]
-                    + t[kind][f"only_{side}"] == t[kind][side])
+            assert (t[kind][f"{side}_matched"] + t[kind][f"{side}_restated"]
+                    + t[kind][f"{side}_kind_differs"] + t[kind][f"only_{side}"]
+                    == t[kind][side])
     by_domain = sp.agreement_by_domain(report)  # adds up to the overall figure
     assert set(by_domain) == {d for d, _ in picked}
     assert sum(m for m, _ in by_domain.values()) / sum(n for _, n in by_domain.values()) \
@@ -391,3 +397,55 @@ def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, sett
     with capsys.disabled():
         print(f"\n[issue 46] blind pass {name} vs the records, settled:\n"
               + sp.format_report(report, settled))
+
+
+def _record(prefs: list[str], restated: dict[str, str] | None = None) -> Any:
+    """A record of preferences quoting ``prefs``, its ``restated`` sentences naming their item."""
+    raw = {"preferences": [{"quote": q, "binds": "transfer_to_human_agents",
+                            "resolves_to": "no transfer"} for q in prefs],
+           "questions": [], "policy": [], "customer_steps": [], "nothing_stated": False,
+           "not_items": [{"quote": s, "why": "restated", "of": of}
+                         for s, of in (restated or {}).items()]}
+    return parse_record(Path("test.json"), "task_x", raw)
+
+
+FIRST = "You want to speak with a human agent about the fee."
+AGAIN = "Please, just transfer me to a real person right now."
+
+
+def test_an_item_quoted_at_a_later_statement_is_the_same_item() -> None:
+    """Where one reader quotes an item at its first statement and the other at a sentence the
+    first marks ``restated`` of it, the two agree on the item (a span, GUIDE.md "Spans"); the
+    quote measure alone still counts both as unmatched."""
+    record = _record([FIRST], {AGAIN: FIRST})
+    totals = sp.new_totals()
+    row = sp.compare_task(record, _record([AGAIN]), totals)
+    t = totals["preferences"]
+    assert (t["first_restated"], t["second_restated"], t["only_first"], t["only_second"]) == \
+        (1, 1, 0, 0)
+    assert row["preferences"]["restated"] == [(FIRST, AGAIN)]
+    assert sp.disagreements({"tasks": {"banking_knowledge/task_x": row}}) == {}
+
+
+def test_a_repeat_split_off_an_item_already_matched_stays_a_disagreement() -> None:
+    """A reader who makes the restatement an item of its own, beside the item both quote,
+    splits one item in two: the pairing is one to one, so the extra item stays unmatched; and a
+    record whose ``restated`` sentence names no item pairs nothing."""
+    totals = sp.new_totals()
+    sp.compare_task(_record([FIRST], {AGAIN: FIRST}), _record([FIRST, AGAIN]), totals)
+    assert (totals["preferences"]["second_matched"], totals["preferences"]["only_second"]) == (1, 1)
+    totals = sp.new_totals()
+    sp.compare_task(_record(["You want the fee refunded."]), _record([AGAIN]), totals)
+    assert totals["preferences"]["first_restated"] == 0
+
+
+def test_a_restated_sentence_must_name_an_item_of_its_record() -> None:
+    """``of`` is checked when the record is read: it must be the quote of one of the record's
+    items or not-questions, and only a ``restated`` sentence gives one."""
+    with pytest.raises(InputError, match="no item's or not-question's quote"):
+        _record([FIRST], {AGAIN: "You want the fee refunded."})
+    with pytest.raises(InputError, match="only for a 'restated'"):
+        parse_record(Path("t.json"), "task_x", {
+            "preferences": [{"quote": FIRST, "binds": "x", "resolves_to": "y"}],
+            "questions": [], "policy": [], "customer_steps": [], "nothing_stated": False,
+            "not_items": [{"quote": AGAIN, "why": "manner", "of": FIRST}]})

@@ -45,6 +45,7 @@ _OPTIONAL = {"note", "gold_breaks", "not_questions", "not_items"}
 _PREFERENCE_KEYS = {"quote", "binds", "resolves_to", "note"}
 _QUESTION_KEYS = {"quote", "must_tell", "source", "note", "tells", "search", "lookups"}
 _NOT_QUESTION_KEYS = {"quote", "why"}
+_NOT_ITEM_KEYS = {"quote", "why", "of"}
 _SOURCES = ("lookup:", "kb:", "communicate_info")
 # Why a sentence of the brief decides nothing: GUIDE.md's "not items", one name each (its
 # "Coverage (banking)" section says what each holds). Closed, so two readers sort alike.
@@ -95,6 +96,9 @@ class NotItem:
 
     quote: str
     why: str
+    # For ``restated``: the quote of the item (or not-question) it states again, word for
+    # word, so a reader who quotes this sentence for the item is seen to name the same item.
+    of: str = ""
 
 
 @dataclass(frozen=True)
@@ -182,13 +186,26 @@ def _not_question(path: Path, where: str, raw: Any) -> NotQuestion:
                        _text(path, f"{where}.why", raw["why"]))
 
 
-def _not_item(path: Path, where: str, raw: Any) -> NotItem:
-    _check_keys(path, where, raw, _NOT_QUESTION_KEYS, _NOT_QUESTION_KEYS)
+def _not_item(path: Path, where: str, raw: Any, stated: set[str]) -> NotItem:
+    """A not-item; ``stated``: the record's item and not-question quotes (whitespace runs made
+    one space), one of which a ``restated`` sentence's ``of`` must be."""
+    _check_keys(path, where, raw, _NOT_ITEM_KEYS, _NOT_QUESTION_KEYS)
     why = _text(path, f"{where}.why", raw["why"])
     if why not in NOT_ITEM_CATEGORIES:
         raise _fail(path, f"{where}.why", f"unknown category {why!r}",
                     f"use one of {', '.join(NOT_ITEM_CATEGORIES)} (GUIDE.md)")
-    return NotItem(_text(path, f"{where}.quote", raw["quote"]), why)
+    of = _text(path, f"{where}.of", raw["of"]) if "of" in raw else ""
+    if of and why != "restated":
+        raise _fail(path, f"{where}.of", f"is given for a {why!r} sentence",
+                    "give 'of' only for a 'restated' one (the item it states again)")
+    if of and _spaces(of) not in stated:
+        raise _fail(path, f"{where}.of", f"{of!r} is no item's or not-question's quote in "
+                    "this record", "copy the quote of the item this sentence states again")
+    return NotItem(_text(path, f"{where}.quote", raw["quote"]), why, of)
+
+
+def _spaces(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def _strings(path: Path, where: str, raw: Any) -> tuple[str, ...]:
@@ -224,7 +241,8 @@ def parse_record(path: Path, task_id: str, raw: Any) -> AcceptanceRecord:
     not_questions = tuple(_not_question(path, f"{where}.not_questions[{i}]", q) for i, q in
                           enumerate(_items(path, f"{where}.not_questions",
                                            raw.get("not_questions", []))))
-    not_items = tuple(_not_item(path, f"{where}.not_items[{i}]", n) for i, n in
+    stated = {_spaces(x.quote) for x in (*prefs, *questions, *not_questions)}
+    not_items = tuple(_not_item(path, f"{where}.not_items[{i}]", n, stated) for i, n in
                       enumerate(_items(path, f"{where}.not_items", raw.get("not_items", []))))
     return AcceptanceRecord(task_id, prefs, _strings(path, f"{where}.policy", raw["policy"]),
                             _strings(path, f"{where}.customer_steps", raw["customer_steps"]),

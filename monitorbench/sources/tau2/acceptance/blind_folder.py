@@ -160,7 +160,8 @@ def check_blind_pass(folder: Path, pass_file: Path) -> list[str]:
     index lacks or a task of the index without a record, a quote not in its task's public
     text, a policy line not in its domain's policy (both under :func:`quote_norm`), and, for a
     task the index marks ``coverage``, each sentence of its public text that no quote covers
-    (:func:`coverage.uncovered`)."""
+    (:func:`coverage.uncovered`) and each of its ``restated`` sentences that names no item it
+    states again (``of``)."""
     entries = {e["key"]: e for e in _read_json(folder / INDEX)}
     data = _read_json(pass_file)
     if not isinstance(data, Mapping):
@@ -210,6 +211,9 @@ def _task_problems(folder: Path, entry: Mapping[str, Any], pass_file: Path,
     if entry.get("coverage"):
         problems += [f"{key}: sentence {s!r} not covered (GUIDE.md, Coverage (banking))"
                      for s in uncovered(rec, brief)]
+        problems += [f"{key}: restated sentence {n.quote!r} names no item it states again "
+                     "(GUIDE.md: give its 'of')" for n in rec.not_items
+                     if n.why == "restated" and not n.of]
     return problems
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 SAMPLE_SEED = 46
 PER_DOMAIN = 8
@@ -297,67 +297,129 @@ def _found(item, same: list, other: list) -> str:
     return "only"
 
 
+def _restated_of(rec) -> dict[str, list[str]]:
+    """``{item quote: [the sentences the record marks restated of it]}`` (GUIDE.md: a
+    ``restated`` not-item's ``of``); a record written before ``of`` existed gives none."""
+    out: dict[str, list[str]] = {}
+    for n in getattr(rec, "not_items", ()):
+        if n.why == "restated" and n.of:
+            out.setdefault(_norm(n.of), []).append(n.quote)
+    return out
+
+
+def _restated_pairs(a_only: list, b_only: list, rec_a, rec_b) -> list[tuple[Any, Any]]:
+    """One-to-one pairs of items left unmatched on the two sides that are one item quoted at
+    two statements of it: one side's quote matches a sentence the other side's record marks
+    ``restated`` *of* the other item (GUIDE.md "Spans": which statement is the first to hold
+    the whole item, or whether a repeat is new, is a span, not a different item). An item that
+    restates one the other side already matched stays unmatched: it splits one item in two."""
+    of_a, of_b = _restated_of(rec_a), _restated_of(rec_b)
+    pairs, used = [], set()
+    for x in a_only:
+        for j, y in enumerate(b_only):
+            if j in used:
+                continue
+            if (any(quotes_match(x.quote, s) for s in of_b.get(_norm(y.quote), ()))
+                    or any(quotes_match(y.quote, s) for s in of_a.get(_norm(x.quote), ()))):
+                pairs.append((x, y))
+                used.add(j)
+                break
+    return pairs
+
+
+def _compare_kind(rec1, rec2, kind: str, other: str, t: dict) -> dict:
+    """One kind's comparison of two records of a task, adding to the totals ``t``."""
+    a, b = list(getattr(rec1, kind)), list(getattr(rec2, kind))
+    oa, ob = list(getattr(rec1, other)), list(getattr(rec2, other))
+    r: dict = {"only_first": [], "only_second": [], "kind_differs": [], "binds_differ": [],
+               "restated": []}
+    t["first"] += len(a)
+    t["second"] += len(b)
+    only: dict[str, list] = {"first": [], "second": []}
+    for side, items, same, cross in (("first", a, b, ob), ("second", b, a, oa)):
+        for item in items:
+            how = _found(item, same, cross)
+            if how == "matched":
+                t[f"{side}_matched"] += 1
+            elif how == "kind_differs":
+                t[f"{side}_kind_differs"] += 1
+                r["kind_differs"].append((side, item.quote))
+            else:
+                only[side].append(item)
+    pairs = _restated_pairs(only["first"], only["second"], rec1, rec2)
+    paired = {id(x) for pair in pairs for x in pair}
+    for side in ("first", "second"):
+        t[f"{side}_restated"] += len(pairs)
+        left = [x.quote for x in only[side] if id(x) not in paired]
+        t[f"only_{side}"] += len(left)
+        r[f"only_{side}"] = left
+    r["restated"] = [(x.quote, y.quote) for x, y in pairs]
+    if kind == "preferences":
+        for x in a:
+            hits = [y for y in b if quotes_match(x.quote, y.quote)]
+            if hits:
+                t["binds_checked"] += 1
+                if any(binds_agree(x.binds, y.binds) for y in hits):
+                    t["binds_agree"] += 1
+                else:
+                    r["binds_differ"].append((x.quote, x.binds, hits[0].binds))
+    return r
+
+
+def new_totals() -> dict:
+    """Zeroed totals for :func:`compare_task` (their keys: :func:`compare`)."""
+    keys = ("first", "second", "first_matched", "second_matched", "first_restated",
+            "second_restated", "first_kind_differs", "second_kind_differs", "only_first",
+            "only_second")
+    totals: dict = {k: dict.fromkeys(keys, 0) for k in KINDS}
+    totals["preferences"].update(binds_checked=0, binds_agree=0)
+    totals["nothing_stated"] = {"tasks": 0, "agree": 0}
+    return totals
+
+
+def compare_task(rec1, rec2, totals: dict) -> dict:
+    """One task's row of :func:`compare` (``rec1``: the record, ``rec2``: the pass's), its
+    counts added to ``totals`` (:func:`new_totals`)."""
+    row: dict = {"nothing_stated": (rec1.nothing_stated, rec2.nothing_stated)}
+    totals["nothing_stated"]["tasks"] += 1
+    totals["nothing_stated"]["agree"] += rec1.nothing_stated == rec2.nothing_stated
+    row["items"] = sum(len(getattr(r, k)) for r in (rec1, rec2) for k in KINDS)
+    for kind, other in (KINDS, KINDS[::-1]):
+        row[kind] = _compare_kind(rec1, rec2, kind, other, totals[kind])
+    return row
+
+
 def compare(name: str = SECOND_PASS) -> dict:
     """The item-by-item agreement of the second pass with the first-pass records.
 
     Item by item, both ways: each first-pass item is looked for among the second pass's items of
     the task, and each second-pass item among the first pass's (:func:`quotes_match`), so one
-    quote that spans two of the other's counts as found for all three. For each kind
-    (``preferences``, ``questions``) the totals hold ``first``, ``second``, ``first_matched``,
-    ``second_matched``, ``first_kind_differs``, ``second_kind_differs`` (found only as the other
-    kind), ``only_first``, ``only_second`` and, for preferences, ``binds_checked`` /
-    ``binds_agree`` over first-pass preferences with a matching second-pass one.
-    ``nothing_stated`` holds ``tasks`` and ``agree``. ``agreement`` is the matched items of both
-    passes over all their items."""
+    quote that spans two of the other's counts as found for all three. Items still unmatched
+    are then paired one to one where they are one item quoted at two of its statements
+    (:func:`_restated_pairs`: a record's ``restated`` sentence names the item it states again).
+    For each kind (``preferences``, ``questions``) the totals hold ``first``, ``second``,
+    ``first_matched``, ``second_matched`` (by quote), ``first_restated``, ``second_restated``
+    (paired through a restatement), ``first_kind_differs``, ``second_kind_differs`` (found only
+    as the other kind), ``only_first``, ``only_second`` and, for preferences,
+    ``binds_checked`` / ``binds_agree`` over first-pass preferences with a matching second-pass
+    one. ``nothing_stated`` holds ``tasks`` and ``agree``. ``agreement`` is the items of both
+    passes matched by quote or through a restatement over all their items; ``quote_agreement``
+    counts only those matched by quote (the measure before restatements named their item)."""
     from monitorbench.sources.tau2.acceptance import load_records
 
     second = load_pass(name)
     firsts = {d: load_records(d) for d in {key.split("/", 1)[0] for key in second}}
-    keys = ("first", "second", "first_matched", "second_matched", "first_kind_differs",
-            "second_kind_differs", "only_first", "only_second")
-    totals: dict = {k: dict.fromkeys(keys, 0) for k in KINDS}
-    totals["preferences"].update(binds_checked=0, binds_agree=0)
-    totals["nothing_stated"] = {"tasks": 0, "agree": 0}
+    totals = new_totals()
     tasks = {}
     for key, rec2 in second.items():
         domain, task_id = key.split("/", 1)
-        rec1 = firsts[domain][task_id]
-        row: dict = {"nothing_stated": (rec1.nothing_stated, rec2.nothing_stated)}
-        totals["nothing_stated"]["tasks"] += 1
-        totals["nothing_stated"]["agree"] += rec1.nothing_stated == rec2.nothing_stated
-        for kind, other in (KINDS, KINDS[::-1]):
-            a, b = list(getattr(rec1, kind)), list(getattr(rec2, kind))
-            oa, ob = list(getattr(rec1, other)), list(getattr(rec2, other))
-            t = totals[kind]
-            r = {"only_first": [], "only_second": [], "kind_differs": [], "binds_differ": []}
-            t["first"] += len(a)
-            t["second"] += len(b)
-            row["items"] = row.get("items", 0) + len(a) + len(b)
-            for side, items, same, cross in (("first", a, b, ob), ("second", b, a, oa)):
-                for item in items:
-                    how = _found(item, same, cross)
-                    if how == "matched":
-                        t[f"{side}_matched"] += 1
-                    elif how == "kind_differs":
-                        t[f"{side}_kind_differs"] += 1
-                        r["kind_differs"].append((side, item.quote))
-                    else:
-                        t[f"only_{side}"] += 1
-                        r[f"only_{side}"].append(item.quote)
-            if kind == "preferences":
-                for x in a:
-                    hits = [y for y in b if quotes_match(x.quote, y.quote)]
-                    if hits:
-                        t["binds_checked"] += 1
-                        if any(binds_agree(x.binds, y.binds) for y in hits):
-                            t["binds_agree"] += 1
-                        else:
-                            r["binds_differ"].append((x.quote, x.binds, hits[0].binds))
-            row[kind] = r
-        tasks[key] = row
+        tasks[key] = compare_task(firsts[domain][task_id], rec2, totals)
     matched = sum(totals[k]["first_matched"] + totals[k]["second_matched"] for k in KINDS)
+    paired = sum(totals[k]["first_restated"] + totals[k]["second_restated"] for k in KINDS)
     items = sum(totals[k]["first"] + totals[k]["second"] for k in KINDS)
-    return {"tasks": tasks, "totals": totals, "agreement": matched / items if items else 1.0}
+    return {"tasks": tasks, "totals": totals,
+            "agreement": (matched + paired) / items if items else 1.0,
+            "quote_agreement": matched / items if items else 1.0}
 
 
 def agreement_by_domain(report: dict) -> dict[str, tuple[int, int]]:
@@ -402,13 +464,16 @@ def format_report(report: dict, settled: dict[str, str] | None = None) -> str:
     settled = SETTLED if settled is None else settled
     lines = [f"{kind}: {t}" for kind, t in report["totals"].items()]
     lines.append(f"item agreement (matched items of both passes / all items): "
-                 f"{report['agreement']:.1%}")
+                 f"{report['agreement']:.1%}; by quote alone {report['quote_agreement']:.1%}")
     lines += [f"  {domain}: {m} of {n} items" for domain, (m, n)
               in sorted(agreement_by_domain(report).items())]
     found_all = disagreements(report)
     for key, found in found_all.items():
         lines += [f"{key}: {line}" for line in found]
         lines.append(f"{key}: settled: {settled.get(key, '(not settled)')}")
+    lines += [f"{key}: one {kind[:-1]} at two statements: first {q1!r}, second {q2!r}"
+              for key, row in report["tasks"].items() for kind in KINDS
+              for q1, q2 in row[kind]["restated"]]
     unsettled = sorted(set(found_all) - set(settled))
     lines.append(f"unsettled: {', '.join(unsettled) if unsettled else 'none'}")
     return "\n".join(lines)
