@@ -95,7 +95,8 @@ REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
            (sp.FIFTEENTH_PASS, sp.REREAD_POOL_15, 10, ()),
            (sp.SIXTEENTH_PASS, sp.REREAD_POOL_16, 8, ()),
            (sp.SEVENTEENTH_PASS, sp.REREAD_POOL_17, 10, ()),
-           (sp.EIGHTEENTH_PASS, sp.REREAD_POOL_18, 10, ())]
+           (sp.EIGHTEENTH_PASS, sp.REREAD_POOL_18, 10, ()),
+           (sp.TWENTY_SECOND_PASS, sp.REREAD_POOL_22, 20, ())]
 
 
 @pytest.mark.parametrize("name,pool,size,read_by", REREADS)
@@ -191,7 +192,8 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                            sp.FOURTEENTH_PASS: 10, sp.FIFTEENTH_PASS: 10,
                            sp.SIXTEENTH_PASS: 8, sp.SEVENTEENTH_PASS: 10,
                            sp.EIGHTEENTH_PASS: 10, sp.NINETEENTH_PASS: 10,
-                           sp.TWENTIETH_PASS: 10, sp.TWENTY_FIRST_PASS: 21}.get(name, 24)
+                           sp.TWENTIETH_PASS: 10, sp.TWENTY_FIRST_PASS: 21,
+                           sp.TWENTY_SECOND_PASS: 20}.get(name, 24)
     assert len({d for d, _ in picked}) == {sp.EIGHTH_PASS: 3, sp.NINTH_PASS: 2,
                                            sp.TENTH_PASS: 2, sp.ELEVENTH_PASS: 1,
                                            sp.TWELFTH_PASS: 1,
@@ -203,7 +205,8 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                                            sp.EIGHTEENTH_PASS: 1,
                                            sp.NINETEENTH_PASS: 1,
                                            sp.TWENTIETH_PASS: 1,
-                                           sp.TWENTY_FIRST_PASS: 1}.get(name, 4)
+                                           sp.TWENTY_FIRST_PASS: 1,
+                                           sp.TWENTY_SECOND_PASS: 1}.get(name, 4)
     pool = sp.blind_pass(name).pool
     if pool:  # a pass with a pool draws from it
         assert set(picked) <= set(pool)

@@ -53,6 +53,7 @@ EIGHTEENTH_PASS = "eighteenth_pass.json"
 NINETEENTH_PASS = "nineteenth_pass.json"
 TWENTIETH_PASS = "twentieth_pass.json"
 TWENTY_FIRST_PASS = "twenty_first_pass.json"
+TWENTY_SECOND_PASS = "twenty_second_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -138,6 +139,10 @@ def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
 # - twenty-first (6565, all 21 of FRESH_RETAIL_POOL_21, retail only): every retail task no pass
 #   had read but the three whose sentences GUIDE.md quotes (24, 42, 97), their records revised
 #   to the guide before the reading: the records as revised, read blind.
+# - twenty-second (6666, 20 of REREAD_POOL_22, banking only): a sixth re-read, after the
+#   eighteenth's settlement, the first whose reader names what each `restated` sentence states
+#   again (GUIDE.md). Its pool is every banking record no earlier re-read drew, less those
+#   GUIDE.md quotes or names (25); 20 of them make the sample of at least 20 tasks.
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -155,6 +160,9 @@ REREAD_POOL_17 = _banking(
 REREAD_POOL_18 = _banking(
     "008", "010", "015", "032", "033", "040", "041", "058", "061", "062", "070", "079", "080",
     "081", "092", "093", "094", "096", "098", "099", "101", "102")
+REREAD_POOL_22 = _banking(
+    "005", "008", "015", "018", "019", "020", "022", "026", "027", "029", "033", "044", "058",
+    "070", "073", "074", "079", "080", "083", "085", "092", "094", "098", "099", "101")
 FRESH_RETAIL_POOL_21 = tuple(("retail", n) for n in (
     "1", "9", "10", "14", "15", "21", "29", "30", "32", "45", "48", "59", "63", "71", "73", "91",
     "93", "94", "105", "107", "113"))
@@ -178,7 +186,9 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(NINETEENTH_PASS, 6363, 10, ("retail",)),
                 BlindPass(TWENTIETH_PASS, 6464, 10, ("retail",)),
                 BlindPass(TWENTY_FIRST_PASS, 6565, 21, ("retail",),
-                          pool=FRESH_RETAIL_POOL_21))
+                          pool=FRESH_RETAIL_POOL_21),
+                BlindPass(TWENTY_SECOND_PASS, 6666, 20, ("banking_knowledge",), coverage=True,
+                          pool=REREAD_POOL_22))
 
 
 def blind_pass(name: str) -> BlindPass:
