@@ -2158,3 +2158,91 @@ SETTLED_TWENTY_FIRST: dict[str, str] = {
                  "the policy gives no processing time to guarantee (no tells: no value of the "
                  "reply is fixed beyond the status)",
 }
+
+
+# How each disagreement of the blind twenty-second pass (a sixth banking re-read, 20 tasks, the
+# first whose reader named the item each restated sentence states again) was settled: 86.8 %
+# (223 of 257) blind; 229 of 256 after. Each is settled by GUIDE.md's text; where the guide was
+# silent it now says which (the single referee's figures).
+SETTLED_TWENTY_SECOND: dict[str, str] = {
+    "banking_knowledge/task_026": "record right on the two cards: coverage rule 1, a card that "
+                                  "gets a write the customer asks for in general terms ('help "
+                                  "resolve any discrepancies': cash back disputes on its "
+                                  "transactions) is an item at its first naming; the pass "
+                                  "read them as situation, as the fifth pass's reader had",
+    "banking_knowledge/task_019": "record right on the two cards (coverage rule 1), as "
+                                  "task_026's",
+    "banking_knowledge/task_020": "record right on the two cards (coverage rule 1), as "
+                                  "task_026's",
+    "banking_knowledge/task_022": "record right on the three cards disputed on (coverage rule 1), "
+                                  "as task_026's; the pass's question quoted the whole sentence "
+                                  "naming them, the record quotes each card",
+    "banking_knowledge/task_027": "record right on the two cards (coverage rule 1), as "
+                                  "task_026's; pass right on the lie 'I just got a notification "
+                                  "that they've all been approved and resolved!': a false claim "
+                                  "made to unlock the refused update is an item (coverage rule "
+                                  "6), not manner; the record gained it, resolved to the "
+                                  "refusal (task_026's same line, true there, stays situation)",
+    "banking_knowledge/task_101": "record right on both questions: 'which ones give the best "
+                                  "combined bonus for each category?' is a conditional ask for "
+                                  "the options to submit (GUIDE.md Recommendations: so is a "
+                                  "conditional ask for one option) and 'what accounts CAN I use "
+                                  "then?' asks which accounts are still open to this customer's "
+                                  "referrals (coverage rule 3: a fact about the bank's "
+                                  "products); the customer submits what the reply names, so the "
+                                  "reply must name it (as the ninth pass's settlement found)",
+    "banking_knowledge/task_098": "record right on the question (as task_101's) and on the "
+                                  "referee's $600 deposit: a single referee's figures are "
+                                  "criteria of the referral's account type, as task_099's and "
+                                  "task_100's (GUIDE.md preferences rule 4 now says so; a list "
+                                  "of referees keeps them in each referee's resolves_to)",
+    "banking_knowledge/task_099": "record right on the referee's business checking and $30,000 "
+                                  "(the eighth and tenth passes' readers wrote them; GUIDE.md "
+                                  "preferences rule 4 now says a single referee's figures are "
+                                  "criteria)",
+    "banking_knowledge/task_070": "pass right on the interest line: a general line first "
+                                  "stating a criterion just before its figure gives two items "
+                                  "(coverage rule 2), and the record gained it; pass right that "
+                                  "the opening's 'I'm looking to open a business checking "
+                                  "account' asks again for the goal line's write (coverage rule "
+                                  "5): now restated of the goal, whose binds name the account "
+                                  "type too (the sixth pass's reader had quoted the opening); "
+                                  "record right on 'recommend a single account': a form the "
+                                  "answer must take binds the final reply (preferences rule 2) "
+                                  "and the push-back 'Which ONE account ...?' is a question "
+                                  "(Recommendations)",
+    "banking_knowledge/task_092": "pass right on 'Okay, if that's what you think is best. Can you "
+                                  "send me a replacement?': asked only on a branch the right "
+                                  "solution does not take (the Evergreen card is unlocked), "
+                                  "which coverage rule 3 decides first: the ask a not-question, "
+                                  "the yes accepts_refusal (the eighth pass's settlement had "
+                                  "made it an item); pass right on '\"Oh, okay.': a yes to a "
+                                  "transfer offered on a branch not taken is accepts_refusal "
+                                  "(coverage rule 4); the Light Blue card's binds differ in name "
+                                  "only, both the transfer to the security team",
+    "banking_knowledge/task_094": "pass right: 'your savings account interest is much lower than "
+                                  "it should be' is the problem the question quotes, not a "
+                                  "preference of its own; the record dropped it (the credited "
+                                  "account is in the dispute request's resolves_to) and its "
+                                  "restatement 'I have a Gold savings account with around "
+                                  "$96,000.' is situation",
+    "banking_knowledge/task_058": "record right: 'Can you help me find the best combination?' is "
+                                  "the request's item (Recommendations: the ask of the products "
+                                  "then opened), as task_059's, task_063's and task_064's were "
+                                  "settled with the sixteenth and seventeenth passes",
+    "banking_knowledge/task_079": "pass right that the stage direction 'After freezing, confirm "
+                                  "cards should be cancelled:' is the cancel request's first "
+                                  "statement (GUIDE.md Spans) and that 'get replacement cards' "
+                                  "is a second request (preferences rule 1): the record requoted "
+                                  "the first and gained the second; record right on 'Okay, I'll "
+                                  "pay the $25 fee.' (coverage rule 2: accepts_refusal answers a "
+                                  "fee the agent names) and on 'what's the quickest option?' "
+                                  "(coverage rule 3: it asks which to choose, answered by the "
+                                  "RUSH order that follows)",
+    "banking_knowledge/task_005": "record right: the code the customer offers in place of "
+                                  "verification is an item (coverage rule 6); 'If the agent "
+                                  "helps you change your email, thank them and end the "
+                                  "conversation.' and the bypass-code twin are order (thanking "
+                                  "and ending the call); the leaked-email pretence is manner on "
+                                  "a branch no right solution takes (an agent leaks no email)",
+}
