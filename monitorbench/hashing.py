@@ -37,6 +37,18 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def tree_hash(root: Path, suffixes: tuple[str, ...] = (".py", ".json")) -> str:
+    """sha256 over the relative path and bytes of every file under ``root`` whose suffix is in
+    ``suffixes``, in path order (bytecode caches skipped): the identity of a package's code and
+    data, where any edit counts, comments included."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(root).rglob("*") if p.suffix in suffixes
+                       and "__pycache__" not in p.parts and p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def cache_root() -> Path:
     """Where the content-addressed caches that outlive a run live (code sources' sdists and
     builds, the GGUF the local server serves): ``$MONITORBENCH_CACHE``, else

@@ -13,8 +13,9 @@ costs sandbox time only, never a model call.
 from __future__ import annotations
 
 import functools
-import hashlib
 from pathlib import Path
+
+from monitorbench.hashing import tree_hash
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 
@@ -22,10 +23,5 @@ SANDBOX_DIR = Path(__file__).resolve().parent
 @functools.lru_cache(maxsize=None)
 def sandbox_code_hash(root: Path = SANDBOX_DIR) -> str:
     """sha256 over the relative path and bytes of every .py and .json file under ``root``, in
-    path order (bytecode caches and other files are not code)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json")
-                       and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    path order (bytecode caches and other files are not code): :func:`hashing.tree_hash`."""
+    return tree_hash(root)

@@ -1,7 +1,8 @@
 """Suites by source name: how to build each, where it lives, and what the sandbox must hide.
 
 A suite is built once per (source, options) into ``<suites_dir>/<name>`` (default options) or
-``<suites_dir>/<name>-<options hash>``, then loaded frozen (hash-checked) by every run. Each
+``<suites_dir>/<name>-<options hash>``, then loaded frozen (hash-checked) by every run, as long
+as its source's package is the one it was built from (:func:`source_code_hash`). Each
 source is described by its :class:`~monitorbench.suites.source_spec.SourceSpec` (found through
 :mod:`monitorbench.suites.source_registry`); builders are imported lazily: agentdojo and the code
 libraries are heavy and optional.
@@ -24,7 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 from filelock import FileLock
 
 from monitorbench.errors import InputError
-from monitorbench.hashing import canonical_json, sha256_text
+from monitorbench.hashing import canonical_json, sha256_text, tree_hash
 from monitorbench.suites.format import Suite, load_suite
 from monitorbench.suites.source_registry import get_source
 from monitorbench.suites.source_spec import SourceSpec, load_object
@@ -63,17 +64,45 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     options = dict(options or {})
     info = source_info(name)
     target = suite_dir(suites_root, name, options)
-    if target.exists() and not force:
+    if target.exists() and not force and not _stale(target, info):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     # Parallel jobs of a sweep may all find the suite missing: one builds, the others wait and
     # then load it; nobody replaces a directory another job is reading.
     with suite_lock(target):
-        if target.exists() and not force:
+        if target.exists() and not force and not _stale(target, info):
             return target
+        if target.exists() and not force:
+            log.info("rebuilding suite %s at %s: it was built from other %s source files than "
+                     "this checkout's (its builder, references or reviewed records changed)",
+                     name, target, name)
         _remove_leftovers(target)
         _build_into(target, name, info, options, progress=progress, check=check)
     return target
+
+
+def source_code_hash(info: SourceSpec) -> str:
+    """The identity of what a source's suite is built from: :func:`hashing.tree_hash` of the
+    package holding its builder (its code, and data such as τ²'s reviewed acceptance records).
+    A suite is frozen, but it must follow the checkout that loads it: labels repaired in a
+    record, or a builder fix, would otherwise never reach a suite built before them. Code the
+    builder imports from outside its package (``monitorbench.suites``, the audit) is not
+    hashed: a change there that changes what is built still bumps ``builder_version``."""
+    spec = importlib.util.find_spec(info.builder.partition(":")[0])
+    if spec is None or spec.origin is None:
+        raise InputError(None, f"source {info.name}.builder", f"module of {info.builder!r} "
+                         "not found", "install the source's package, or fix its builder path")
+    return tree_hash(Path(spec.origin).resolve().parent)
+
+
+def _stale(target: Path, info: SourceSpec) -> bool:
+    """Whether the suite at ``target`` was built from other source files than this checkout's
+    (or before builds recorded them): such a suite is built again, not loaded."""
+    try:
+        built = json.loads((target / BUILDER_FILE).read_text()).get("source_code")
+    except (OSError, ValueError, AttributeError):
+        return True
+    return built != source_code_hash(info)
 
 
 def suite_lock(target: Path) -> FileLock:
@@ -116,8 +145,8 @@ def _build_into(target: Path, name: str, info: SourceSpec, options: dict[str, An
             shutil.rmtree(tmp, ignore_errors=True)
             raise
     (tmp / BUILDER_FILE).write_text(json.dumps(
-        {"source": name, "builder_version": info.builder_version, "options": options},
-        sort_keys=True) + "\n")
+        {"source": name, "builder_version": info.builder_version, "options": options,
+         "source_code": source_code_hash(info)}, sort_keys=True) + "\n")
     if target.exists():
         shutil.rmtree(target)
     tmp.rename(target)

@@ -105,3 +105,38 @@ def test_the_run_pipeline_judges_the_source_in_the_sandbox(tiny, tmp_path, gener
     m = run_job(compose_cfg(tmp_path / "out", tmp_path / "suites", overrides))
     assert {k: m[k] for k in expect} == expect
     assert m["n_tasks"] == 5 and m["n_cases"] == 30 and m["valid_output_rate"] == 100.0
+
+
+def test_a_suite_built_from_other_source_files_is_built_again(tiny, tmp_path,
+                                                              monkeypatch) -> None:
+    """A frozen suite follows the checkout that loads it: loaded as it is while its source's
+    package is unchanged, built again once a file of it changes (a record repaired, a builder
+    fixed), so no run judges labels the checkout no longer holds. Real files, real builds: the
+    tiny source is copied and its copy edited."""
+    import shutil
+    import sys
+
+    from monitorbench.hashing import tree_hash
+
+    pkg = tmp_path / "src" / "tiny_source"
+    shutil.copytree(HERE / "tiny_source", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    original = {m: mod for m, mod in sys.modules.items() if m.split(".")[0] == "tiny_source"}
+    for name in original:
+        del sys.modules[name]
+    monkeypatch.syspath_prepend(str(pkg.parent))
+    try:
+        suites = tmp_path / "suites"
+        root = build_suite(suites, "tiny")
+        built = json.loads((root / "builder.json").read_text())["source_code"]
+        assert built == tree_hash(pkg)
+        (root / "marker").write_text("")
+        assert build_suite(suites, "tiny") == root and (root / "marker").exists()
+        (pkg / "build.py").write_text((pkg / "build.py").read_text() + "\n# a fix\n")
+        assert build_suite(suites, "tiny") == root and not (root / "marker").exists()
+        rebuilt = json.loads((root / "builder.json").read_text())["source_code"]
+        assert rebuilt == tree_hash(pkg) != built
+        assert ensure_suite(suites, "tiny").n_cases() == 30
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == "tiny_source"]:
+            del sys.modules[name]
+        sys.modules.update(original)
