@@ -96,7 +96,8 @@ REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
            (sp.SIXTEENTH_PASS, sp.REREAD_POOL_16, 8, ()),
            (sp.SEVENTEENTH_PASS, sp.REREAD_POOL_17, 10, ()),
            (sp.EIGHTEENTH_PASS, sp.REREAD_POOL_18, 10, ()),
-           (sp.TWENTY_SECOND_PASS, sp.REREAD_POOL_22, 20, ())]
+           (sp.TWENTY_SECOND_PASS, sp.REREAD_POOL_22, 20, ()),
+           (sp.TWENTY_THIRD_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,))]
 
 
 @pytest.mark.parametrize("name,pool,size,read_by", REREADS)
@@ -104,7 +105,8 @@ def test_a_reread_draws_covered_banking_records_the_guide_does_not_quote(
         name: str, pool: tuple, size: int, read_by: tuple) -> None:
     """A re-read draws its size of its pool by its seed; a pool is banking records that cover
     every sentence of their brief (the fourteenth's: tasks of the eleventh to thirteenth passes,
-    read once, records settled), none drawn by an earlier re-read, none of whose sentences
+    read once, records settled; the twenty-third's: the twenty-second's), none drawn by another
+    earlier re-read, none of whose sentences
     GUIDE.md quotes and whose ids it does not name, so its examples do not hand the reader the
     answers."""
     from monitorbench.sources.tau2.acceptance.coverage import sentences, uncovered
@@ -115,7 +117,8 @@ def test_a_reread_draws_covered_banking_records_the_guide_does_not_quote(
     if read_by:
         assert pool <= set().union(*(sp.blind_sample(n) for n in read_by))
     earlier = [p.name for p in sp.LATER_PASSES if p.pool]
-    assert not pool & set().union(*(sp.blind_sample(n) for n in earlier[:earlier.index(name)]))
+    earlier = [n for n in earlier[:earlier.index(name)] if n not in read_by]
+    assert not pool & set().union(*(sp.blind_sample(n) for n in earlier))
     guide = _norm((HERE / "GUIDE.md").read_text(encoding="utf-8"))
     tasks = {t.task_id: t for t in src.load_tasks("banking_knowledge")}
     records = load_records("banking_knowledge")
@@ -193,7 +196,7 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                            sp.SIXTEENTH_PASS: 8, sp.SEVENTEENTH_PASS: 10,
                            sp.EIGHTEENTH_PASS: 10, sp.NINETEENTH_PASS: 10,
                            sp.TWENTIETH_PASS: 10, sp.TWENTY_FIRST_PASS: 21,
-                           sp.TWENTY_SECOND_PASS: 20}.get(name, 24)
+                           sp.TWENTY_SECOND_PASS: 20, sp.TWENTY_THIRD_PASS: 20}.get(name, 24)
     assert len({d for d, _ in picked}) == {sp.EIGHTH_PASS: 3, sp.NINTH_PASS: 2,
                                            sp.TENTH_PASS: 2, sp.ELEVENTH_PASS: 1,
                                            sp.TWELFTH_PASS: 1,
@@ -206,7 +209,8 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                                            sp.NINETEENTH_PASS: 1,
                                            sp.TWENTIETH_PASS: 1,
                                            sp.TWENTY_FIRST_PASS: 1,
-                                           sp.TWENTY_SECOND_PASS: 1}.get(name, 4)
+                                           sp.TWENTY_SECOND_PASS: 1,
+                                           sp.TWENTY_THIRD_PASS: 1}.get(name, 4)
     pool = sp.blind_pass(name).pool
     if pool:  # a pass with a pool draws from it
         assert set(picked) <= set(pool)
@@ -457,3 +461,20 @@ def test_a_restated_sentence_must_name_an_item_of_its_record() -> None:
             "preferences": [{"quote": FIRST, "binds": "x", "resolves_to": "y"}],
             "questions": [], "policy": [], "customer_steps": [], "nothing_stated": False,
             "not_items": [{"quote": AGAIN, "why": "manner", "of": FIRST}]})
+
+
+def test_two_blind_readers_of_the_same_tasks_agree_with_each_other(capsys) -> None:
+    """The twenty-second and twenty-third passes read the same 20 banking tasks, each blind: they
+    agree with each other on 237 of 243 items (97.5 %), more than either agrees with the records
+    (223 of 257 and 231 of 255 when each was read). So banking's gap is not readers who cannot
+    itemise alike: it is where the records depart from what two readers agree on."""
+    assert sorted(sp.blind_sample(sp.TWENTY_THIRD_PASS)) == sorted(
+        sp.blind_sample(sp.TWENTY_SECOND_PASS))
+    report = sp.compare_passes(sp.TWENTY_SECOND_PASS, sp.TWENTY_THIRD_PASS)
+    matched, items = sp.agreement_by_domain(report)["banking_knowledge"]
+    assert (matched, items) == (237, 243)
+    with pytest.raises(ValueError, match="read other tasks"):
+        sp.compare_passes(sp.TWENTY_SECOND_PASS, sp.EIGHTEENTH_PASS)
+    with capsys.disabled():
+        print(f"\n[issue 46] two blind readers of the same 20 banking tasks: {matched} of "
+              f"{items} items ({matched / items:.1%})")

@@ -54,6 +54,7 @@ NINETEENTH_PASS = "nineteenth_pass.json"
 TWENTIETH_PASS = "twentieth_pass.json"
 TWENTY_FIRST_PASS = "twenty_first_pass.json"
 TWENTY_SECOND_PASS = "twenty_second_pass.json"
+TWENTY_THIRD_PASS = "twenty_third_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -143,6 +144,9 @@ def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
 #   eighteenth's settlement, the first whose reader names what each `restated` sentence states
 #   again (GUIDE.md). Its pool is every banking record no earlier re-read drew, less those
 #   GUIDE.md quotes or names (25); 20 of them make the issue's sample of at least 20 tasks.
+# - twenty-third (6767, the twenty-second's 20 tasks, banking only): a second fresh reader of the
+#   same tasks, after the twenty-second's settlement: how far two blind readers agree with each
+#   other (:func:`compare_passes`) bounds how far any record can agree with one.
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -163,6 +167,10 @@ REREAD_POOL_18 = _banking(
 REREAD_POOL_22 = _banking(
     "005", "008", "015", "018", "019", "020", "022", "026", "027", "029", "033", "044", "058",
     "070", "073", "074", "079", "080", "083", "085", "092", "094", "098", "099", "101")
+# The twenty-second pass's draw (random.Random(6666).sample(REREAD_POOL_22, 20)), read again.
+SAME_AS_22 = _banking(
+    "026", "019", "101", "074", "070", "092", "018", "022", "020", "099", "027", "058", "008",
+    "085", "098", "083", "079", "033", "094", "005")
 FRESH_RETAIL_POOL_21 = tuple(("retail", n) for n in (
     "1", "9", "10", "14", "15", "21", "29", "30", "32", "45", "48", "59", "63", "71", "73", "91",
     "93", "94", "105", "107", "113"))
@@ -188,7 +196,9 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(TWENTY_FIRST_PASS, 6565, 21, ("retail",),
                           pool=FRESH_RETAIL_POOL_21),
                 BlindPass(TWENTY_SECOND_PASS, 6666, 20, ("banking_knowledge",), coverage=True,
-                          pool=REREAD_POOL_22))
+                          pool=REREAD_POOL_22),
+                BlindPass(TWENTY_THIRD_PASS, 6767, 20, ("banking_knowledge",), coverage=True,
+                          pool=SAME_AS_22))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -418,12 +428,26 @@ def compare(name: str = SECOND_PASS) -> dict:
     from monitorbench.sources.tau2.acceptance import load_records
 
     second = load_pass(name)
-    firsts = {d: load_records(d) for d in {key.split("/", 1)[0] for key in second}}
+    records = {d: load_records(d) for d in {key.split("/", 1)[0] for key in second}}
+    return _report({key: records[key.split("/", 1)[0]][key.split("/", 1)[1]]
+                    for key in second}, second)
+
+
+def compare_passes(first: str, second: str) -> dict:
+    """:func:`compare` of two blind passes of the same tasks, the pass ``first`` in the records'
+    place: how far two readers who saw no record agree with each other bounds how far any
+    record can agree with one reader."""
+    a, b = load_pass(first), load_pass(second)
+    if set(a) != set(b):
+        raise ValueError(f"{first} and {second} read other tasks: "
+                         f"{sorted(set(a) ^ set(b))}")
+    return _report(a, b)
+
+
+def _report(firsts: dict, seconds: dict) -> dict:
+    """The comparison of ``seconds`` with ``firsts`` (both keyed ``"<domain>/<task_id>"``)."""
     totals = new_totals()
-    tasks = {}
-    for key, rec2 in second.items():
-        domain, task_id = key.split("/", 1)
-        tasks[key] = compare_task(firsts[domain][task_id], rec2, totals)
+    tasks = {key: compare_task(firsts[key], rec2, totals) for key, rec2 in seconds.items()}
     matched = sum(totals[k]["first_matched"] + totals[k]["second_matched"] for k in KINDS)
     paired = sum(totals[k]["first_restated"] + totals[k]["second_restated"] for k in KINDS)
     items = sum(totals[k]["first"] + totals[k]["second"] for k in KINDS)
