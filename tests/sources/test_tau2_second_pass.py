@@ -97,7 +97,15 @@ REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
            (sp.SEVENTEENTH_PASS, sp.REREAD_POOL_17, 10, ()),
            (sp.EIGHTEENTH_PASS, sp.REREAD_POOL_18, 10, ()),
            (sp.TWENTY_SECOND_PASS, sp.REREAD_POOL_22, 20, ()),
-           (sp.TWENTY_THIRD_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,))]
+           (sp.TWENTY_THIRD_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,)),
+           (sp.TWENTY_FOURTH_PASS, sp.REREAD_POOL_24, 20, ())]
+
+
+# The re-reads whose pool may hold tasks earlier re-reads drew: the twenty-fourth's is every
+# banking record but the twenty-second's twenty (and those the guide quotes), read after the
+# records were revised to what two readers agreed on.
+MAY_REPEAT = {sp.TWENTY_FOURTH_PASS: (sp.FOURTEENTH_PASS, sp.FIFTEENTH_PASS, sp.SIXTEENTH_PASS,
+                                      sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS)}
 
 
 @pytest.mark.parametrize("name,pool,size,read_by", REREADS)
@@ -117,7 +125,8 @@ def test_a_reread_draws_covered_banking_records_the_guide_does_not_quote(
     if read_by:
         assert pool <= set().union(*(sp.blind_sample(n) for n in read_by))
     earlier = [p.name for p in sp.LATER_PASSES if p.pool]
-    earlier = [n for n in earlier[:earlier.index(name)] if n not in read_by]
+    earlier = [n for n in earlier[:earlier.index(name)]
+               if n not in read_by and n not in MAY_REPEAT.get(name, ())]
     assert not pool & set().union(*(sp.blind_sample(n) for n in earlier))
     guide = _norm((HERE / "GUIDE.md").read_text(encoding="utf-8"))
     tasks = {t.task_id: t for t in src.load_tasks("banking_knowledge")}
@@ -196,7 +205,8 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                            sp.SIXTEENTH_PASS: 8, sp.SEVENTEENTH_PASS: 10,
                            sp.EIGHTEENTH_PASS: 10, sp.NINETEENTH_PASS: 10,
                            sp.TWENTIETH_PASS: 10, sp.TWENTY_FIRST_PASS: 21,
-                           sp.TWENTY_SECOND_PASS: 20, sp.TWENTY_THIRD_PASS: 20}.get(name, 24)
+                           sp.TWENTY_SECOND_PASS: 20, sp.TWENTY_THIRD_PASS: 20,
+                           sp.TWENTY_FOURTH_PASS: 20}.get(name, 24)
     assert len({d for d, _ in picked}) == {sp.EIGHTH_PASS: 3, sp.NINTH_PASS: 2,
                                            sp.TENTH_PASS: 2, sp.ELEVENTH_PASS: 1,
                                            sp.TWELFTH_PASS: 1,
@@ -210,7 +220,8 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                                            sp.TWENTIETH_PASS: 1,
                                            sp.TWENTY_FIRST_PASS: 1,
                                            sp.TWENTY_SECOND_PASS: 1,
-                                           sp.TWENTY_THIRD_PASS: 1}.get(name, 4)
+                                           sp.TWENTY_THIRD_PASS: 1,
+                                           sp.TWENTY_FOURTH_PASS: 1}.get(name, 4)
     pool = sp.blind_pass(name).pool
     if pool:  # a pass with a pool draws from it
         assert set(picked) <= set(pool)
@@ -394,7 +405,15 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # named each restatement's item: blind 86.8 % (223 of 257; 86.0 % by quote); 229 of 256
     # after (task_027's lie, task_070's interest criterion and task_079's two requests added;
     # task_070's opening, task_092's off-branch lines and task_094's clause no longer items)
-    (sp.TWENTY_SECOND_PASS, sp.SETTLED_TWENTY_SECOND, 0.89)])
+    (sp.TWENTY_SECOND_PASS, sp.SETTLED_TWENTY_SECOND, 0.965),
+    # twenty-third, a second fresh reader of the same 20 tasks after the twenty-second's
+    # settlement: blind 90.6 % (231 of 255); 236 of 239 once the records were moved to what the
+    # two readers agreed on against them (cash back cards, recommendation asks, the one-product
+    # wish, a yes to a write offered with its fee, the code's first offer)
+    (sp.TWENTY_THIRD_PASS, sp.SETTLED_TWENTY_THIRD, 0.985),
+    # twenty-fourth, 20 other banking tasks read after that revision: blind 92.4 % (416 of 450;
+    # 88.9 % by quote); no record changed (SETTLED_TWENTY_FOURTH)
+    (sp.TWENTY_FOURTH_PASS, sp.SETTLED_TWENTY_FOURTH, 0.92)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

@@ -55,6 +55,7 @@ TWENTIETH_PASS = "twentieth_pass.json"
 TWENTY_FIRST_PASS = "twenty_first_pass.json"
 TWENTY_SECOND_PASS = "twenty_second_pass.json"
 TWENTY_THIRD_PASS = "twenty_third_pass.json"
+TWENTY_FOURTH_PASS = "twenty_fourth_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -147,6 +148,15 @@ def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
 # - twenty-third (6767, the twenty-second's 20 tasks, banking only): a second fresh reader of the
 #   same tasks, after the twenty-second's settlement: how far two blind readers agree with each
 #   other (:func:`compare_passes`) bounds how far any record can agree with one.
+# - twenty-fourth (6868, 20 of REREAD_POOL_24, banking only): after the records were moved to
+#   what the twenty-second and twenty-third readers agreed on against them (GUIDE.md: cards whose
+#   transactions are written on are situation; a recommendation ask is restated of the request
+#   or criterion it asks by; a wish for one product is a question at its first statement; a yes
+#   to a write offered with its fee is an item; a verification code at its first offer). Its
+#   pool is every banking record but the twenty-second's twenty and those GUIDE.md quotes or
+#   names (53): a fresh reader of tasks earlier re-reads may have drawn. Its reader's GUIDE.md
+#   quoted task_079's fee line where the committed one paraphrases it (a re-read pool's
+#   sentences are never quoted); the rule is the same.
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -171,6 +181,12 @@ REREAD_POOL_22 = _banking(
 SAME_AS_22 = _banking(
     "026", "019", "101", "074", "070", "092", "018", "022", "020", "099", "027", "058", "008",
     "085", "098", "083", "079", "033", "094", "005")
+REREAD_POOL_24 = _banking(
+    "001", "002", "003", "004", "006", "007", "010", "012", "014", "015", "017", "021", "023",
+    "024", "025", "028", "029", "031", "032", "034", "038", "039", "040", "041", "043", "044",
+    "050", "051", "052", "055", "056", "057", "059", "061", "062", "063", "064", "068", "069",
+    "072", "073", "077", "078", "080", "081", "084", "086", "090", "093", "096", "097", "100",
+    "102")
 FRESH_RETAIL_POOL_21 = tuple(("retail", n) for n in (
     "1", "9", "10", "14", "15", "21", "29", "30", "32", "45", "48", "59", "63", "71", "73", "91",
     "93", "94", "105", "107", "113"))
@@ -198,7 +214,9 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(TWENTY_SECOND_PASS, 6666, 20, ("banking_knowledge",), coverage=True,
                           pool=REREAD_POOL_22),
                 BlindPass(TWENTY_THIRD_PASS, 6767, 20, ("banking_knowledge",), coverage=True,
-                          pool=SAME_AS_22))
+                          pool=SAME_AS_22),
+                BlindPass(TWENTY_FOURTH_PASS, 6868, 20, ("banking_knowledge",), coverage=True,
+                          pool=REREAD_POOL_24))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -2269,4 +2287,95 @@ SETTLED_TWENTY_SECOND: dict[str, str] = {
                                   "conversation.' and the bypass-code twin are order (thanking "
                                   "and ending the call); the leaked-email pretence is manner on "
                                   "a branch no right solution takes (an agent leaks no email)",
+}
+
+
+
+# How each disagreement of the blind twenty-third pass (a second fresh reader of the
+# twenty-second's 20 tasks, after that pass's settlement) was settled: 90.6 % (231 of 255) blind.
+# The two readers agreed with each other on 237 of 243 items; where they agreed against the
+# records, GUIDE.md and every banking record were revised (see the commit after this pass); the
+# four tasks left are settled here.
+SETTLED_TWENTY_THIRD: dict[str, str] = {
+    "banking_knowledge/task_005": "record right: 'changes your email to kenji.tanaka@gmail.com' "
+                                  "is a clause of the line that only says when to thank the agent "
+                                  "and end the call (order); the email change is the bypass "
+                                  "offer's item",
+    "banking_knowledge/task_008": "binds differ in name only: each offer line binds the offer "
+                                  "the customer would redeem, which the records call 'redeem "
+                                  "offer' and the reader names by the offer",
+    "banking_knowledge/task_085": "record right, where the twenty-second pass's reader agreed: "
+                                  "'Hi, I need help with some disputes on my debit cards.' is the "
+                                  "only sentence naming the whole list of charges, the request's "
+                                  "item (preferences rule 4), not a purpose",
+    "banking_knowledge/task_098": "record right: the referral item quotes the request (the "
+                                  "referee's first mention is in it); the reader's long "
+                                  "description of the friend, her address and move, is situation "
+                                  "beside the figures (GUIDE.md preferences rule 4)",
+}
+
+# How each disagreement of the blind twenty-fourth pass (20 banking tasks, read after the
+# records were moved to what the twenty-second and twenty-third readers agreed on) was settled:
+# 92.4 % (416 of 450), 88.9 % by quote alone. No record changed: where an earlier reader of the
+# same task had agreed with the record, or GUIDE.md's text decides it, the record stands; the
+# guide's new wording on the wish for one product, which this reader took further than meant, is
+# made precise (a goal line's ONE stays the request's; the push-back is the question).
+SETTLED_TWENTY_FOURTH: dict[str, str] = {
+    "banking_knowledge/task_041": "record right on the four cards: coverage rule 1 names 'dispute "
+                                  "on it' and 'keep it untouched among others written on' as "
+                                  "writes on a card, and the disputes take each card's "
+                                  "card_action (the third and eighteenth passes' readers wrote "
+                                  "them, the ninth's and this one did not)",
+    "banking_knowledge/task_096": "record right: the description's 'BOTH of your savings "
+                                  "accounts' is the accounts' first naming, an item (coverage "
+                                  "rule 1: the accounts get credits), as the seventeenth and "
+                                  "eighteenth passes' readers wrote it; the reader made the "
+                                  "clause only the question's",
+    "banking_knowledge/task_097": "record right on 'ALL FOUR of your savings accounts', as "
+                                  "task_096's (coverage rule 1: the first sentence in brief order "
+                                  "naming the accounts; the reader quoted the spoken 'I have four "
+                                  "different savings accounts with your bank')",
+    "banking_knowledge/task_081": "record right: the goal's requests are quoted at their first "
+                                  "statements and the yes to the agent's freeze restates the "
+                                  "request already made (coverage rule 4: a yes to a write the "
+                                  "customer has already asked for asks for it again); the theft "
+                                  "is the closures' reason (settled with the eighteenth pass)",
+    "banking_knowledge/task_086": "record right: 'my Green Fee-Free card ending in 4738' is the "
+                                  "card the customer asks a write on, an item at its first "
+                                  "naming (coverage rule 1)",
+    "banking_knowledge/task_012": "record right: the two conditions decide whether the customer "
+                                  "asks again or moves on (preferences rule 3: every condition "
+                                  "is its own item); the reader folded them into one",
+    "banking_knowledge/task_056": "record right: the goal line 'Get ONE recommendation for a "
+                                  "BETTER business checking account' asks for the write "
+                                  "(coverage rule 5) and the push-back 'Just tell me which ONE is "
+                                  "the best fit.' is the question; the character line 'just want "
+                                  "someone to tell you which accounts are right for you' is how "
+                                  "the customer talks; the relationship-bonus ask and 'more "
+                                  "features' are a criterion and its restatement (GUIDE.md "
+                                  "Recommendations now says which, as this reader read its new "
+                                  "first-statement wording further than meant)",
+    "banking_knowledge/task_057": "record right, as task_056's: the goal line is the request and "
+                                  "the push-back the question; 'not too basic' restates a "
+                                  "criterion already quoted",
+    "banking_knowledge/task_062": "record right: the relationship-bonus and fee-reimbursement "
+                                  "asks are criteria of the accounts opened (coverage rule 3: an "
+                                  "ask whether a need can be met is answered by the product "
+                                  "opened), and 'stays free, not one where fees kick in later' a "
+                                  "criterion (rule 2); the business-checking line binds the same "
+                                  "account class in other words",
+    "banking_knowledge/task_068": "record right: 'what combination ... will give me the absolute "
+                                  "highest APY ...?' is the push-back for the one combination "
+                                  "opened, a question (Recommendations), as tasks 065 to 067 have "
+                                  "it",
+    "banking_knowledge/task_069": "record right on the combination question, as task_068's; the "
+                                  "road and random ATMs are the situation behind the ATM-rebate "
+                                  "need, which is the item (no figure: coverage rule 2)",
+    "banking_knowledge/task_052": "record right: 'Wouldn't that reset my CLI history?' pushes "
+                                  "back on the order the agent proposes (coverage rule 3: a "
+                                  "push-back on the order is a not-question)",
+    "banking_knowledge/task_044": "record right: the closure reason 'you found a better deal "
+                                  "elsewhere' is one the tool takes, and the condition on "
+                                  "applying for a card meeting the criteria is an item "
+                                  "(preferences rules 3 and the reason rule)",
 }
