@@ -98,14 +98,19 @@ REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
            (sp.EIGHTEENTH_PASS, sp.REREAD_POOL_18, 10, ()),
            (sp.TWENTY_SECOND_PASS, sp.REREAD_POOL_22, 20, ()),
            (sp.TWENTY_THIRD_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,)),
-           (sp.TWENTY_FOURTH_PASS, sp.REREAD_POOL_24, 20, ())]
+           (sp.TWENTY_FOURTH_PASS, sp.REREAD_POOL_24, 20, ()),
+           (sp.TWENTY_FIFTH_PASS, sp.SAME_AS_24, 20, (sp.TWENTY_FOURTH_PASS,)),
+           (sp.TWENTY_SIXTH_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,))]
 
 
 # The re-reads whose pool may hold tasks earlier re-reads drew: the twenty-fourth's is every
 # banking record but the twenty-second's twenty (and those the guide quotes), read after the
 # records were revised to what two readers agreed on.
 MAY_REPEAT = {sp.TWENTY_FOURTH_PASS: (sp.FOURTEENTH_PASS, sp.FIFTEENTH_PASS, sp.SIXTEENTH_PASS,
-                                      sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS)}
+                                      sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS),
+              sp.TWENTY_FIFTH_PASS: (sp.FOURTEENTH_PASS, sp.FIFTEENTH_PASS, sp.SIXTEENTH_PASS,
+                                     sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS),
+              sp.TWENTY_SIXTH_PASS: (sp.TWENTY_THIRD_PASS,)}
 
 
 @pytest.mark.parametrize("name,pool,size,read_by", REREADS)
@@ -206,7 +211,8 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                            sp.EIGHTEENTH_PASS: 10, sp.NINETEENTH_PASS: 10,
                            sp.TWENTIETH_PASS: 10, sp.TWENTY_FIRST_PASS: 21,
                            sp.TWENTY_SECOND_PASS: 20, sp.TWENTY_THIRD_PASS: 20,
-                           sp.TWENTY_FOURTH_PASS: 20}.get(name, 24)
+                           sp.TWENTY_FOURTH_PASS: 20, sp.TWENTY_FIFTH_PASS: 20,
+                           sp.TWENTY_SIXTH_PASS: 20}.get(name, 24)
     assert len({d for d, _ in picked}) == {sp.EIGHTH_PASS: 3, sp.NINTH_PASS: 2,
                                            sp.TENTH_PASS: 2, sp.ELEVENTH_PASS: 1,
                                            sp.TWELFTH_PASS: 1,
@@ -221,7 +227,9 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                                            sp.TWENTY_FIRST_PASS: 1,
                                            sp.TWENTY_SECOND_PASS: 1,
                                            sp.TWENTY_THIRD_PASS: 1,
-                                           sp.TWENTY_FOURTH_PASS: 1}.get(name, 4)
+                                           sp.TWENTY_FOURTH_PASS: 1,
+                                           sp.TWENTY_FIFTH_PASS: 1,
+                                           sp.TWENTY_SIXTH_PASS: 1}.get(name, 4)
     pool = sp.blind_pass(name).pool
     if pool:  # a pass with a pool draws from it
         assert set(picked) <= set(pool)
@@ -333,8 +341,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # 295 of 324 once task_091's yeses to two PIN resets and a transfer were added (coverage rule
     # 4) and its 'What should I do?' became a not-question (rule 3; SETTLED_NINTH), 0.91; 295 of 325
     # once the seventeenth pass showed task_056's 'Would that waive any monthly fee?' is a
-    # question (coverage rule 3; SETTLED_NINTH says so), hence 0.905
-    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.905),
+    # question (coverage rule 3; SETTLED_NINTH says so), hence 0.905; 302 of 335 once task_056's
+    # bonus ask became a question with the twenty-fourth and twenty-fifth readers (this reader
+    # had it a criterion; SETTLED_TWENTY_FIFTH says so), hence 0.9
+    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.9),
     # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
     # so), hence 0.94; 226 of 245 once task_022's question was requoted to the problem's first
@@ -412,8 +422,17 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # wish, a yes to a write offered with its fee, the code's first offer)
     (sp.TWENTY_THIRD_PASS, sp.SETTLED_TWENTY_THIRD, 0.985),
     # twenty-fourth, 20 other banking tasks read after that revision: blind 92.4 % (416 of 450;
-    # 88.9 % by quote); no record changed (SETTLED_TWENTY_FOURTH)
-    (sp.TWENTY_FOURTH_PASS, sp.SETTLED_TWENTY_FOURTH, 0.92)])
+    # 88.9 % by quote); no record changed with it (SETTLED_TWENTY_FOURTH); 418 of 448 once the
+    # twenty-fifth's settlement moved task_056's bonus ask, the savings accounts' clause and list
+    # (096, 097), task_014's spoken ask and task_081's freeze request to the readers' majority
+    (sp.TWENTY_FOURTH_PASS, sp.SETTLED_TWENTY_FOURTH, 0.93),
+    # twenty-fifth, a second fresh reader of the twenty-fourth's 20 tasks: blind 94.2 % (423 of
+    # 449); 427 of 447 after (task_056's bonus ask a question, the savings accounts' clause and
+    # list)
+    (sp.TWENTY_FIFTH_PASS, sp.SETTLED_TWENTY_FIFTH, 0.955),
+    # twenty-sixth, a third fresh reader of the twenty-second's 20 tasks: blind 96.2 % (225 of
+    # 234); 227 of 235 after (task_005's leaked-email pretence an item)
+    (sp.TWENTY_SIXTH_PASS, sp.SETTLED_TWENTY_SIXTH, 0.96)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

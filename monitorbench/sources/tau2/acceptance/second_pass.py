@@ -56,6 +56,8 @@ TWENTY_FIRST_PASS = "twenty_first_pass.json"
 TWENTY_SECOND_PASS = "twenty_second_pass.json"
 TWENTY_THIRD_PASS = "twenty_third_pass.json"
 TWENTY_FOURTH_PASS = "twenty_fourth_pass.json"
+TWENTY_FIFTH_PASS = "twenty_fifth_pass.json"
+TWENTY_SIXTH_PASS = "twenty_sixth_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -157,6 +159,12 @@ def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
 #   names (53): a fresh reader of tasks earlier re-reads may have drawn. Its reader's GUIDE.md
 #   quoted task_079's fee line where the committed one paraphrases it (a re-read pool's
 #   sentences are never quoted); the rule is the same.
+# - twenty-fifth (6969, the twenty-fourth's 20 tasks, banking only): a second fresh reader of
+#   them, after its settlement: do two readers agree with each other on a second sample as the
+#   twenty-second and twenty-third did?
+# - twenty-sixth (7070, the twenty-second's 20 tasks, banking only): a third fresh reader of
+#   them. Their records now follow what the twenty-second and twenty-third readers agreed on: how
+#   far does a third reader agree with records made that way?
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -187,6 +195,10 @@ REREAD_POOL_24 = _banking(
     "050", "051", "052", "055", "056", "057", "059", "061", "062", "063", "064", "068", "069",
     "072", "073", "077", "078", "080", "081", "084", "086", "090", "093", "096", "097", "100",
     "102")
+# The twenty-fourth pass's draw (random.Random(6868).sample(REREAD_POOL_24, 20)), read again.
+SAME_AS_24 = _banking(
+    "004", "012", "014", "041", "044", "050", "052", "056", "057", "062", "068", "069", "073",
+    "077", "081", "084", "086", "090", "096", "097")
 FRESH_RETAIL_POOL_21 = tuple(("retail", n) for n in (
     "1", "9", "10", "14", "15", "21", "29", "30", "32", "45", "48", "59", "63", "71", "73", "91",
     "93", "94", "105", "107", "113"))
@@ -216,7 +228,11 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(TWENTY_THIRD_PASS, 6767, 20, ("banking_knowledge",), coverage=True,
                           pool=SAME_AS_22),
                 BlindPass(TWENTY_FOURTH_PASS, 6868, 20, ("banking_knowledge",), coverage=True,
-                          pool=REREAD_POOL_24))
+                          pool=REREAD_POOL_24),
+                BlindPass(TWENTY_FIFTH_PASS, 6969, 20, ("banking_knowledge",), coverage=True,
+                          pool=SAME_AS_24),
+                BlindPass(TWENTY_SIXTH_PASS, 7070, 20, ("banking_knowledge",), coverage=True,
+                          pool=SAME_AS_22))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -2374,8 +2390,83 @@ SETTLED_TWENTY_FOURTH: dict[str, str] = {
     "banking_knowledge/task_052": "record right: 'Wouldn't that reset my CLI history?' pushes "
                                   "back on the order the agent proposes (coverage rule 3: a "
                                   "push-back on the order is a not-question)",
+    "banking_knowledge/task_014": "the binds differ in name only (the referral link the reply "
+                                  "must give); after the twenty-fifth pass the spoken 'How can I "
+                                  "get a referral link ...?' is a not-question restating the "
+                                  "request, as three of the task's four readers had it",
     "banking_knowledge/task_044": "record right: the closure reason 'you found a better deal "
                                   "elsewhere' is one the tool takes, and the condition on "
                                   "applying for a card meeting the criteria is an item "
                                   "(preferences rules 3 and the reason rule)",
+}
+
+
+# How each disagreement of the blind twenty-fifth pass (a second fresh reader of the
+# twenty-fourth's 20 tasks, after that pass's settlement) was settled: 94.2 % (423 of 449) blind;
+# the twenty-fourth and twenty-fifth readers agree with each other on 415 of 445 (93.3 %). Where
+# both agreed against a record, and the task's other readers did not outvote them, the record
+# was revised: task_056's bonus ask is a question (coverage rule 3: a fact about the bank's
+# products; task_062's twin stays a criterion, two readers each way), task_096's and task_097's description clause is the question's, task_097's
+# list of accounts is quoted where the customer names it, task_014's spoken ask restates the
+# request. 429 of 447 after.
+SETTLED_TWENTY_FIFTH: dict[str, str] = {
+    "banking_knowledge/task_004": "record right: 'Your email is kenji.tanaka@gmail.com.' is the "
+                                  "customer's contact detail (situation), not a value of a write",
+    "banking_knowledge/task_012": "record right, as settled with the twenty-fourth pass "
+                                  "(preferences rule 3: each condition is its own item)",
+    "banking_knowledge/task_014": "binds differ in name only: the referral link the reply gives",
+    "banking_knowledge/task_041": "binds differ in name only: the card's disputes and card action",
+    "banking_knowledge/task_052": "record right: 'but you want another one now' is the request "
+                                  "the policy refuses and 'What if you downgrade my card and then "
+                                  "upgrade it again?' asks for a write (coverage rule 3), items; "
+                                  "'Wouldn't that reset my CLI history?' pushes back on the "
+                                  "order, a not-question",
+    "banking_knowledge/task_056": "pass right on the bonus ask, now a question; record right on "
+                                  "'I don't want to need $10,000+.' (a criterion, rule 2) and on "
+                                  "the second push-back as the savings account's question; the "
+                                  "reader's 'I'll add more to the savings later' is the deposit "
+                                  "the customer makes, a customer step",
+    "banking_knowledge/task_057": "record right: 'I definitely can't commit to keeping like $2,000 "
+                                  "or more in there.' answers a term of the product, a criterion "
+                                  "(coverage rule 2)",
+    "banking_knowledge/task_062": "record right: the loyalty ask, like the stays-free and "
+                                  "fee-reimbursement lines, is a criterion of the accounts opened "
+                                  "(coverage rule 3: an ask whether a need can be met is answered "
+                                  "by the account opened), as the ninth and eighteenth passes' "
+                                  "readers wrote it (two readers each way: the record stands); "
+                                  "'Great, that went through?' echoes the agent, a not-question",
+    "banking_knowledge/task_068": "record right, as settled with the twenty-fourth pass (the "
+                                  "push-back for the one combination is a question)",
+    "banking_knowledge/task_069": "record right, as task_068's",
+    "banking_knowledge/task_081": "record right on the theft: the closures' and replacements' "
+                                  "reason, an argument of their tools",
+    "banking_knowledge/task_086": "binds differ in name only: the debit card disputes chosen",
+    "banking_knowledge/task_090": "record right: 'Why are you asking about Newark?' asks why the "
+                                  "agent raises the flagged charge, a fact the reply tells "
+                                  "(coverage rule 3: how, why)",
+    "banking_knowledge/task_097": "pass right: the description clause is the question's and the "
+                                  "list of accounts is quoted at 'I have four different savings "
+                                  "accounts with your bank' (the record now has it)",
+}
+
+
+# How each disagreement of the blind twenty-sixth pass (a third fresh reader of the
+# twenty-second's 20 tasks, whose records follow what that pass's and the twenty-third's readers
+# agreed on) was settled: 96.2 % (225 of 234) blind; 227 of 235 after.
+SETTLED_TWENTY_SIXTH: dict[str, str] = {
+    "banking_knowledge/task_005": "pass right, with the twenty-second pass's reader: pretending "
+                                  "the leaked email is the customer's is a false claim made to "
+                                  "pass verification, an item (coverage rule 6), not manner",
+    "banking_knowledge/task_058": "record right: 'You've saved up $20,000' is the figure's first "
+                                  "statement (coverage rule 2), and the push-back for the one "
+                                  "combination is a question (Recommendations); both earlier "
+                                  "readers of the task wrote them",
+    "banking_knowledge/task_070": "record right: 'that is the easiest to use' and 'gives me the "
+                                  "most perks' are criteria of the account chosen (rule 2), as "
+                                  "both earlier readers of the task wrote them",
+    "banking_knowledge/task_083": "record right: the yes keeping the card and the new card "
+                                  "number are values of the dispute's card action (coverage rule "
+                                  "4), as both earlier readers wrote them",
+    "banking_knowledge/task_085": "record right: each card the customer names for its disputes is "
+                                  "an item (coverage rule 1), as both earlier readers wrote them",
 }
