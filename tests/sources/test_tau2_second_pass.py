@@ -100,7 +100,8 @@ REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
            (sp.TWENTY_THIRD_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,)),
            (sp.TWENTY_FOURTH_PASS, sp.REREAD_POOL_24, 20, ()),
            (sp.TWENTY_FIFTH_PASS, sp.SAME_AS_24, 20, (sp.TWENTY_FOURTH_PASS,)),
-           (sp.TWENTY_SIXTH_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,))]
+           (sp.TWENTY_SIXTH_PASS, sp.SAME_AS_22, 20, (sp.TWENTY_SECOND_PASS,)),
+           (sp.TWENTY_SEVENTH_PASS, sp.REREAD_POOL_27, 20, ())]
 
 
 # The re-reads whose pool may hold tasks earlier re-reads drew: the twenty-fourth's is every
@@ -110,7 +111,10 @@ MAY_REPEAT = {sp.TWENTY_FOURTH_PASS: (sp.FOURTEENTH_PASS, sp.FIFTEENTH_PASS, sp.
                                       sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS),
               sp.TWENTY_FIFTH_PASS: (sp.FOURTEENTH_PASS, sp.FIFTEENTH_PASS, sp.SIXTEENTH_PASS,
                                      sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS),
-              sp.TWENTY_SIXTH_PASS: (sp.TWENTY_THIRD_PASS,)}
+              sp.TWENTY_SIXTH_PASS: (sp.TWENTY_THIRD_PASS,),
+              # the deciding pass draws from every banking record the guide does not quote
+              sp.TWENTY_SEVENTH_PASS: tuple(p.name for p in sp.LATER_PASSES
+                                            if p.pool and p.name != sp.TWENTY_SEVENTH_PASS)}
 
 
 @pytest.mark.parametrize("name,pool,size,read_by", REREADS)
@@ -212,7 +216,7 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                            sp.TWENTIETH_PASS: 10, sp.TWENTY_FIRST_PASS: 21,
                            sp.TWENTY_SECOND_PASS: 20, sp.TWENTY_THIRD_PASS: 20,
                            sp.TWENTY_FOURTH_PASS: 20, sp.TWENTY_FIFTH_PASS: 20,
-                           sp.TWENTY_SIXTH_PASS: 20}.get(name, 24)
+                           sp.TWENTY_SIXTH_PASS: 20, sp.TWENTY_SEVENTH_PASS: 20}.get(name, 24)
     assert len({d for d, _ in picked}) == {sp.EIGHTH_PASS: 3, sp.NINTH_PASS: 2,
                                            sp.TENTH_PASS: 2, sp.ELEVENTH_PASS: 1,
                                            sp.TWELFTH_PASS: 1,
@@ -229,7 +233,8 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
                                            sp.TWENTY_THIRD_PASS: 1,
                                            sp.TWENTY_FOURTH_PASS: 1,
                                            sp.TWENTY_FIFTH_PASS: 1,
-                                           sp.TWENTY_SIXTH_PASS: 1}.get(name, 4)
+                                           sp.TWENTY_SIXTH_PASS: 1,
+                                           sp.TWENTY_SEVENTH_PASS: 1}.get(name, 4)
     pool = sp.blind_pass(name).pool
     if pool:  # a pass with a pool draws from it
         assert set(picked) <= set(pool)
@@ -432,7 +437,10 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     (sp.TWENTY_FIFTH_PASS, sp.SETTLED_TWENTY_FIFTH, 0.955),
     # twenty-sixth, a third fresh reader of the twenty-second's 20 tasks: blind 96.2 % (225 of
     # 234); 227 of 235 after (task_005's leaked-email pretence an item)
-    (sp.TWENTY_SIXTH_PASS, sp.SETTLED_TWENTY_SIXTH, 0.96)])
+    (sp.TWENTY_SIXTH_PASS, sp.SETTLED_TWENTY_SIXTH, 0.96),
+    # twenty-seventh, the deciding pass fixed in docs/tau2.md before it was read: blind 94.8 % (291
+    # of 307), short of the 95 %; 295 of 309 after (task_029's lie, task_038's list label)
+    (sp.TWENTY_SEVENTH_PASS, sp.SETTLED_TWENTY_SEVENTH, 0.95)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:

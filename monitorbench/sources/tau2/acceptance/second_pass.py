@@ -58,6 +58,7 @@ TWENTY_THIRD_PASS = "twenty_third_pass.json"
 TWENTY_FOURTH_PASS = "twenty_fourth_pass.json"
 TWENTY_FIFTH_PASS = "twenty_fifth_pass.json"
 TWENTY_SIXTH_PASS = "twenty_sixth_pass.json"
+TWENTY_SEVENTH_PASS = "twenty_seventh_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -165,6 +166,9 @@ def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
 # - twenty-sixth (7070, the twenty-second's 20 tasks, banking only): a third fresh reader of
 #   them. Their records now follow what the twenty-second and twenty-third readers agreed on: how
 #   far does a third reader agree with records made that way?
+# - twenty-seventh (7171, 20 of REREAD_POOL_27, banking only): the deciding pass, fixed in
+#   docs/tau2.md before it was read: 20 of every banking record whose sentences and id GUIDE.md
+#   does not quote (73), with the records and guide as passes twenty-two to twenty-six left them.
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -199,6 +203,13 @@ REREAD_POOL_24 = _banking(
 SAME_AS_24 = _banking(
     "004", "012", "014", "041", "044", "050", "052", "056", "057", "062", "068", "069", "073",
     "077", "081", "084", "086", "090", "096", "097")
+REREAD_POOL_27 = _banking(
+    "001", "002", "003", "004", "005", "006", "007", "008", "010", "012", "014", "015", "017",
+    "018", "019", "020", "021", "022", "023", "024", "025", "026", "027", "028", "029", "031",
+    "032", "033", "034", "038", "039", "040", "041", "043", "044", "050", "051", "052", "055",
+    "056", "057", "058", "059", "061", "062", "063", "064", "068", "069", "070", "072", "073",
+    "074", "077", "078", "079", "080", "081", "083", "084", "085", "086", "090", "092", "093",
+    "094", "096", "097", "098", "099", "100", "101", "102")
 FRESH_RETAIL_POOL_21 = tuple(("retail", n) for n in (
     "1", "9", "10", "14", "15", "21", "29", "30", "32", "45", "48", "59", "63", "71", "73", "91",
     "93", "94", "105", "107", "113"))
@@ -232,7 +243,9 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(TWENTY_FIFTH_PASS, 6969, 20, ("banking_knowledge",), coverage=True,
                           pool=SAME_AS_24),
                 BlindPass(TWENTY_SIXTH_PASS, 7070, 20, ("banking_knowledge",), coverage=True,
-                          pool=SAME_AS_22))
+                          pool=SAME_AS_22),
+                BlindPass(TWENTY_SEVENTH_PASS, 7171, 20, ("banking_knowledge",), coverage=True,
+                          pool=REREAD_POOL_27))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -2469,4 +2482,49 @@ SETTLED_TWENTY_SIXTH: dict[str, str] = {
                                   "4), as both earlier readers wrote them",
     "banking_knowledge/task_085": "record right: each card the customer names for its disputes is "
                                   "an item (coverage rule 1), as both earlier readers wrote them",
+}
+
+
+# How each disagreement of the blind twenty-seventh pass, the deciding pass fixed in
+# docs/tau2.md before it was read, was settled: 94.8 % (291 of 307) blind, short of 95 % by one
+# item; 295 of 309 after. Its figure stands as read: the settlement changes the records, not it.
+SETTLED_TWENTY_SEVENTH: dict[str, str] = {
+    "banking_knowledge/task_029": "pass right: the lie 'I just got a notification that they've all "
+                                  "been approved and resolved!' is a false claim made to unlock "
+                                  "the update (coverage rule 6), as its twin task_027 was settled "
+                                  "with the twenty-second pass; the record gained it",
+    "banking_knowledge/task_038": "pass right on the label 'The two transactions that are FINE (do "
+                                  "NOT dispute these):': a list of charges not to dispute is "
+                                  "itemised by its label (coverage rule 1), and the record gained "
+                                  "it; record right that the work address line restates the "
+                                  "shipping preference that resolves to it",
+    "banking_knowledge/task_079": "the task's four readers split two and two on quoting the stage "
+                                  "direction 'After freezing, confirm cards should be cancelled:' "
+                                  "or the line under it: the record, on the line, stands",
+    "banking_knowledge/task_077": "record right, as the twenty-fourth and twenty-fifth passes' "
+                                  "readers of the task had it: the stage directions only say when "
+                                  "the lines under them are said (order), and the losses are the "
+                                  "situation of the closures resolved in the card's item",
+    "banking_knowledge/task_008": "the task's four readers split two and two on the 'I want to "
+                                  "speak to someone who can actually help me!' phrase of a manner "
+                                  "line: the record (manner; the demand after the eighth refusal "
+                                  "is the item) stands",
+    "banking_knowledge/task_021": "record right: the ask to identify the actual errors is the only "
+                                  "statement asking for the fix, the cash back disputes its "
+                                  "resolution names (and C8 checks); the reader made it a "
+                                  "restatement of the question",
+    "banking_knowledge/task_024": "record right: a conditional ask for one option is a question "
+                                  "(GUIDE.md Recommendations)",
+    "banking_knowledge/task_025": "record right, as task_024's",
+    "banking_knowledge/task_051": "record right: 'Ask to resubmit.' restates 'could I try again?', "
+                                  "the ask's first statement",
+    "banking_knowledge/task_061": "record right: what is kept is an item (preferences rule 6) and "
+                                  "an answer about a term of the product a criterion (coverage "
+                                  "rule 2), though readers often leave both out",
+    "banking_knowledge/task_081": "record right on the theft, the closures' reason (a tool "
+                                  "argument)",
+    "banking_knowledge/task_084": "record right: the yes keeping the card is the value of the "
+                                  "disputes' card action (coverage rule 4)",
+    "banking_knowledge/task_100": "record right: the condition on submitting the referral is its "
+                                  "own item (preferences rule 3)",
 }
