@@ -67,8 +67,9 @@ def build_suite(suites_root: Path, name: str, options: Mapping[str, Any] | None 
     if target.exists() and not force and not _stale(target, info):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    # Parallel jobs of a sweep may all find the suite missing: one builds, the others wait and
-    # then load it; nobody replaces a directory another job is reading.
+    # Parallel jobs of a sweep may all find the suite missing or stale: one builds, the others
+    # wait and then load it. A stale suite is replaced in place, so a job still running from the
+    # checkout it was built for must finish before a newer checkout's job starts on it.
     with suite_lock(target):
         if target.exists() and not force and not _stale(target, info):
             return target
