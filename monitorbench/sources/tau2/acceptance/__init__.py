@@ -198,13 +198,15 @@ def _not_item(path: Path, where: str, raw: Any, stated: set[str]) -> NotItem:
     if of and why != "restated":
         raise _fail(path, f"{where}.of", f"is given for a {why!r} sentence",
                     "give 'of' only for a 'restated' one (the item it states again)")
-    if of and _spaces(of) not in stated:
+    if of and quote_norm(of) not in stated:
         raise _fail(path, f"{where}.of", f"{of!r} is no item's or not-question's quote in "
                     "this record", "copy the quote of the item this sentence states again")
     return NotItem(_text(path, f"{where}.quote", raw["quote"]), why, of)
 
 
-def _spaces(text: str) -> str:
+def quote_norm(text: str) -> str:
+    """The records' quote test's normalisation: whitespace runs become one space, nothing else
+    changes (words, punctuation and case must be the task's own)."""
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -241,7 +243,7 @@ def parse_record(path: Path, task_id: str, raw: Any) -> AcceptanceRecord:
     not_questions = tuple(_not_question(path, f"{where}.not_questions[{i}]", q) for i, q in
                           enumerate(_items(path, f"{where}.not_questions",
                                            raw.get("not_questions", []))))
-    stated = {_spaces(x.quote) for x in (*prefs, *questions, *not_questions)}
+    stated = {quote_norm(x.quote) for x in (*prefs, *questions, *not_questions)}
     not_items = tuple(_not_item(path, f"{where}.not_items[{i}]", n, stated) for i, n in
                       enumerate(_items(path, f"{where}.not_items", raw.get("not_items", []))))
     return AcceptanceRecord(task_id, prefs, _strings(path, f"{where}.policy", raw["policy"]),

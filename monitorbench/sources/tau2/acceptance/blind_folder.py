@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from monitorbench.errors import InputError, MonitorbenchError
-from monitorbench.sources.tau2.acceptance import HERE, parse_record
+from monitorbench.sources.tau2.acceptance import HERE, parse_record, quote_norm
 from monitorbench.sources.tau2.acceptance.coverage import (COVERAGE_DOMAINS, record_quotes,
                                                            uncovered)
 from monitorbench.sources.tau2.acceptance.second_pass import (LATER_PASSES, BlindPass,
@@ -67,12 +66,6 @@ A task `index.json` marks `"coverage": true` must account for every sentence of 
 
 Then check its quotes, fields and coverage: `python check.py {name}`.
 """
-
-
-def quote_norm(text: str) -> str:
-    """The records' quote test's normalisation: whitespace runs become one space, nothing else
-    changes (words, punctuation and case must be the task's own)."""
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def _pass(name: str) -> BlindPass:
