@@ -31,6 +31,7 @@ Public API::
     resample_weights(task_types: Sequence[str], n_resamples: int, seed: int, *,
                      by_type: bool | None = None) -> np.ndarray
     alone_rates(table: TaskTable) -> dict[str, np.ndarray]
+    percentile_bounds(values: np.ndarray, level: float) -> tuple[float, float, int] | None
     bootstrap_ci(records: Sequence[Mapping], *, n_resamples: int = 1000, level: float = 0.95,
                  seed: int = 0, source: str | Path | None = None) -> dict[str, Interval]
     intervals(table: TaskTable, *, n_resamples: int = 1000, level: float = 0.95, seed: int = 0)
@@ -147,12 +148,12 @@ def _spread(rates: Rates, alone: Mapping[str, np.ndarray], task_types: Sequence[
     across: dict[str, np.ndarray] | None = None
     out: dict[str, tuple[float, float, int]] = {}
     for key, values in boot.items():
-        bounds = _percentiles(values, level)
+        bounds = percentile_bounds(values, level)
         if bounds is not None and bounds[0] == bounds[1] and _differ(alone[key]) \
                 and stratified(task_types):
             if across is None:
                 across = rates(resample_weights(task_types, n_resamples, seed, by_type=False))
-            bounds = _percentiles(across[key], level)
+            bounds = percentile_bounds(across[key], level)
         if bounds is not None:
             out[key] = bounds
     return out
@@ -163,7 +164,7 @@ def alone_rates(table: TaskTable) -> dict[str, np.ndarray]:
     return headline(table, np.eye(table.n_tasks))
 
 
-def _percentiles(values: np.ndarray, level: float) -> tuple[float, float, int] | None:
+def percentile_bounds(values: np.ndarray, level: float) -> tuple[float, float, int] | None:
     """Equal-tailed percentile bounds over the defined rows; None if no row is defined."""
     ok = values[~np.isnan(values)]
     if ok.size == 0:

@@ -82,6 +82,13 @@ def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
     return tuple(("banking_knowledge", f"task_{n}") for n in numbers)
 
 
+def _pool_draw(entry: BlindPass) -> tuple[tuple[str, str], ...]:
+    """A re-read's draw: ``per_domain`` of its ``pool`` (all where it holds fewer) by one
+    ``random.Random(seed)``."""
+    return tuple(random.Random(entry.seed).sample(entry.pool,
+                                                  min(entry.per_domain, len(entry.pool))))
+
+
 # The blind passes after the second, in the order they were written: each drew, by one
 # random.Random(seed), up to ``per_domain`` recorded tasks of each of its domains (telecom's
 # included) that no earlier pass sampled (:func:`blind_sample`); its reader's folder is written
@@ -189,20 +196,12 @@ REREAD_POOL_18 = _banking(
 REREAD_POOL_22 = _banking(
     "005", "008", "015", "018", "019", "020", "022", "026", "027", "029", "033", "044", "058",
     "070", "073", "074", "079", "080", "083", "085", "092", "094", "098", "099", "101")
-# The twenty-second pass's draw (random.Random(6666).sample(REREAD_POOL_22, 20)), read again.
-SAME_AS_22 = _banking(
-    "026", "019", "101", "074", "070", "092", "018", "022", "020", "099", "027", "058", "008",
-    "085", "098", "083", "079", "033", "094", "005")
 REREAD_POOL_24 = _banking(
     "001", "002", "003", "004", "006", "007", "010", "012", "014", "015", "017", "021", "023",
     "024", "025", "028", "029", "031", "032", "034", "038", "039", "040", "041", "043", "044",
     "050", "051", "052", "055", "056", "057", "059", "061", "062", "063", "064", "068", "069",
     "072", "073", "077", "078", "080", "081", "084", "086", "090", "093", "096", "097", "100",
     "102")
-# The twenty-fourth pass's draw (random.Random(6868).sample(REREAD_POOL_24, 20)), read again.
-SAME_AS_24 = _banking(
-    "004", "012", "014", "041", "044", "050", "052", "056", "057", "062", "068", "069", "073",
-    "077", "081", "084", "086", "090", "096", "097")
 REREAD_POOL_27 = _banking(
     "001", "002", "003", "004", "005", "006", "007", "008", "010", "012", "014", "015", "017",
     "018", "019", "020", "021", "022", "023", "024", "025", "026", "027", "028", "029", "031",
@@ -213,6 +212,14 @@ REREAD_POOL_27 = _banking(
 FRESH_RETAIL_POOL_21 = tuple(("retail", n) for n in (
     "1", "9", "10", "14", "15", "21", "29", "30", "32", "45", "48", "59", "63", "71", "73", "91",
     "93", "94", "105", "107", "113"))
+_TWENTY_SECOND = BlindPass(TWENTY_SECOND_PASS, 6666, 20, ("banking_knowledge",), coverage=True,
+                           pool=REREAD_POOL_22)
+_TWENTY_FOURTH = BlindPass(TWENTY_FOURTH_PASS, 6868, 20, ("banking_knowledge",), coverage=True,
+                           pool=REREAD_POOL_24)
+# The draws the twenty-second and twenty-fourth passes read, read again by later readers (the
+# twenty-fourth's in task order, as its second reader drew from it).
+SAME_AS_22 = _pool_draw(_TWENTY_SECOND)
+SAME_AS_24 = tuple(sorted(_pool_draw(_TWENTY_FOURTH)))
 LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(FIFTH_PASS, 4949, 6), BlindPass(SIXTH_PASS, 5050, 8),
                 BlindPass(SEVENTH_PASS, 5151, 8), BlindPass(EIGHTH_PASS, 5252, 8),
@@ -234,12 +241,10 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                 BlindPass(TWENTIETH_PASS, 6464, 10, ("retail",)),
                 BlindPass(TWENTY_FIRST_PASS, 6565, 21, ("retail",),
                           pool=FRESH_RETAIL_POOL_21),
-                BlindPass(TWENTY_SECOND_PASS, 6666, 20, ("banking_knowledge",), coverage=True,
-                          pool=REREAD_POOL_22),
+                _TWENTY_SECOND,
                 BlindPass(TWENTY_THIRD_PASS, 6767, 20, ("banking_knowledge",), coverage=True,
                           pool=SAME_AS_22),
-                BlindPass(TWENTY_FOURTH_PASS, 6868, 20, ("banking_knowledge",), coverage=True,
-                          pool=REREAD_POOL_24),
+                _TWENTY_FOURTH,
                 BlindPass(TWENTY_FIFTH_PASS, 6969, 20, ("banking_knowledge",), coverage=True,
                           pool=SAME_AS_24),
                 BlindPass(TWENTY_SIXTH_PASS, 7070, 20, ("banking_knowledge",), coverage=True,
@@ -274,9 +279,7 @@ def _blind_draws() -> dict[str, tuple[tuple[str, str], ...]]:
     before = set(sample())
     draws = {}
     for entry in LATER_PASSES:
-        picked = (random.Random(entry.seed).sample(entry.pool,
-                                                   min(entry.per_domain, len(entry.pool)))
-                  if entry.pool else
+        picked = (_pool_draw(entry) if entry.pool else
                   _later_sample(entry.seed, before, entry.per_domain, entry.domains))
         draws[entry.name] = tuple(picked)
         before |= set(picked)
@@ -368,7 +371,7 @@ def _restated_of(rec) -> dict[str, list[str]]:
     """``{item quote: [the sentences the record marks restated of it]}`` (GUIDE.md: a
     ``restated`` not-item's ``of``); a record written before ``of`` existed gives none."""
     out: dict[str, list[str]] = {}
-    for n in getattr(rec, "not_items", ()):
+    for n in rec.not_items:
         if n.why == "restated" and n.of:
             out.setdefault(_norm(n.of), []).append(n.quote)
     return out
@@ -509,12 +512,18 @@ def agreement_by_domain(report: dict) -> dict[str, tuple[int, int]]:
     conversation scripts), which one overall figure hides."""
     out: dict[str, tuple[int, int]] = {}
     for key, row in report["tasks"].items():
-        unmatched = sum(len(row[k]["only_first"]) + len(row[k]["only_second"])
-                        + len(row[k]["kind_differs"]) for k in KINDS)
         domain = key.split("/", 1)[0]
         matched, items = out.get(domain, (0, 0))
-        out[domain] = (matched + row["items"] - unmatched, items + row["items"])
+        task_matched, task_items = _task_counts(row)
+        out[domain] = (matched + task_matched, items + task_items)
     return out
+
+
+def _task_counts(row: dict) -> tuple[int, int]:
+    """A task's matched items and all its items, both passes together."""
+    unmatched = sum(len(row[k]["only_first"]) + len(row[k]["only_second"])
+                    + len(row[k]["kind_differs"]) for k in KINDS)
+    return row["items"] - unmatched, row["items"]
 
 
 def agreement_interval(report: dict, *, n_resamples: int = 2000, level: float = 0.95,
@@ -526,19 +535,13 @@ def agreement_interval(report: dict, *, n_resamples: int = 2000, level: float = 
     own draw."""
     import numpy as np
 
-    from monitorbench.metrics.bootstrap import resample_weights
+    from monitorbench.metrics.bootstrap import percentile_bounds, resample_weights
 
-    matched, items = [], []
-    for row in report["tasks"].values():
-        unmatched = sum(len(row[k]["only_first"]) + len(row[k]["only_second"])
-                        + len(row[k]["kind_differs"]) for k in KINDS)
-        matched.append(row["items"] - unmatched)
-        items.append(row["items"])
+    matched, items = np.asarray([_task_counts(row) for row in report["tasks"].values()],
+                                float).T
     weights = resample_weights(["task"] * len(items), n_resamples, seed, by_type=False)
-    rates = (weights @ np.asarray(matched, float)) / (weights @ np.asarray(items, float))
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(rates, [tail, 100 - tail])
-    return float(low), float(high)
+    low, high, _ = percentile_bounds((weights @ matched) / (weights @ items), level)
+    return low, high
 
 
 def disagreements(report: dict) -> dict[str, list[str]]:
@@ -2443,9 +2446,9 @@ SETTLED_TWENTY_FOURTH: dict[str, str] = {
 # the twenty-fourth and twenty-fifth readers agree with each other on 415 of 445 (93.3 %). Where
 # both agreed against a record, and the task's other readers did not outvote them, the record
 # was revised: task_056's bonus ask is a question (coverage rule 3: a fact about the bank's
-# products; task_062's twin stays a criterion, two readers each way), task_096's and task_097's description clause is the question's, task_097's
-# list of accounts is quoted where the customer names it, task_014's spoken ask restates the
-# request. 429 of 447 after.
+# products; task_062's twin stays a criterion, two readers each way), task_096's and task_097's
+# description clause is the question's, task_097's list of accounts is quoted where the customer
+# names it, task_014's spoken ask restates the request. 427 of 447 after.
 SETTLED_TWENTY_FIFTH: dict[str, str] = {
     "banking_knowledge/task_004": "record right: 'Your email is kenji.tanaka@gmail.com.' is the "
                                   "customer's contact detail (situation), not a value of a write",
