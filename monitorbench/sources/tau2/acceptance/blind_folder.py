@@ -17,7 +17,10 @@ can so repeat a pass and check it with the records' own quote rule::
 
 A pass that asks for coverage (the eleventh, banking only) marks its banking tasks in
 ``index.json``, and the check then lists each sentence of the task's text that no quote of the
-record covers (:mod:`.coverage`, GUIDE.md "Coverage (banking)").
+record covers (:mod:`.coverage`, GUIDE.md "Coverage (banking)"). A pass read with the reading
+aid (the twenty-eighth on) marks them ``aid`` too, and the check then also lists the lines of
+the reader's own record that a rule's words point to (:func:`reading_aid.to_confirm`), for the
+reader to decide again; they are not problems.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from monitorbench.errors import InputError, MonitorbenchError
 from monitorbench.sources.tau2.acceptance import HERE, parse_record, quote_norm
 from monitorbench.sources.tau2.acceptance.coverage import (COVERAGE_DOMAINS, record_quotes,
                                                            uncovered)
+from monitorbench.sources.tau2.acceptance.reading_aid import to_confirm
 from monitorbench.sources.tau2.acceptance.second_pass import (LATER_PASSES, BlindPass,
                                                               blind_pass, blind_sample)
 
@@ -65,6 +69,14 @@ A task `index.json` marks `"coverage": true` must account for every sentence of 
 (`GUIDE.md`, "Coverage (banking)"): read it sentence by sentence, in order.
 
 Then check its quotes, fields and coverage: `python check.py {name}`.
+"""
+_README_AID = """
+A task `index.json` marks `"aid": true` is read with the reading aid: once its record is
+written and checked, `check.py` also lists, under "to decide again", the lines of your record
+whose words a rule of `GUIDE.md` names (a not-item holding a condition, what is kept, an ask
+for a human, a reason a tool may take or a figure; an item quoted at a lead-in). Read each
+against the rule it names and the task's text, and move it only where that rule makes it
+something else: the list points, it does not decide, and most lines it lists stay as they are.
 """
 
 
@@ -119,6 +131,8 @@ def write_blind_folder(name: str, dest: Path) -> list[str]:
                                  "tools": f"tools/{domain}.json"}
         if spec.coverage and domain in COVERAGE_DOMAINS:
             entry["coverage"] = True
+            if spec.aid:
+                entry["aid"] = True
         (dest / entry["file"]).write_text(task_header(domain, task_id) + src.user_request(task),
                                           encoding="utf-8")
         index.append(entry)
@@ -128,7 +142,8 @@ def write_blind_folder(name: str, dest: Path) -> list[str]:
     _write_json(dest / INDEX, index)
     shutil.copyfile(HERE / GUIDE, dest / GUIDE)
     (dest / CHECKER).write_text(_CHECK_PY.format(name=name), encoding="utf-8")
-    (dest / README).write_text(_README.format(name=name, seed=spec.seed), encoding="utf-8")
+    readme = _README.format(name=name, seed=spec.seed) + (_README_AID if spec.aid else "")
+    (dest / README).write_text(readme, encoding="utf-8")
     return [e["key"] for e in index]
 
 
@@ -170,6 +185,24 @@ def check_blind_pass(folder: Path, pass_file: Path) -> list[str]:
         if key in entries:
             problems += _task_problems(folder, entries[key], pass_file, raw)
     return problems
+
+
+def aid_lines(folder: Path, pass_file: Path) -> list[str]:
+    """For each task the index marks ``aid``, the lines of the pass's record to decide again
+    (:func:`reading_aid.to_confirm`), each prefixed with the task's key; a record that does not
+    parse is left to :func:`check_blind_pass`'s problems."""
+    tasks = _read_json(pass_file).get("tasks", {})
+    lines = []
+    for entry in _read_json(folder / INDEX):
+        raw = tasks.get(entry["key"]) if isinstance(tasks, Mapping) else None
+        if not entry.get("aid") or raw is None:
+            continue
+        try:
+            rec = parse_record(pass_file, entry["key"], raw)
+        except InputError:
+            continue
+        lines += [f"{entry['key']}: {line}" for line in to_confirm(rec)]
+    return lines
 
 
 def _reviewer_fields(raw: Any) -> list[str]:
@@ -230,10 +263,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote the {len(keys)} tasks of {args.name} to {args.dest}: {', '.join(keys)}")
             return 0
         problems = check_blind_pass(args.dest, args.pass_file)
+        to_decide = aid_lines(args.dest, args.pass_file)
     except MonitorbenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print("\n".join(problems) if problems else f"{args.pass_file}: no problems")
+    if to_decide:
+        print(f"to decide again ({len(to_decide)} lines; README.md):", *to_decide, sep="\n")
     return 1 if problems else 0
 
 

@@ -67,7 +67,8 @@ class BlindPass(NamedTuple):
     sentence of the brief (GUIDE.md "Coverage (banking)"; the passes before it did not).
     ``pool``: where not empty, the pass draws from these tasks: a re-read's were read by earlier
     passes (does a fresh reader now write their settled records again?), the twenty-first's by
-    none (records revised to the guide before they were read)."""
+    none (records revised to the guide before they were read). ``aid``: its coverage tasks are
+    read with :mod:`.reading_aid`'s list of lines to decide again (the twenty-eighth pass on)."""
 
     name: str
     seed: int
@@ -75,6 +76,7 @@ class BlindPass(NamedTuple):
     domains: tuple[str, ...] = THIRD_DOMAINS
     coverage: bool = False
     pool: tuple[tuple[str, str], ...] = ()  # where not empty, the tasks it draws from
+    aid: bool = False  # its coverage tasks are read with the reading aid (:mod:`.reading_aid`)
 
 
 def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
