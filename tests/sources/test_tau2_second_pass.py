@@ -550,3 +550,18 @@ def test_the_agreement_interval_resamples_tasks(capsys) -> None:
     with capsys.disabled():
         print(f"\n[issue 46] twenty-seventh pass now: {report['agreement']:.1%}, 95 % interval "
               f"over tasks [{interval[0]:.1%}, {interval[1]:.1%}]")
+
+
+def test_a_pooled_measure_counts_items_over_its_passes() -> None:
+    """A measure fixed over two readers' disjoint samples counts matched items over all their
+    items (the twenty-second's 237 of 242 and the twenty-fourth's 418 of 448 pool to 655 of
+    690), not the mean of the passes' rates; passes that read a task twice are refused, since a
+    task would count twice."""
+    first, second = sp.compare(sp.TWENTY_SECOND_PASS), sp.compare(sp.TWENTY_FOURTH_PASS)
+    pooled = sp.compare_pooled(sp.TWENTY_SECOND_PASS, sp.TWENTY_FOURTH_PASS)
+    counts = [sp.agreement_by_domain(r)["banking_knowledge"] for r in (first, second, pooled)]
+    assert counts[2] == (counts[0][0] + counts[1][0], counts[0][1] + counts[1][1])
+    assert pooled["agreement"] == pytest.approx(counts[2][0] / counts[2][1])
+    assert pooled["agreement"] != pytest.approx((first["agreement"] + second["agreement"]) / 2)
+    with pytest.raises(ValueError, match="reads tasks an earlier pass"):
+        sp.compare_pooled(sp.TWENTY_SECOND_PASS, sp.TWENTY_THIRD_PASS)

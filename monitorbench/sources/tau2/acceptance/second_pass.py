@@ -477,9 +477,23 @@ def compare(name: str = SECOND_PASS) -> dict:
     one. ``nothing_stated`` holds ``tasks`` and ``agree``. ``agreement`` is the items of both
     passes matched by quote or through a restatement over all their items; ``quote_agreement``
     counts only those matched by quote (the measure before restatements named their item)."""
+    return compare_pooled(name)
+
+
+def compare_pooled(*names: str) -> dict:
+    """:func:`compare` of the passes ``names`` taken as one, which read disjoint tasks: the
+    agreement of a measure fixed over several readers' samples (the twenty-eighth and
+    twenty-ninth passes: 40 tasks) is their matched items over all their items, not a mean of
+    the passes' figures."""
     from monitorbench.sources.tau2.acceptance import load_records
 
-    second = load_pass(name)
+    second: dict = {}
+    for name in names:
+        read = load_pass(name)
+        if set(read) & set(second):
+            raise ValueError(f"{name} reads tasks an earlier pass of {names} read: "
+                             f"{sorted(set(read) & set(second))}")
+        second.update(read)
     records = {d: load_records(d) for d in {key.split("/", 1)[0] for key in second}}
     return _report({key: records[key.split("/", 1)[0]][key.split("/", 1)[1]]
                     for key in second}, second)
