@@ -83,3 +83,15 @@ def test_an_aid_folder_prints_the_lines_to_decide_again_and_still_passes(
     out = capsys.readouterr().out
     assert f"to decide again ({len(expected)} lines; README.md):" in out
     assert expected[0] in out
+
+
+def test_the_passes_read_with_the_aid_get_it_in_their_folder(tmp_path: Path) -> None:
+    """The twenty-eighth pass on are read with the aid: every task of its folder is marked for
+    it and the folder's README says how to use the list; the twenty-seventh's says nothing of
+    it (its reader had no aid)."""
+    bf.write_blind_folder(sp.TWENTY_EIGHTH_PASS, tmp_path / "28")
+    index = json.loads((tmp_path / "28" / bf.INDEX).read_text(encoding="utf-8"))
+    assert len(index) == 20 and all(e.get("aid") and e.get("coverage") for e in index)
+    assert "to decide again" in (tmp_path / "28" / bf.README).read_text(encoding="utf-8")
+    bf.write_blind_folder(sp.TWENTY_SEVENTH_PASS, tmp_path / "27")
+    assert "to decide again" not in (tmp_path / "27" / bf.README).read_text(encoding="utf-8")

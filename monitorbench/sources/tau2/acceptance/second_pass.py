@@ -59,6 +59,8 @@ TWENTY_FOURTH_PASS = "twenty_fourth_pass.json"
 TWENTY_FIFTH_PASS = "twenty_fifth_pass.json"
 TWENTY_SIXTH_PASS = "twenty_sixth_pass.json"
 TWENTY_SEVENTH_PASS = "twenty_seventh_pass.json"
+TWENTY_EIGHTH_PASS = "twenty_eighth_pass.json"
+TWENTY_NINTH_PASS = "twenty_ninth_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -178,6 +180,11 @@ def _pool_draw(entry: BlindPass) -> tuple[tuple[str, str], ...]:
 # - twenty-seventh (7171, 20 of REREAD_POOL_27, banking only): the deciding pass, fixed in
 #   docs/tau2.md before it was read: 20 of every banking record whose sentences and id GUIDE.md
 #   does not quote (73), with the records and guide as passes twenty-two to twenty-six left them.
+# - twenty-eighth and twenty-ninth (7272 and 7373, 20 each of POOL_28 and POOL_29, banking only):
+#   the second deciding measure, fixed in docs/tau2.md (08bb8e0) before either was read, after
+#   the twenty-seventh fell one item short: two fresh readers of 40 of the 53 tasks of its pool
+#   it did not draw, each with the reading aid (:mod:`.reading_aid`); their pooled agreement
+#   with the records decides.
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -218,6 +225,12 @@ _TWENTY_SECOND = BlindPass(TWENTY_SECOND_PASS, 6666, 20, ("banking_knowledge",),
                            pool=REREAD_POOL_22)
 _TWENTY_FOURTH = BlindPass(TWENTY_FOURTH_PASS, 6868, 20, ("banking_knowledge",), coverage=True,
                            pool=REREAD_POOL_24)
+_TWENTY_SEVENTH = BlindPass(TWENTY_SEVENTH_PASS, 7171, 20, ("banking_knowledge",), coverage=True,
+                            pool=REREAD_POOL_27)
+POOL_28 = tuple(t for t in REREAD_POOL_27 if t not in _pool_draw(_TWENTY_SEVENTH))
+_TWENTY_EIGHTH = BlindPass(TWENTY_EIGHTH_PASS, 7272, 20, ("banking_knowledge",), coverage=True,
+                           pool=POOL_28, aid=True)
+POOL_29 = tuple(t for t in POOL_28 if t not in _pool_draw(_TWENTY_EIGHTH))
 # The draws the twenty-second and twenty-fourth passes read, read again by later readers (the
 # twenty-fourth's in task order, as its second reader drew from it).
 SAME_AS_22 = _pool_draw(_TWENTY_SECOND)
@@ -251,8 +264,10 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                           pool=SAME_AS_24),
                 BlindPass(TWENTY_SIXTH_PASS, 7070, 20, ("banking_knowledge",), coverage=True,
                           pool=SAME_AS_22),
-                BlindPass(TWENTY_SEVENTH_PASS, 7171, 20, ("banking_knowledge",), coverage=True,
-                          pool=REREAD_POOL_27))
+                _TWENTY_SEVENTH,
+                _TWENTY_EIGHTH,
+                BlindPass(TWENTY_NINTH_PASS, 7373, 20, ("banking_knowledge",), coverage=True,
+                          pool=POOL_29, aid=True))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -2558,8 +2573,11 @@ SETTLED_TWENTY_SEVENTH: dict[str, str] = {
                                   "statement asking for the fix, the cash back disputes its "
                                   "resolution names (and C8 checks); the reader made it a "
                                   "restatement of the question",
-    "banking_knowledge/task_024": "record right: a conditional ask for one option is a question "
-                                  "(GUIDE.md Recommendations)",
+    "banking_knowledge/task_024": "record right: a conditional ask for one option is the wish "
+                                  "for one product at its first statement, a question "
+                                  "(Recommendations); GUIDE.md then called it how the customer "
+                                  "talks, a drafting slip corrected with the twenty-ninth pass, "
+                                  "so the reader followed the guide's text",
     "banking_knowledge/task_025": "record right, as task_024's",
     "banking_knowledge/task_051": "record right: 'Ask to resubmit.' restates 'could I try again?', "
                                   "the ask's first statement",
@@ -2572,4 +2590,113 @@ SETTLED_TWENTY_SEVENTH: dict[str, str] = {
                                   "disputes' card action (coverage rule 4)",
     "banking_knowledge/task_100": "record right: the condition on submitting the referral is its "
                                   "own item (preferences rule 3)",
+}
+
+
+# How each disagreement of the twenty-eighth and twenty-ninth passes, the second deciding
+# measure fixed in docs/tau2.md before either was read, was settled. Where earlier blind readers
+# of a task read the same line, their count is given: a record the task's readers mostly share
+# stands. Three rules readers kept missing are now written out in GUIDE.md (the push-back
+# against options, the ask whether the recommended product has a feature, the fallback that
+# ends the call), and its conditional ask for one option is corrected to what the records held.
+SETTLED_TWENTY_EIGHTH: dict[str, str] = {
+    "banking_knowledge/task_005": "record right: the email the change is to is first stated in "
+                                  "the bypass branch's line (preferences rule 2: a value the "
+                                  "customer states); the supervisor's line asks the change "
+                                  "without it",
+    "banking_knowledge/task_094": "record right: 'I need to dispute my interest payment.' asks for "
+                                  "the change, the credit, at its first statement (preferences "
+                                  "rule 1); the yes to the credit offered later restates it "
+                                  "(coverage rule 4)",
+    "banking_knowledge/task_068": "record right on both: the push-back against options that names "
+                                  "its criterion asks for one product, a question "
+                                  "(Recommendations); the ask whether the recommended account has "
+                                  "the feature asks a fact about it, a question (coverage rule 3), "
+                                  "unlike 'Is that allowed?'; GUIDE.md now says both in so many "
+                                  "words",
+    "banking_knowledge/task_043": "pass right that the closure request is an item of its own: the "
+                                  "record bound the goal line to the closure reason alone; it now "
+                                  "quotes the request ('Express that you want to close your "
+                                  "card', no closure: the fee is waived and the card kept) and "
+                                  "the reason ('due to the annual fee') apart, as task_044's; "
+                                  "record right, as the fifteenth pass's reader had it, that the "
+                                  "closing the customer has been thinking of is situation and "
+                                  "the goal line the ask (GUIDE.md now says so)",
+    "banking_knowledge/task_101": "record right: what is said of a referee in a list goes in the "
+                                  "referee's resolves_to (preferences rule 4); only a single "
+                                  "referee's figures are criteria",
+    "banking_knowledge/task_039": "record right: a list of charges not to dispute is itemised by "
+                                  "its label (coverage rule 1); the coverage check does not list "
+                                  "bold labels for the reader",
+    "banking_knowledge/task_012": "record right on all three, as settled with the twenty-fourth "
+                                  "and twenty-fifth passes: each condition is its own item "
+                                  "(preferences rule 3) and the bold rule label the rule's first "
+                                  "statement (coverage rule 1)",
+    "banking_knowledge/task_059": "record right, as task_068's push-back",
+    "banking_knowledge/task_044": "record right, as settled with the twenty-fifth pass: the "
+                                  "closure reason is one the closure log takes, and the condition "
+                                  "on applying its own item",
+    "banking_knowledge/task_080": "record right, as the fifth pass's reader had both: after one card "
+                                  "is found the customer asks, card by card, which are cancelled "
+                                  "and replaced (a further choice, coverage rule 1), which the "
+                                  "description's ask for all five does not say",
+    "banking_knowledge/task_023": "record right, as settled with the twelfth and fifteenth passes: "
+                                  "the don't-qualify branch is not taken (the customer qualifies, "
+                                  "per τ²'s gold), which a reader of the public task cannot see",
+    "banking_knowledge/task_010": "record right: the later line adds an ask for a human ('or ask "
+                                  "to speak with someone who can actually look at your "
+                                  "account'), its own item (coverage rule 6), which the earlier "
+                                  "line, accepting an offered escalation, does not hold",
+}
+SETTLED_TWENTY_NINTH: dict[str, str] = {
+    "banking_knowledge/task_069": "record right, as task_068's push-back (twenty-eighth pass)",
+    "banking_knowledge/task_063": "record right, as task_068's push-back; the binds of the "
+                                  "return criterion agree in substance (the savings account "
+                                  "chosen)",
+    "banking_knowledge/task_058": "record right, as task_068's push-back",
+    "banking_knowledge/task_093": "record right, as the eighteenth pass's reader had it: the "
+                                  "Silver savings account gets the credit, an account the "
+                                  "customer asks a write on, an item at its first naming "
+                                  "(coverage rule 1)",
+    "banking_knowledge/task_002": "record right on both. The fallback that gives the application "
+                                  "up and ends the call decides whether a card is applied for "
+                                  "(preferences rule 3), not order. The conditional ask for one "
+                                  "option is the wish for one product at its first statement, a "
+                                  "question: GUIDE.md's sentence calling it how the customer "
+                                  "talks was a drafting slip (a54cd18 put its 'So is' after the "
+                                  "description line), now corrected; the reader followed it, as "
+                                  "the twenty-seventh's did on task_024 and task_025",
+    "banking_knowledge/task_007": "record right, as task_002's fallback, and on 'don't expect to "
+                                  "use it much afterward' as settled with the sixteenth pass (the "
+                                  "spend through the card, coverage rule 2)",
+    "banking_knowledge/task_003": "record right, as task_002's fallback, and on 'All other "
+                                  "categories is quite low.' as the eleventh and fourteenth "
+                                  "passes' readers had it (the spending the card is chosen by, "
+                                  "coverage rule 2)",
+    "banking_knowledge/task_001": "record right, as task_002's fallback, and on the advice sought "
+                                  "on which card fits, the request's item at its first statement "
+                                  "(Recommendations), as the twelfth and fourteenth passes' "
+                                  "readers had it",
+    "banking_knowledge/task_056": "record right on 'Same deal - just tell me which ONE fits what I "
+                                  "described.' (the wish for the second product, the savings "
+                                  "account, a question of its own), as three of the task's five "
+                                  "readers had it; the remark that more will be added to the "
+                                  "savings later answers no offer (the transfer is made): the "
+                                  "task's four readers split two and two, and the record "
+                                  "(situation) stands",
+    "banking_knowledge/task_055": "record right, as the eighth and seventeenth passes' readers had "
+                                  "it: the relationship bonus, a line of the requirements list, "
+                                  "is a criterion of the savings account chosen (preferences "
+                                  "rule 4)",
+    "banking_knowledge/task_102": "record right on 'which one should I prioritize?' (the one "
+                                  "referral the window allows now, a choice the request did not "
+                                  "make) and on the referees' deposits, as task_101's",
+    "banking_knowledge/task_086": "record right (coverage rule 1: a card disputed on is a card the "
+                                  "customer asks a write on), as the sixteenth and twenty-fifth "
+                                  "passes' readers had it; the task's readers split two and two",
+    "banking_knowledge/task_085": "record right, as settled with the twenty-sixth pass (coverage "
+                                  "rule 1), as the twenty-second and twenty-third passes' readers "
+                                  "had it",
+    "banking_knowledge/task_022": "record right, as all four earlier readers of the task had it: "
+                                  "the both-ways criterion of the correction",
 }
