@@ -124,3 +124,29 @@ def test_the_command_line_writes_checks_and_refuses(tmp_path: Path, capsys) -> N
     assert "no problems" in capsys.readouterr().out
     assert bf.main(["write", "nope.json", str(tmp_path / "other")]) == 2
     assert "use one of third_pass.json" in capsys.readouterr().err
+
+
+def test_a_reconciling_folder_holds_the_two_passes_and_their_comparison_only(
+        tmp_path: Path) -> None:
+    """The thirty-second pass reconciles the thirtieth and thirty-first: its folder holds their
+    two passes as written and where they differ, from :func:`second_pass.compare_passes`
+    (which reads no record), and nothing of the records."""
+    dest = tmp_path / "32"
+    bf.write_blind_folder(sp.THIRTY_SECOND_PASS, dest)
+    readers = dest / bf.READERS
+    assert sorted(p.name for p in readers.iterdir()) == sorted(
+        [sp.THIRTIETH_PASS, sp.THIRTY_FIRST_PASS, bf.COMPARED])
+    for name in (sp.THIRTIETH_PASS, sp.THIRTY_FIRST_PASS):
+        assert (readers / name).read_bytes() == (HERE / name).read_bytes()
+    compared = (readers / bf.COMPARED).read_text(encoding="utf-8").splitlines()
+    found = sp.disagreements(sp.compare_passes(sp.THIRTIETH_PASS, sp.THIRTY_FIRST_PASS))
+    assert compared[1:] == [f"{k}: {line}" for k, lines in found.items() for line in lines]
+    assert len(compared) > 1
+    assert "readers/compared.txt" in (dest / bf.README).read_text(encoding="utf-8")
+    for path in readers.iterdir():  # the folder's other files are checked as every folder's
+        path.unlink()
+    readers.rmdir()
+    _no_record_leaks(dest, sp.THIRTY_SECOND_PASS)
+    assert not (tmp_path / "30").exists()
+    bf.write_blind_folder(sp.THIRTIETH_PASS, tmp_path / "30")
+    assert not (tmp_path / "30" / bf.READERS).exists()

@@ -378,6 +378,13 @@ _TXN_ID = re.compile(r"\bb?txn_\w+")
 _DISPUTE_BINDS = re.compile(rf"^({'|'.join(DISPUTE_TOOLS)})(?:\s*$|\([^)]*\btransaction_id\b)")
 
 
+# A customer step filing a dispute with a discoverable user tool, as the records write it:
+# "call_discoverable_user_tool(discoverable_tool_name='submit_cash_back_dispute_0589', ...,
+# transaction_id='txn_...'): the customer files the dispute".
+_STEP_DISPUTE = re.compile(rf"discoverable_tool_name='({'|'.join(DISPUTE_TOOLS)})'.*?"
+                           r"transaction_id='(b?txn_\w+)'")
+
+
 def reviewed_disputes(rec: AcceptanceRecord | None) -> dict[str, Any]:
     """The transactions the record resolves the customer's dispute words to ("the
     transactions whose cash back is wrong: txn_cfabb609133d, txn_913d14a20dc5 (per τ²'s
@@ -387,12 +394,17 @@ def reviewed_disputes(rec: AcceptanceRecord | None) -> dict[str, Any]:
     keyword rule reads it. Only explicit ids are read, from preferences binding a dispute
     tool's transaction_id or the whole call; a resolution that disputes nothing ("no
     dispute", "not filed now: ...") and an id after "not" give none. The ids of one tool are
-    pooled over the record ("txn_a or txn_b, the gold's two fraud disputes" twice names both).
+    pooled over the record ("txn_a or txn_b, the gold's two fraud disputes" twice names both),
+    and with the disputes the customer files herself in ``customer_steps`` (a cash back dispute
+    filed with the tool the agent hands over, where no line asks the agent for it: task_021).
     Nothing when no id is named."""
     found: dict[str, set[str]] = {}
     for p in rec.preferences if rec else ():
         if binds := _DISPUTE_BINDS.match(p.binds):
             found.setdefault(binds.group(1), set()).update(_named(_TXN_ID, p.resolves_to))
+    for step in rec.customer_steps if rec else ():
+        if call := _STEP_DISPUTE.search(step):
+            found.setdefault(call.group(1), set()).add(call.group(2))
     disputes = {tool: sorted(ids) for tool, ids in found.items() if ids}
     return {"disputes": disputes} if disputes else {}
 

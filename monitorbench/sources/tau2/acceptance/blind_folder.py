@@ -20,7 +20,8 @@ A pass that asks for coverage (the eleventh, banking only) marks its banking tas
 record covers (:mod:`.coverage`, GUIDE.md "Coverage (banking)"). A pass read with the reading
 aid (the twenty-eighth on) marks them ``aid`` too, and the check then also lists the lines of
 the reader's own record that a rule's words point to (:func:`reading_aid.to_confirm`), for the
-reader to decide again; they are not problems.
+reader to decide again; they are not problems. A pass that reconciles two blind readers (the
+thirty-second) also gets their passes and their comparison with each other, in ``readers/``.
 """
 
 from __future__ import annotations
@@ -38,9 +39,12 @@ from monitorbench.sources.tau2.acceptance.coverage import (COVERAGE_DOMAINS, rec
                                                            uncovered)
 from monitorbench.sources.tau2.acceptance.reading_aid import to_confirm
 from monitorbench.sources.tau2.acceptance.second_pass import (LATER_PASSES, BlindPass,
-                                                              blind_pass, blind_sample)
+                                                              blind_pass, blind_sample,
+                                                              compare_passes, disagreements)
 
 INDEX = "index.json"
+READERS = "readers"  # a reconciling pass's folder: the passes it reconciles, and their comparison
+COMPARED = "compared.txt"
 GUIDE = "GUIDE.md"
 CHECKER = "check.py"
 README = "README.md"
@@ -77,6 +81,14 @@ whose words a rule of `GUIDE.md` names (a not-item holding a condition, what is 
 for a human, a reason a tool may take or a figure; an item quoted at a lead-in). Read each
 against the rule it names and the task's text, and move it only where that rule makes it
 something else: the list points, it does not decide, and most lines it lists stay as they are.
+"""
+_README_RECONCILE = """
+This pass reconciles two blind readers of the same tasks, who saw no reviewed record either:
+`readers/` holds their passes ({passes}) and `readers/compared.txt`, where they differ, item
+by item (the first named is "first"). Keep what both wrote alike. Where they differ, decide
+under `GUIDE.md` from the task's text, as if reading it yourself: neither reader is right by
+default, and a line only one of them made an item is an item only where the guide makes it one.
+Write one whole record per task, every sentence covered.
 """
 
 
@@ -143,8 +155,25 @@ def write_blind_folder(name: str, dest: Path) -> list[str]:
     shutil.copyfile(HERE / GUIDE, dest / GUIDE)
     (dest / CHECKER).write_text(_CHECK_PY.format(name=name), encoding="utf-8")
     readme = _README.format(name=name, seed=spec.seed) + (_README_AID if spec.aid else "")
+    if spec.reconciles:
+        readme += _README_RECONCILE.format(passes=", ".join(spec.reconciles))
+        _write_readers(spec, dest / READERS)
     (dest / README).write_text(readme, encoding="utf-8")
     return [e["key"] for e in index]
+
+
+def _write_readers(spec: BlindPass, dest: Path) -> None:
+    """The blind passes a reconciling pass reconciles, and their comparison with each other
+    (:func:`second_pass.compare_passes`: the two passes alone, no record, and no settlement)."""
+    dest.mkdir()
+    for name in spec.reconciles:
+        shutil.copyfile(HERE / name, dest / name)
+    first, second = spec.reconciles
+    report = compare_passes(first, second)
+    lines = [f"first: {first}; second: {second}; they agree on {report['agreement']:.1%} of "
+             "their items (matched items of both over all their items)"]
+    lines += [f"{key}: {line}" for key, found in disagreements(report).items() for line in found]
+    (dest / COMPARED).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _write_json(path: Path, data: Any) -> None:

@@ -61,6 +61,9 @@ TWENTY_SIXTH_PASS = "twenty_sixth_pass.json"
 TWENTY_SEVENTH_PASS = "twenty_seventh_pass.json"
 TWENTY_EIGHTH_PASS = "twenty_eighth_pass.json"
 TWENTY_NINTH_PASS = "twenty_ninth_pass.json"
+THIRTIETH_PASS = "thirtieth_pass.json"
+THIRTY_FIRST_PASS = "thirty_first_pass.json"
+THIRTY_SECOND_PASS = "thirty_second_pass.json"
 
 
 class BlindPass(NamedTuple):
@@ -70,7 +73,10 @@ class BlindPass(NamedTuple):
     ``pool``: where not empty, the pass draws from these tasks: a re-read's were read by earlier
     passes (does a fresh reader now write their settled records again?), the twenty-first's by
     none (records revised to the guide before they were read). ``aid``: its coverage tasks are
-    read with :mod:`.reading_aid`'s list of lines to decide again (the twenty-eighth pass on)."""
+    read with :mod:`.reading_aid`'s list of lines to decide again (the twenty-eighth pass on).
+    ``reconciles``: the earlier blind passes of the same tasks whose reader-by-reader comparison
+    its reader is given, to keep what they share and decide where they differ (the
+    thirty-second)."""
 
     name: str
     seed: int
@@ -79,6 +85,7 @@ class BlindPass(NamedTuple):
     coverage: bool = False
     pool: tuple[tuple[str, str], ...] = ()  # where not empty, the tasks it draws from
     aid: bool = False  # its coverage tasks are read with the reading aid (:mod:`.reading_aid`)
+    reconciles: tuple[str, ...] = ()  # the blind passes of the same tasks it reconciles
 
 
 def _banking(*numbers: str) -> tuple[tuple[str, str], ...]:
@@ -185,6 +192,10 @@ def _pool_draw(entry: BlindPass) -> tuple[tuple[str, str], ...]:
 #   the twenty-seventh fell one item short: two fresh readers of 40 of the 53 tasks of its pool
 #   it did not draw, each with the reading aid (:mod:`.reading_aid`); their pooled agreement
 #   with the records decides.
+# - thirtieth to thirty-second (7474, 20 of POOL_30, banking only): the third measure, fixed in
+#   docs/tau2.md (06f8ffa) before it was read: two fresh readers of the same 20 tasks, each
+#   alone (thirtieth, thirty-first), and a third reconciling where they differ (thirty-second,
+#   given both passes and their comparison); the reconciled pass's agreement decides.
 REREAD_POOL = _banking(
     "012", "003", "023", "024", "057", "078", "084", "074", "005", "034", "017", "001", "031",
     "025")
@@ -231,6 +242,15 @@ POOL_28 = tuple(t for t in REREAD_POOL_27 if t not in _pool_draw(_TWENTY_SEVENTH
 _TWENTY_EIGHTH = BlindPass(TWENTY_EIGHTH_PASS, 7272, 20, ("banking_knowledge",), coverage=True,
                            pool=POOL_28, aid=True)
 POOL_29 = tuple(t for t in POOL_28 if t not in _pool_draw(_TWENTY_EIGHTH))
+_TWENTY_NINTH = BlindPass(TWENTY_NINTH_PASS, 7373, 20, ("banking_knowledge",), coverage=True,
+                          pool=POOL_29, aid=True)
+POOL_30 = tuple(t for t in REREAD_POOL_27
+                if t not in _pool_draw(_TWENTY_EIGHTH) + _pool_draw(_TWENTY_NINTH))
+_THIRTIETH = BlindPass(THIRTIETH_PASS, 7474, 20, ("banking_knowledge",), coverage=True,
+                       pool=POOL_30, aid=True)
+# The thirty-first and thirty-second read the thirtieth's 20 tasks, each folder in the order
+# its own seed draws them.
+SAME_AS_30 = _pool_draw(_THIRTIETH)
 # The draws the twenty-second and twenty-fourth passes read, read again by later readers (the
 # twenty-fourth's in task order, as its second reader drew from it).
 SAME_AS_22 = _pool_draw(_TWENTY_SECOND)
@@ -266,8 +286,13 @@ LATER_PASSES = (BlindPass(THIRD_PASS, 4747, 6), BlindPass(FOURTH_PASS, 4848, 6),
                           pool=SAME_AS_22),
                 _TWENTY_SEVENTH,
                 _TWENTY_EIGHTH,
-                BlindPass(TWENTY_NINTH_PASS, 7373, 20, ("banking_knowledge",), coverage=True,
-                          pool=POOL_29, aid=True))
+                _TWENTY_NINTH,
+                _THIRTIETH,
+                BlindPass(THIRTY_FIRST_PASS, 7575, 20, ("banking_knowledge",), coverage=True,
+                          pool=SAME_AS_30, aid=True),
+                BlindPass(THIRTY_SECOND_PASS, 7676, 20, ("banking_knowledge",), coverage=True,
+                          pool=SAME_AS_30, aid=True,
+                          reconciles=(THIRTIETH_PASS, THIRTY_FIRST_PASS)))
 
 
 def blind_pass(name: str) -> BlindPass:
@@ -1946,6 +1971,13 @@ SETTLED_THIRTEENTH: dict[str, str] = {
 }
 
 
+# The settlement of the third measure (SETTLED_THIRD_MEASURE) made the loss of a wallet an item
+# of task_077 and task_078 (the reason their closures take); earlier readers of them had not.
+_LOSS_SINCE_REVISED = ("record since revised (the third measure's settlement): the loss is an "
+                       "item, the reason the closures take, which this reader filed as a "
+                       "not-item, as most readers then did")
+
+
 # How each disagreement of the fourteenth pass (a re-read of ten banking tasks read once, their
 # records settled) was settled: blind 126 of 133 (94.7 %), 126 of 131 after (96.2 %).
 SETTLED_FOURTEENTH: dict[str, str] = {
@@ -1976,6 +2008,7 @@ SETTLED_FOURTEENTH: dict[str, str] = {
     "banking_knowledge/task_003": "record right, as task_001's (the same sentence): purpose "
                                   "whole; the criteria are the hard requirements, travel as the "
                                   "main spending and the fee and cash back ties that follow",
+    "banking_knowledge/task_078": _LOSS_SINCE_REVISED,
 }
 
 
@@ -2142,6 +2175,7 @@ SETTLED_SEVENTEENTH: dict[str, str] = {
                                   "answer that is no write, how the customer insists (manner): "
                                   "the request's item already resolves to no link; GUIDE.md "
                                   "rule 3 and the manner bullet now say so",
+    "banking_knowledge/task_077": _LOSS_SINCE_REVISED,
 }
 
 
@@ -2469,6 +2503,7 @@ SETTLED_TWENTY_FOURTH: dict[str, str] = {
                                   "elsewhere' is one the tool takes, and the condition on "
                                   "applying for a card meeting the criteria is an item "
                                   "(preferences rules 3 and the reason rule)",
+    "banking_knowledge/task_077": _LOSS_SINCE_REVISED,
 }
 
 
@@ -2518,6 +2553,7 @@ SETTLED_TWENTY_FIFTH: dict[str, str] = {
     "banking_knowledge/task_097": "pass right: the description clause is the question's and the "
                                   "list of accounts is quoted at 'I have four different savings "
                                   "accounts with your bank' (the record now has it)",
+    "banking_knowledge/task_077": _LOSS_SINCE_REVISED,
 }
 
 
@@ -2636,8 +2672,9 @@ SETTLED_TWENTY_EIGHTH: dict[str, str] = {
     "banking_knowledge/task_044": "record right, as settled with the twenty-fifth pass: the "
                                   "closure reason is one the closure log takes, and the condition "
                                   "on applying its own item",
-    "banking_knowledge/task_080": "record right, as the fifth pass's reader had both: after one card "
-                                  "is found the customer asks, card by card, which are cancelled "
+    "banking_knowledge/task_080": "record right, as the fifth pass's reader had both: after one "
+                                  "card is found the customer asks, card by card, which are "
+                                  "cancelled "
                                   "and replaced (a further choice, coverage rule 1), which the "
                                   "description's ask for all five does not say",
     "banking_knowledge/task_023": "record right, as settled with the twelfth and fifteenth passes: "
@@ -2699,4 +2736,87 @@ SETTLED_TWENTY_NINTH: dict[str, str] = {
                                   "had it",
     "banking_knowledge/task_022": "record right, as all four earlier readers of the task had it: "
                                   "the both-ways criterion of the correction",
+}
+
+
+# How each disagreement of the thirtieth to thirty-second passes, the third measure (two blind
+# readers of the same 20 tasks and a blind reconciliation, fixed in docs/tau2.md before it was
+# read), was settled; one map for the three, which read the same tasks. Where GUIDE.md's text
+# decides a line, the record follows it. Where it does not, the record follows the majority of
+# the independent blind readers of the task over every pass (the reconciler, who chose between
+# two of them, is not counted), and stands where they tie. "n of m readers" counts them.
+SETTLED_THIRD_MEASURE: dict[str, str] = {
+    "banking_knowledge/task_077": "passes right on the loss ('You think you may have lost your "
+                                  "wallet.'): the closures and the credit card's replacement take "
+                                  "the reason lost, and a reason a tool argument takes is an item "
+                                  "(GUIDE.md, a reason no argument takes), as task_080's and "
+                                  "task_081's theft; the record gained it. Record right on the "
+                                  "credit card and the yes to its replacement (six of seven "
+                                  "readers)",
+    "banking_knowledge/task_078": "passes right on the loss, as task_077's: the record gained "
+                                  "'today you're stressed because you lost your wallet' (the "
+                                  "closures' reason lost); the yes to the freeze offer stands "
+                                  "restated of the opening's ask, its readers tied two and two; "
+                                  "the shipping ask's binds agree in substance (the Green card's "
+                                  "delivery option)",
+    "banking_knowledge/task_081": "passes right on the yes to the agent's offer to freeze the "
+                                  "three debit cards (coverage rule 4; five of six readers): the "
+                                  "record gained it. Record right on the cancellation and the "
+                                  "credit cards' replacement, asked card by card after one card is "
+                                  "found (four of seven and five of seven readers)",
+    "banking_knowledge/task_021": "passes right, as all four readers of the task had it: the ask "
+                                  "to identify the actual errors asks to be told what the review "
+                                  "finds (GUIDE.md, a request for help understanding a problem is "
+                                  "a question), restated of the question at its first statement; "
+                                  "the customer files the disputes herself with the tool the agent "
+                                  "hands over (customer_steps), which no line asks the agent to "
+                                  "do. The record's preference is now that restatement; the "
+                                  "twenty-seventh's settlement of this line is reversed",
+    "banking_knowledge/task_052": "passes right, as four of six readers had it: 'Wouldn't that "
+                                  "reset my CLI history?' asks whether the downgrade resets the "
+                                  "history, a fact the knowledge base answers (coverage rule 3); "
+                                  "the record gained the question (no tells: the task's questions "
+                                  "make no case). Record right on the loyalty and "
+                                  "business-customer pleas (manner and situation, six of seven "
+                                  "readers)",
+    "banking_knowledge/task_051": "passes right, as three of four readers had it, on 'Ask to "
+                                  "resubmit.' (the ask for the second request, the line after it "
+                                  "restated) and on the payoff's amount and source, 'Just use my "
+                                  "checking account to pay off the full $3,000 balance.' (values "
+                                  "the customer states, preferences rule 2); the record gained "
+                                  "both and its earlier lines now bind whether the payoff and a "
+                                  "second request follow. Record right that 'Agree "
+                                  "enthusiastically.' is no item of its own (three of four) and "
+                                  "that the earlier lines are items, not questions (three of four)",
+    "banking_knowledge/task_099": "record right: giving the referral up because the agent says it "
+                                  "cannot be submitted accepts the refusal (GUIDE.md, accepting a "
+                                  "refusal; now said beside the fallback rule), as four of five "
+                                  "readers had it",
+    "banking_knowledge/task_015": "record stands: the three readers of the task split on the "
+                                  "referral link ask and on the EcoCard ask, which asks whether "
+                                  "the offer is available (a fact, coverage rule 3); one reader "
+                                  "made the situation line an item",
+    "banking_knowledge/task_032": "record right, as three of four readers had it: the declines are "
+                                  "the situation the question asks about",
+    "banking_knowledge/task_061": "record right under GUIDE.md's text, though four of five readers "
+                                  "left both out: what is kept is an item (preferences rule 6), "
+                                  "and an answer about a term of the product is a criterion, not a "
+                                  "restatement of the sum it rests on (coverage rule 2)",
+    "banking_knowledge/task_062": "record right: the ATM-rebate ask is the first statement of a "
+                                  "criterion the brief lists among the requirements (preferences "
+                                  "rule 4), not an ask about a need already stated (GUIDE.md now "
+                                  "says so); the closing is purpose, as four of five readers had "
+                                  "it",
+    "banking_knowledge/task_100": "record stands: the label asking to submit the referral now "
+                                  "splits the task's readers two and two; the tenure complaint is "
+                                  "a not-question (three of five readers, coverage rule 3)",
+    "banking_knowledge/task_041": "record right, as three of five readers had it: the four cards' "
+                                  "charges are disputed with each card kept active, a write on the "
+                                  "card (coverage rule 1; GUIDE.md now sets charge disputes apart "
+                                  "from cash back)",
+    "banking_knowledge/task_008": "record stands: the task's six readers split three and three on "
+                                  "the phrase of a manner line",
+    "banking_knowledge/task_092": "binds agree in substance: the Light Blue card's item, whose fix "
+                                  "the record names by its call (the transfer to the security "
+                                  "team) and the readers by the card",
 }
