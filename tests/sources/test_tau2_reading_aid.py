@@ -95,3 +95,14 @@ def test_the_passes_read_with_the_aid_get_it_in_their_folder(tmp_path: Path) -> 
     assert "to decide again" in (tmp_path / "28" / bf.README).read_text(encoding="utf-8")
     bf.write_blind_folder(sp.TWENTY_SEVENTH_PASS, tmp_path / "27")
     assert "to decide again" not in (tmp_path / "27" / bf.README).read_text(encoding="utf-8")
+
+
+def test_a_pass_file_that_is_not_an_object_gets_its_problem_not_a_crash(tmp_path: Path) -> None:
+    """A pass file holding a list is reported by the check as a problem (exit 1); the aid lists
+    nothing for it rather than failing on it."""
+    dest = tmp_path / "folder"
+    bf.write_blind_folder(sp.TWENTY_EIGHTH_PASS, dest)
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]", encoding="utf-8")
+    assert bf.aid_lines(dest, bad) == []
+    assert bf.main(["check", str(dest), str(bad)]) == 1

@@ -220,7 +220,8 @@ def aid_lines(folder: Path, pass_file: Path) -> list[str]:
     """For each task the index marks ``aid``, the lines of the pass's record to decide again
     (:func:`reading_aid.to_confirm`), each prefixed with the task's key; a record that does not
     parse is left to :func:`check_blind_pass`'s problems."""
-    tasks = _read_json(pass_file).get("tasks", {})
+    data = _read_json(pass_file)
+    tasks = data.get("tasks", {}) if isinstance(data, Mapping) else {}
     lines = []
     for entry in _read_json(folder / INDEX):
         raw = tasks.get(entry["key"]) if isinstance(tasks, Mapping) else None
