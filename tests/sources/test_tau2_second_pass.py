@@ -656,3 +656,22 @@ def test_the_third_measure_reads_what_the_docs_fixed() -> None:
         assert sp.blind_pass(name).aid
     assert sp.blind_pass(sp.THIRTY_SECOND_PASS).reconciles == (sp.THIRTIETH_PASS,
                                                                sp.THIRTY_FIRST_PASS)
+
+
+def test_the_docs_now_column_is_todays_agreement() -> None:
+    """docs/tau2.md's table of passes gives each pass's agreement with today's records ("now");
+    a record revised for a later pass moves earlier passes' figures, so the table is checked
+    against :func:`second_pass.compare`, pass by pass, and a stale figure fails here rather
+    than being published."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "tau2.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([a-z-]+) \| \d+ \|.*\| [\d.]+ % \((\d+) of (\d+)\) \|$", docs,
+                      re.MULTILINE)
+    assert len(rows) == len(sp.LATER_PASSES) + 1
+    stale = []
+    for ordinal, matched, items in rows:
+        name = sp.SECOND_PASS if ordinal == "second" else f"{ordinal.replace('-', '_')}_pass.json"
+        counts = sp.agreement_by_domain(sp.compare(name)).values()
+        now = (sum(m for m, _ in counts), sum(n for _, n in counts))
+        if now != (int(matched), int(items)):
+            stale.append((ordinal, (int(matched), int(items)), now))
+    assert stale == []
