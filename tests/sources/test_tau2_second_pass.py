@@ -18,6 +18,7 @@ from monitorbench.sources.tau2 import source as src  # noqa: E402
 from monitorbench.errors import InputError  # noqa: E402
 from monitorbench.sources.tau2.acceptance import HERE, load_records, parse_record  # noqa: E402
 from monitorbench.sources.tau2.acceptance import second_pass as sp  # noqa: E402
+from monitorbench.sources.tau2.acceptance import settlements as st  # noqa: E402
 
 
 def _norm(text: str) -> str:
@@ -61,7 +62,7 @@ def test_quote_matching() -> None:
 
 
 def test_the_agreement_is_computed_and_printed(capsys) -> None:
-    """Counts are consistent, every disagreement is settled (second_pass.SETTLED), and the
+    """Counts are consistent, every disagreement is settled (settlements.SETTLED), and the
     report is printed. Not asserted: the ≥ 95 % of issue 46, which this pass does not reach."""
     report = sp.compare()
     totals = report["totals"]
@@ -78,7 +79,7 @@ def test_the_agreement_is_computed_and_printed(capsys) -> None:
     items = sum(totals[k]["first"] + totals[k]["second"] for k in sp.KINDS)
     assert report["quote_agreement"] == pytest.approx(matched / items)
     assert report["agreement"] == pytest.approx((matched + paired) / items)
-    unsettled = sorted(set(sp.disagreements(report)) - set(sp.SETTLED))
+    unsettled = sorted(set(sp.disagreements(report)) - set(st.SETTLED))
     assert unsettled == []
     with capsys.disabled():
         print("\n[issue 46] blind second pass vs first pass:\n" + sp.format_report(report))
@@ -298,13 +299,13 @@ def test_a_later_blind_pass_is_seeded_quoted_and_compared(name: str, capsys) -> 
 
 def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     """Each disagreement the third pass still has with the records after they gained its real
-    items (72.2 % before, 93.9 % after) is settled in second_pass.SETTLED_THIRD, which names
+    items (72.2 % before, 93.9 % after) is settled in settlements.SETTLED_THIRD, which names
     only third-pass tasks; the report with the settlements is printed."""
     report = sp.compare(sp.THIRD_PASS)
-    assert set(sp.SETTLED_THIRD) <= set(report["tasks"])
-    unsettled = sorted(set(sp.disagreements(report)) - set(sp.SETTLED_THIRD))
+    assert set(st.SETTLED_THIRD) <= set(report["tasks"])
+    unsettled = sorted(set(sp.disagreements(report)) - set(st.SETTLED_THIRD))
     assert unsettled == []
-    text = sp.format_report(report, sp.SETTLED_THIRD)
+    text = sp.format_report(report, st.SETTLED_THIRD)
     assert text.endswith("unsettled: none")
     with capsys.disabled():
         print("\n[issue 46] blind third pass vs first pass, settled:\n" + text)
@@ -318,7 +319,7 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # task_080's list of five cards and its cards were added (coverage rule 1), hence 0.935;
     # 239 of 256 once task_080's theft became an item (the closures' and replacements' reason),
     # as its twin task_081 was settled with the eighteenth pass (SETTLED_FIFTH says so), 0.93
-    (sp.FIFTH_PASS, sp.SETTLED_FIFTH, 0.93),
+    (sp.FIFTH_PASS, st.SETTLED_FIFTH, 0.93),
     # sixth: blind 84.6 % (242 of 286); 272 of 294 after; 274 of 299 once task_096's two savings
     # accounts were added by the guide (coverage rule 1; SETTLED_SIXTH says so), hence 0.915; 274
     # of 301 once task_070's ATM use and minimum-balance answer were added as criteria by the
@@ -333,7 +334,7 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # 270 of 310 once the eighteenth pass showed task_081's theft is the replacements' reason (an
     # item; SETTLED_SIXTH says so) and 270 of 309 once task_059's no-annual-fee ask became a
     # not-question (coverage rule 3; SETTLED_SIXTH says so), still 0.87
-    (sp.SIXTH_PASS, sp.SETTLED_SIXTH, 0.87),
+    (sp.SIXTH_PASS, st.SETTLED_SIXTH, 0.87),
     # seventh: blind 89.2 % (232 of 260); 267 of 281 after; 265 of 283 once task_027's question
     # was requoted to the problem's first statement and its two cards added by the guide
     # (SETTLED_SEVENTH says so), hence 0.935; 265 of 284 once task_051's card was added by the
@@ -345,7 +346,7 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # SETTLED_SEVENTH says so), 0.91; 261 of 287 once the eighteenth pass showed task_102's 'I
     # want to maximize the bonus.' is a criterion of its own, split from the recommendation ask
     # this pass had as one question (preferences rule 4; SETTLED_SEVENTH says so), hence 0.905
-    (sp.SEVENTH_PASS, sp.SETTLED_SEVENTH, 0.905),
+    (sp.SEVENTH_PASS, st.SETTLED_SEVENTH, 0.905),
     # eighth: blind 85.3 % (272 of 319); 317 of 334 after; 315 of 335 once task_094's question
     # was requoted to its first statement and its savings account added by the guide
     # (SETTLED_EIGHTH says so), hence 0.94; 315 of 338 once task_055's and task_060's records were
@@ -362,7 +363,7 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # asked only on a branch not taken (SETTLED_EIGHTH says so), hence 0.91; 316 of 348 once
     # task_060's no-fees line and $4,000 upper end became criteria as its twin task_061's were
     # settled with the eighteenth pass (coverage rule 2; SETTLED_EIGHTH says so), hence 0.905
-    (sp.EIGHTH_PASS, sp.SETTLED_EIGHTH, 0.905),
+    (sp.EIGHTH_PASS, st.SETTLED_EIGHTH, 0.905),
     # ninth: blind 85.3 % (244 of 286); 301 of 308 after; 295 of 310 once the cash back briefs'
     # questions were requoted to the problem's first statement and task_019's two cards added by
     # the guide (task_018, task_019, task_028; SETTLED_NINTH says so), hence 0.95; 295 of 311 once
@@ -376,7 +377,7 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # question (coverage rule 3; SETTLED_NINTH says so), hence 0.905; 302 of 335 once task_056's
     # bonus ask became a question with the twenty-fourth and twenty-fifth readers (this reader
     # had it a criterion; SETTLED_TWENTY_FIFTH says so), hence 0.9
-    (sp.NINTH_PASS, sp.SETTLED_NINTH, 0.9),
+    (sp.NINTH_PASS, st.SETTLED_NINTH, 0.9),
     # tenth: blind 72.4 % (160 of 221); 230 of 243 after; 228 of 242 once task_088's 'Should I
     # be worried about my card?' was revised to a not-question by the guide (SETTLED_TENTH says
     # so), hence 0.94; 226 of 245 once task_022's question was requoted to the problem's first
@@ -394,95 +395,95 @@ def test_every_third_pass_disagreement_is_settled(capsys) -> None:
     # 268 once task_088's Evergreen and Blue cards, its three charges not to dispute, its yes to
     # the transfer and the question who reported the card stolen were added (coverage rules 1, 3,
     # 4; SETTLED_TENTH says so), hence 0.84
-    (sp.TENTH_PASS, sp.SETTLED_TENTH, 0.84),
+    (sp.TENTH_PASS, st.SETTLED_TENTH, 0.84),
     # eleventh: blind 87.2 % (136 of 156); 138 of 156 after; 138 of 157 once task_024's work
     # truck was revised to a criterion by the guide (SETTLED_ELEVENTH says so), hence 0.875;
     # 134 of 155 once the fourteenth pass showed task_084's two confirming asks echo the agent
     # (rule 3: not-questions, which this pass's reader had as questions), 0.86; 135 of 157 once
     # task_057's 'Is that possible?' became a not-question (coverage rule 3: an ask whether a need
     # just stated can be met; SETTLED_ELEVENTH says so), hence 0.855
-    (sp.ELEVENTH_PASS, sp.SETTLED_ELEVENTH, 0.855),
-    (sp.TWELFTH_PASS, sp.SETTLED_TWELFTH, 0.875),    # blind 85.1 % (131 of 154); 135 of 154 after
-    (sp.THIRTEENTH_PASS, sp.SETTLED_THIRTEENTH, 0.875),  # blind 78.9 % (75 of 95); 81 of 92 after
+    (sp.ELEVENTH_PASS, st.SETTLED_ELEVENTH, 0.855),
+    (sp.TWELFTH_PASS, st.SETTLED_TWELFTH, 0.875),    # blind 85.1 % (131 of 154); 135 of 154 after
+    (sp.THIRTEENTH_PASS, st.SETTLED_THIRTEENTH, 0.875),  # blind 78.9 % (75 of 95); 81 of 92 after
     # fourteenth, a re-read of ten banking tasks read once: blind 94.7 % (126 of 133); 126 of
     # 131 after (task_084's two echoes now not-questions; the records right elsewhere); 0.95
     # since the third measure's settlement made task_078's loss an item (the closures' reason)
-    (sp.FOURTEENTH_PASS, sp.SETTLED_FOURTEENTH, 0.95),
+    (sp.FOURTEENTH_PASS, st.SETTLED_FOURTEENTH, 0.95),
     # fifteenth, a second re-read: blind 87.1 % (101 of 116); 111 of 116 after (task_012's card
     # and request, task_051's first statements and not-question, task_057's false claim and
     # task_021's accepted explanation revised; the records right elsewhere); 110 of 115 once
     # task_057's 'Is that possible?' became a not-question (coverage rule 3; SETTLED_FIFTEENTH
     # says so), still 0.955
-    (sp.FIFTEENTH_PASS, sp.SETTLED_FIFTEENTH, 0.955),
+    (sp.FIFTEENTH_PASS, st.SETTLED_FIFTEENTH, 0.955),
     # sixteenth, a third re-read of eight long briefs: blind 91.3 % (168 of 184); 182 of 189
     # after (task_039, task_052, task_059, task_064 and task_100 revised; the records right
     # elsewhere), 0.96; 180 of 188 once task_059's 'Are there cards with no annual fee?' became a
     # not-question (coverage rule 3: an ask whether a need just stated can be met;
     # SETTLED_SIXTEENTH says so), hence 0.955
-    (sp.SIXTEENTH_PASS, sp.SETTLED_SIXTEENTH, 0.955),
+    (sp.SIXTEENTH_PASS, st.SETTLED_SIXTEENTH, 0.955),
     # seventeenth, a fourth re-read of ten covered records: blind 90.2 % (203 of 225); 211 of 225
     # after (task_006's and task_063's credit scores, task_063's and task_056's asks, task_055's
     # and task_069's fee criteria and task_090's transfer and unlock yeses revised; the records
     # right elsewhere); 0.93 since the third measure's settlement made task_077's loss an item
-    (sp.SEVENTEENTH_PASS, sp.SETTLED_SEVENTEENTH, 0.93),
+    (sp.SEVENTEENTH_PASS, st.SETTLED_SEVENTEENTH, 0.93),
     # eighteenth, a fifth re-read of ten covered records: blind 91.2 % (229 of 251); 238 of 254
     # after (task_040's priority span, task_102's bonus criterion, task_061's two criteria and
     # branch ask and task_081's theft reason revised; the records right elsewhere)
-    (sp.EIGHTEENTH_PASS, sp.SETTLED_EIGHTEENTH, 0.935),
+    (sp.EIGHTEENTH_PASS, st.SETTLED_EIGHTEENTH, 0.935),
     # nineteenth, ten retail tasks never read blind: blind 91.2 % (73 of 80); 87 of 87 after
     # (retail/41's corrected address and check question, retail/46's wrong ids, retail/65's
     # price criteria, retail/69's reason and retail/75's request added, retail/87's quote
     # extended to its address reference, and three binds named by their argument or calls;
     # GUIDE.md on retail's products, options and values)
-    (sp.NINETEENTH_PASS, sp.SETTLED_NINETEENTH, 0.995),
+    (sp.NINETEENTH_PASS, st.SETTLED_NINETEENTH, 0.995),
     # twentieth, ten more fresh retail tasks after the nineteenth's settlement: 98 of 101 (97.0 %)
     # against the records as they stood, 115 of 116 after the unread retail records' revision to
     # the guide (made beside the reading, by a reviser who saw no pass file); 117 of 117 after
     # retail/54's criterion was added
-    (sp.TWENTIETH_PASS, sp.SETTLED_TWENTIETH, 0.995),
+    (sp.TWENTIETH_PASS, st.SETTLED_TWENTIETH, 0.995),
     # twenty-first, the 21 fresh retail tasks the guide does not quote, records revised first:
     # blind 98.6 % (205 of 208); 209 of 210 after (retail/14's reason and retail/59's status
     # question added; the record right on retail/14's products)
-    (sp.TWENTY_FIRST_PASS, sp.SETTLED_TWENTY_FIRST, 0.995),
+    (sp.TWENTY_FIRST_PASS, st.SETTLED_TWENTY_FIRST, 0.995),
     # twenty-second, a sixth banking re-read of 20 tasks no re-read drew, the first whose reader
     # named each restatement's item: blind 86.8 % (223 of 257; 86.0 % by quote); 229 of 256
     # after (task_027's lie, task_070's interest criterion and task_079's two requests added;
     # task_070's opening, task_092's off-branch lines and task_094's clause no longer items)
-    (sp.TWENTY_SECOND_PASS, sp.SETTLED_TWENTY_SECOND, 0.965),
+    (sp.TWENTY_SECOND_PASS, st.SETTLED_TWENTY_SECOND, 0.965),
     # twenty-third, a second fresh reader of the same 20 tasks after the twenty-second's
     # settlement: blind 90.6 % (231 of 255); 236 of 239 once the records were moved to what the
     # two readers agreed on against them (cash back cards, recommendation asks, the one-product
     # wish, a yes to a write offered with its fee, the code's first offer)
-    (sp.TWENTY_THIRD_PASS, sp.SETTLED_TWENTY_THIRD, 0.985),
+    (sp.TWENTY_THIRD_PASS, st.SETTLED_TWENTY_THIRD, 0.985),
     # twenty-fourth, 20 other banking tasks read after that revision: blind 92.4 % (416 of 450;
     # 88.9 % by quote); no record changed with it (SETTLED_TWENTY_FOURTH); 418 of 448 once the
     # twenty-fifth's settlement moved task_056's bonus ask, the savings accounts' clause and list
     # (096, 097), task_014's spoken ask and task_081's freeze request to the readers' majority
-    (sp.TWENTY_FOURTH_PASS, sp.SETTLED_TWENTY_FOURTH, 0.93),
+    (sp.TWENTY_FOURTH_PASS, st.SETTLED_TWENTY_FOURTH, 0.93),
     # twenty-fifth, a second fresh reader of the twenty-fourth's 20 tasks: blind 94.2 % (423 of
     # 449); 427 of 447 after (task_056's bonus ask a question, the savings accounts' clause and
     # list); 0.95 since the third measure's settlement made task_077's loss an item
-    (sp.TWENTY_FIFTH_PASS, sp.SETTLED_TWENTY_FIFTH, 0.95),
+    (sp.TWENTY_FIFTH_PASS, st.SETTLED_TWENTY_FIFTH, 0.95),
     # twenty-sixth, a third fresh reader of the twenty-second's 20 tasks: blind 95.3 % (222 of
     # 233); 225 of 234 against the records the twenty-fifth's settlement made while it read; 227
     # of 235 after (task_005's leaked-email pretence an item)
-    (sp.TWENTY_SIXTH_PASS, sp.SETTLED_TWENTY_SIXTH, 0.96),
+    (sp.TWENTY_SIXTH_PASS, st.SETTLED_TWENTY_SIXTH, 0.96),
     # twenty-seventh, the deciding pass fixed in docs/tau2.md before it was read: blind 94.8 % (291
     # of 307), short of the 95 %; 295 of 309 after (task_029's lie, task_038's list label)
-    (sp.TWENTY_SEVENTH_PASS, sp.SETTLED_TWENTY_SEVENTH, 0.95),
+    (sp.TWENTY_SEVENTH_PASS, st.SETTLED_TWENTY_SEVENTH, 0.95),
     # twenty-eighth and twenty-ninth, the second deciding measure fixed in docs/tau2.md before
     # they were read, read with the reading aid: blind 93.5 % (287 of 307) and 92.9 % (313 of
     # 337), pooled 93.2 % (600 of 644), short of the 95 %; 289 of 308 after the twenty-eighth's
     # settlement (task_043's closure request apart from its reason)
-    (sp.TWENTY_EIGHTH_PASS, sp.SETTLED_TWENTY_EIGHTH, 0.935),
-    (sp.TWENTY_NINTH_PASS, sp.SETTLED_TWENTY_NINTH, 0.925),
+    (sp.TWENTY_EIGHTH_PASS, st.SETTLED_TWENTY_EIGHTH, 0.935),
+    (sp.TWENTY_NINTH_PASS, st.SETTLED_TWENTY_NINTH, 0.925),
     # thirtieth to thirty-second, the third measure fixed in docs/tau2.md before it was read: the
     # two readers blind 95.0 % (344 of 362) and 91.9 % (331 of 360), the reconciled pass 92.5 %
     # (332 of 359), short of the 95 %; 97.0 %, 94.0 % and 94.5 % after the settlement moved
     # six records to their readers (the losses of 077 and 078, 081's freeze yes, 021, 052, 051)
-    (sp.THIRTIETH_PASS, sp.SETTLED_THIRD_MEASURE, 0.97),
-    (sp.THIRTY_FIRST_PASS, sp.SETTLED_THIRD_MEASURE, 0.935),
-    (sp.THIRTY_SECOND_PASS, sp.SETTLED_THIRD_MEASURE, 0.945)])
+    (sp.THIRTIETH_PASS, st.SETTLED_THIRD_MEASURE, 0.97),
+    (sp.THIRTY_FIRST_PASS, st.SETTLED_THIRD_MEASURE, 0.935),
+    (sp.THIRTY_SECOND_PASS, st.SETTLED_THIRD_MEASURE, 0.945)])
 def test_every_disagreement_of_a_pass_since_the_guide_is_settled(name: str, settled: dict,
                                                                    at_least: float,
                                                                    capsys) -> None:
