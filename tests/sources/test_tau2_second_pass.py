@@ -113,28 +113,25 @@ REREADS = [(sp.FOURTEENTH_PASS, sp.REREAD_POOL, 10,
 # The re-reads whose pool may hold tasks earlier re-reads drew: the twenty-fourth's is every
 # banking record but the twenty-second's twenty (and those the guide quotes), read after the
 # records were revised to what two readers agreed on.
+def _pool_passes_but(*names: str) -> tuple[str, ...]:
+    """Every re-read (a pass drawing from a pool) but ``names``."""
+    return tuple(p.name for p in sp.LATER_PASSES if p.pool and p.name not in names)
+
+
+_SECOND_MEASURE = (sp.TWENTY_EIGHTH_PASS, sp.TWENTY_NINTH_PASS)
 MAY_REPEAT = {sp.TWENTY_FOURTH_PASS: (sp.FOURTEENTH_PASS, sp.FIFTEENTH_PASS, sp.SIXTEENTH_PASS,
                                       sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS),
               sp.TWENTY_FIFTH_PASS: (sp.FOURTEENTH_PASS, sp.FIFTEENTH_PASS, sp.SIXTEENTH_PASS,
                                      sp.SEVENTEENTH_PASS, sp.EIGHTEENTH_PASS),
               sp.TWENTY_SIXTH_PASS: (sp.TWENTY_THIRD_PASS,),
               # the deciding pass draws from every banking record the guide does not quote
-              sp.TWENTY_SEVENTH_PASS: tuple(p.name for p in sp.LATER_PASSES
-                                            if p.pool and p.name != sp.TWENTY_SEVENTH_PASS),
+              sp.TWENTY_SEVENTH_PASS: _pool_passes_but(sp.TWENTY_SEVENTH_PASS),
               # the second deciding measure's, all but what the deciding passes drew
-              sp.TWENTY_EIGHTH_PASS: tuple(p.name for p in sp.LATER_PASSES if p.pool and p.name
-                                           not in (sp.TWENTY_SEVENTH_PASS, sp.TWENTY_EIGHTH_PASS,
-                                                   sp.TWENTY_NINTH_PASS)),
-              sp.TWENTY_NINTH_PASS: tuple(p.name for p in sp.LATER_PASSES if p.pool and p.name
-                                          not in (sp.TWENTY_SEVENTH_PASS, sp.TWENTY_EIGHTH_PASS,
-                                                  sp.TWENTY_NINTH_PASS)),
+              **dict.fromkeys(_SECOND_MEASURE,
+                              _pool_passes_but(sp.TWENTY_SEVENTH_PASS, *_SECOND_MEASURE)),
               # the third measure's: all but what the second measure read
-              sp.THIRTIETH_PASS: tuple(p.name for p in sp.LATER_PASSES if p.pool and p.name
-                                       not in (sp.TWENTY_EIGHTH_PASS, sp.TWENTY_NINTH_PASS)),
-              sp.THIRTY_FIRST_PASS: tuple(p.name for p in sp.LATER_PASSES if p.pool and p.name
-                                          not in (sp.TWENTY_EIGHTH_PASS, sp.TWENTY_NINTH_PASS)),
-              sp.THIRTY_SECOND_PASS: tuple(p.name for p in sp.LATER_PASSES if p.pool and p.name
-                                           not in (sp.TWENTY_EIGHTH_PASS, sp.TWENTY_NINTH_PASS))}
+              **dict.fromkeys((sp.THIRTIETH_PASS, sp.THIRTY_FIRST_PASS, sp.THIRTY_SECOND_PASS),
+                              _pool_passes_but(*_SECOND_MEASURE))}
 
 
 @pytest.mark.parametrize("name,pool,size,read_by", REREADS)

@@ -240,14 +240,16 @@ _TWENTY_FOURTH = BlindPass(TWENTY_FOURTH_PASS, 6868, 20, ("banking_knowledge",),
                            pool=REREAD_POOL_24)
 _TWENTY_SEVENTH = BlindPass(TWENTY_SEVENTH_PASS, 7171, 20, ("banking_knowledge",), coverage=True,
                             pool=REREAD_POOL_27)
-POOL_28 = tuple(t for t in REREAD_POOL_27 if t not in _pool_draw(_TWENTY_SEVENTH))
+_DRAWN_27 = set(_pool_draw(_TWENTY_SEVENTH))
+POOL_28 = tuple(t for t in REREAD_POOL_27 if t not in _DRAWN_27)
 _TWENTY_EIGHTH = BlindPass(TWENTY_EIGHTH_PASS, 7272, 20, ("banking_knowledge",), coverage=True,
                            pool=POOL_28, aid=True)
-POOL_29 = tuple(t for t in POOL_28 if t not in _pool_draw(_TWENTY_EIGHTH))
+_DRAWN_28 = set(_pool_draw(_TWENTY_EIGHTH))
+POOL_29 = tuple(t for t in POOL_28 if t not in _DRAWN_28)
 _TWENTY_NINTH = BlindPass(TWENTY_NINTH_PASS, 7373, 20, ("banking_knowledge",), coverage=True,
                           pool=POOL_29, aid=True)
-POOL_30 = tuple(t for t in REREAD_POOL_27
-                if t not in _pool_draw(_TWENTY_EIGHTH) + _pool_draw(_TWENTY_NINTH))
+_SECOND_MEASURE_READ = _DRAWN_28 | set(_pool_draw(_TWENTY_NINTH))
+POOL_30 = tuple(t for t in REREAD_POOL_27 if t not in _SECOND_MEASURE_READ)
 _THIRTIETH = BlindPass(THIRTIETH_PASS, 7474, 20, ("banking_knowledge",), coverage=True,
                        pool=POOL_30, aid=True)
 # The thirty-first and thirty-second read the thirtieth's 20 tasks, each folder in the order
