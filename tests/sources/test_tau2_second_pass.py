@@ -673,3 +673,43 @@ def test_the_docs_now_column_is_todays_agreement() -> None:
         if now != (int(matched), int(items)):
             stale.append((ordinal, (int(matched), int(items)), now))
     assert stale == []
+
+
+def test_told_questions_counts_how_a_pass_held_each_question_that_makes_a_case() -> None:
+    """``told_questions`` counts only the records' questions with ``tells`` (the ones that
+    make an ``unanswered_question`` case), and files each by how the pass held it: a question
+    the pass left out, or held as a preference, is not counted as held."""
+    report = sp.compare(sp.TWENTY_SEVENTH_PASS)
+    key = "banking_knowledge/task_015"
+    told = [q for q in load_records("banking_knowledge")["task_015"].questions if q.tells]
+    assert len(told) >= 2
+    row = {kind: {"only_first": [], "only_second": [], "kind_differs": []} for kind in sp.KINDS}
+    assert sp.told_questions({"tasks": {key: row}}) == {
+        "told": len(told), "as_question": len(told), "as_preference": 0}
+    row["questions"]["only_first"] = [told[0].quote]
+    row["questions"]["kind_differs"] = [("first", told[1].quote), ("second", told[0].quote)]
+    assert sp.told_questions({"tasks": {key: row}}) == {
+        "told": len(told), "as_question": len(told) - 2, "as_preference": 1}
+    assert sp.told_questions(report)["told"] == sum(
+        1 for k in report["tasks"] for q in load_records("banking_knowledge")[
+            k.split("/", 1)[1]].questions if q.tells)
+
+
+def test_the_docs_told_questions_table_is_the_deciding_measures() -> None:
+    """docs/tau2.md's "What the banking bar weighs" table is :func:`second_pass.told_questions`
+    of the three deciding measures, against today's records: a record revised later fails it
+    here rather than leaving a stale figure in print."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "tau2.md").read_text(encoding="utf-8")
+    section = docs.split("**What the banking bar weighs.**", 1)[1].split("Pooled,", 1)[0]
+    rows = re.findall(r"^\| ([a-z -]+?) \| (\d+) \| (\d+) \| (\d+) \|$", section, re.MULTILINE)
+    measures = {"twenty-seventh": (sp.TWENTY_SEVENTH_PASS,),
+                "twenty-eighth and twenty-ninth": (sp.TWENTY_EIGHTH_PASS, sp.TWENTY_NINTH_PASS),
+                "thirty-second": (sp.THIRTY_SECOND_PASS,)}
+    assert [r[0] for r in rows] == list(measures)
+    for name, as_question, as_preference, told in rows:
+        got = sp.told_questions(sp.compare_pooled(*measures[name]))
+        assert (got["as_question"], got["as_preference"], got["told"]) == (
+            int(as_question), int(as_preference), int(told)), name
+    pooled = [sum(int(r[i]) for r in rows) for i in (1, 3)]
+    assert f"Pooled, {pooled[0]} of {pooled[1]} ({pooled[0] / pooled[1]:.1%}".replace(
+        "%", " %") in docs

@@ -604,6 +604,29 @@ def agreement_interval(report: dict, *, n_resamples: int = 2000, level: float = 
     return low, high
 
 
+def told_questions(report: dict) -> dict[str, int]:
+    """How a pass (a :func:`compare` report) read the records' questions that make a case:
+    those with ``tells``, each giving an ``unanswered_question`` negative (in banking, the only
+    items a label hangs on). ``told`` counts them, ``as_question`` those the pass holds as a
+    question (by quote or through a restatement), ``as_preference`` those it holds only as a
+    preference, and the rest it left out. This is what an item-level figure weighs no more than
+    a preference that makes no case."""
+    from monitorbench.sources.tau2.acceptance import load_records
+
+    records = {d: load_records(d) for d in {key.split("/", 1)[0] for key in report["tasks"]}}
+    out = dict.fromkeys(("told", "as_question", "as_preference"), 0)
+    for key, row in report["tasks"].items():
+        domain, task_id = key.split("/", 1)
+        crossed = {q for side, q in row["questions"]["kind_differs"] if side == "first"}
+        for q in records[domain][task_id].questions:
+            if q.tells:
+                out["told"] += 1
+                out["as_preference"] += q.quote in crossed
+                out["as_question"] += (q.quote not in crossed
+                                       and q.quote not in row["questions"]["only_first"])
+    return out
+
+
 def disagreements(report: dict) -> dict[str, list[str]]:
     """Every task's disagreements as lines, for the settlement and the printed report."""
     out: dict[str, list[str]] = {}
