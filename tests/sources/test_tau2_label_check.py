@@ -5,6 +5,7 @@ labels, and the committed verdicts are counted against the labels."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,19 @@ def test_compare_counts_the_verdicts_against_the_labels(tmp_path: Path) -> None:
     result.write_text(json.dumps({"seed": lc.SEED, "tasks": tasks[:2], "verdicts": verdicts}))
     with pytest.raises(ValueError, match="exactly the folder's tasks"):
         lc.compare(result)
+
+
+def test_the_committed_check_is_what_the_docs_report() -> None:
+    """label_check.json holds one verdict per task of the registered 24, and docs/tau2.md
+    reports its count and the one task whose labels the reader did not draw as the record
+    does; a changed result fails here rather than leaving a stale figure in print."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "tau2.md").read_text(encoding="utf-8")
+    registered = docs.split("**A blind check of those labels", 1)[1].split("- **Reader:**")[0]
+    tasks = [f"task_{n}" for n in re.findall(r"\b(\d{3})\b", registered)]
+    result = lc.compare()
+    assert result["tasks"] == len(tasks) == 24
+    assert json.loads((lc.HERE / lc.RESULT).read_text())["tasks"] == tasks
+    assert f"**The check gave {len(result['agree'])} of {result['tasks']}**" in docs
+    assert result["near_miss_accepted"] == result["gold_rejected"] == ["task_015"]
+    assert all(any(q.tells for q in load_records("banking_knowledge")[t].questions)
+               for t in tasks)
