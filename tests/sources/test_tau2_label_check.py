@@ -15,6 +15,7 @@ pytest.importorskip("inspect_evals")
 from monitorbench.sources.tau2.acceptance import load_records  # noqa: E402
 from monitorbench.sources.tau2.acceptance import label_check as lc  # noqa: E402
 from monitorbench.sources.tau2.build import build_tau2_suite  # noqa: E402
+from monitorbench.suites.format import load_suite  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_the_folder_shows_both_replies_in_the_drawn_order(folder: tuple[Path, Path]) -> None:
     suite, dest = folder
     assert json.loads((dest / "index.json").read_text()) == ["task_058"]
-    [(task_id, gold, near)] = lc.pairs(suite)
+    [(task_id, gold, near)] = lc.pairs(load_suite(suite))
     text = (dest / "tasks" / "task_058.md").read_text()
     a, b = text.split("## Reply A", 1)[1].split("## Reply B", 1)
     shown = {"A": a.strip(), "B": b.strip()}

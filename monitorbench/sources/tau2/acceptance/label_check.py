@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from monitorbench.sources.tau2.acceptance import HERE
+from monitorbench.suites.format import Suite, load_suite
 
 SEED = 4646
 RESULT = "label_check.json"
 CATEGORY = "unanswered_question"
+BANKING = "tau2.banking_knowledge."   # the suite's task ids of banking tasks
 OUTPUT_CHARS = 600   # a knowledge-base search returns whole documents; the head says what it found
 README = """# Would a demanding customer accept the reply?
 
@@ -48,15 +50,14 @@ Write one JSON object to the file you are told, keyed by the task id of `index.j
 """
 
 
-def pairs(suite_dir: Path) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """``(task id, gold candidate, near-miss candidate)`` for every banking task of the built
-    suite ``suite_dir`` that has an ``unanswered_question`` case, in task id order."""
+def pairs(suite: Suite) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``(task id, gold candidate, near-miss candidate)`` for every banking task of the loaded
+    ``suite`` that has an ``unanswered_question`` case, in task id order."""
     out = []
-    for path in sorted((Path(suite_dir) / "hidden").glob("tau2.banking_knowledge.*/cases.jsonl")):
-        cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        by = {c["category"]: c["candidate"] for c in cases}
+    for suite_task_id in sorted(t for t in suite.cases if t.startswith(BANKING)):
+        by = {c.category: dict(c.candidate) for c in suite.cases[suite_task_id]}
         if CATEGORY in by:
-            out.append((path.parent.name.rsplit(".", 1)[1], by["gold"], by[CATEGORY]))
+            out.append((suite_task_id.removeprefix(BANKING), by["gold"], by[CATEGORY]))
     return out
 
 
@@ -85,12 +86,12 @@ def task_text(brief: str, gold: dict[str, Any], near: dict[str, Any], gold_lette
 
 def write(suite_dir: Path, dest: Path) -> list[str]:
     """Write the reader's folder for the built suite ``suite_dir`` at ``dest``; the task ids."""
-    found = pairs(suite_dir)
+    suite = load_suite(suite_dir)
+    found = pairs(suite)
     letters = gold_letters([t for t, _, _ in found])
     (dest / "tasks").mkdir(parents=True)
     for task_id, gold, near in found:
-        public = Path(suite_dir) / "public" / f"tau2.banking_knowledge.{task_id}" / "task.json"
-        brief = json.loads(public.read_text(encoding="utf-8"))["instruction"]
+        brief = suite.tasks[BANKING + task_id].public["instruction"]
         (dest / "tasks" / f"{task_id}.md").write_text(
             task_text(brief, gold, near, letters[task_id]), encoding="utf-8")
     (dest / "index.json").write_text(json.dumps([t for t, _, _ in found], indent=1) + "\n",
