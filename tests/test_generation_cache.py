@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,28 @@ def test_an_error_is_not_cached_so_the_next_run_tries_again(tmp_path: Path) -> N
     assert (cache.hits, cache.misses) == (0, 2)
     assert cache.get_or_generate(FlakyOnce(), TASK, tmp_path).status == SUBMITTED
     assert (cache.hits, FlakyOnce.calls) == (1, 2)
+
+
+
+def test_a_twin_job_renaming_the_same_entry_first_is_reused_not_fatal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two identical jobs generate the same entry at once (tests/test_run_lock.py starts two),
+    and the twin's rename can land between this job's last look and its own rename. Where it
+    falls is up to the scheduler, so the test places it there: a real second cache completes
+    the entry just before this job's rename, which then finds the entry complete and keeps it."""
+    root = tmp_path / "gen"
+    gen = ScriptedGenerator("always_reject")
+    real_replace, twin_done = os.replace, []
+
+    def twin_first(src, dst):
+        if not twin_done and Path(dst).parent == root:
+            twin_done.append(None)   # the twin's own rename goes straight through
+            twin_done[0] = GenerationCache(root).get_or_generate(gen, TASK, tmp_path)
+        real_replace(src, dst)
+
+    monkeypatch.setattr("monitorbench.generation.factory.os.replace", twin_first)
+    r = GenerationCache(root).get_or_generate(gen, TASK, tmp_path)
+    assert twin_done[0] is not None and r.status == SUBMITTED
+    assert r.verifier_dir == twin_done[0].verifier_dir
+    assert '"FAIL"' in (r.verifier_dir / "main.py").read_text()
+    assert sorted(p.name for p in root.iterdir()) == [cache_key(gen.identity, TASK)]

@@ -89,10 +89,12 @@ class GenerationCache:
             os.replace(tmp, failed)
             return _relocate(stored, failed, src=Path("."))
         result = _relocate(stored, final, src=Path("."))
-        if final.exists():
-            discard(tmp)  # another job finished it first
-        else:
+        try:   # the rename is the test: checking first races a twin job between check and rename
             os.replace(tmp, final)
+        except OSError:
+            if not (final / "result.json").is_file():
+                raise
+            discard(tmp)  # another job finished it first
         return result
 
 
